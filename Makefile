@@ -1,0 +1,31 @@
+# Two commands set the hub up on a machine with Python 3.11 and make:
+#   make run    create .venv, install the hub, serve on ./hub-data
+#   make test   create .venv with the test extras, run the whole suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --editable .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --editable '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+run: $(VENV)/.installed-run
+	$(BIN)/hub serve
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-run
+	$(BIN)/python bench/migrate.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

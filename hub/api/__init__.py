@@ -1,0 +1,1 @@
+"""The HTTP API: :func:`hub.api.app.create_app` builds it."""

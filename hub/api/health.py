@@ -1,0 +1,15 @@
+"""``GET /healthz``: no token; answers while the database does."""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.services.health import HealthService
+
+
+class HealthResource:
+    def __init__(self, service: HealthService):
+        self._service = service
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self._service.check()

@@ -1,0 +1,140 @@
+"""The ``hub`` console script.
+
+Exit status: 0 done, 1 the operation failed (the message says why and what was
+left unchanged), 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from typing import Sequence
+
+from hub.config import Config, ConfigError
+from hub.migrations import MigrationError, MigrationResult
+
+log = logging.getLogger("hub")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hub",
+        description="sdlc-hub: a mirror of a team's Jira issues. Configured by HUB_* "
+        "environment variables (see docs/configuration.md).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser(
+        "serve", help="migrate the database if needed, then serve the HTTP API"
+    )
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="do not run the background worker in this process (run 'hub worker' instead)",
+    )
+    serve.set_defaults(handler=_serve)
+
+    worker = commands.add_parser("worker", help="run the background worker (periodic tasks)")
+    worker.set_defaults(handler=_worker)
+
+    migrate = commands.add_parser(
+        "migrate", help="migrate the database to the current schema version and exit"
+    )
+    migrate.set_defaults(handler=_migrate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        print(f"hub: configuration: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=config.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return args.handler(config, args)
+    except MigrationError as exc:
+        print(f"hub: {exc}", file=sys.stderr)
+        return 1
+
+
+def _prepare(config: Config) -> MigrationResult:
+    from hub import startup
+
+    result = startup.prepare(config)
+    print(describe_migration(config, result), flush=True)
+    return result
+
+
+def describe_migration(config: Config, result: MigrationResult) -> str:
+    """One line for the operator: old → new version and the backup path."""
+    if result.old_version is None:
+        return f"created {config.db_path} at schema v{result.new_version}"
+    if not result.changed:
+        return f"{config.db_path} is at schema v{result.new_version}; nothing to migrate"
+    return (
+        f"migrated {config.db_path}: schema v{result.old_version} → v{result.new_version}; "
+        f"backup {result.backup}"
+    )
+
+
+def _migrate(config: Config, args: argparse.Namespace) -> int:
+    _prepare(config)
+    return 0
+
+
+def _serve(config: Config, args: argparse.Namespace) -> int:
+    import waitress
+
+    from hub.api.app import create_app
+
+    _prepare(config)
+    app = create_app(config)
+    server = waitress.create_server(
+        app,
+        host=config.host,
+        port=config.port,
+        threads=config.threads,
+        max_request_body_size=config.max_upload_bytes,
+    )
+    consumer = None
+    if not args.no_worker:
+        from worker.consumer import start_in_process
+        from worker.instance import huey
+
+        consumer = start_in_process(huey)
+    # SIGTERM (systemd, kill) ends the server loop like Ctrl-C does.
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    print(f"serving on http://{config.host}:{server.effective_port}", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        log.info("stopping")
+    finally:
+        server.close()
+        if consumer is not None:
+            consumer.stop(graceful=True)
+    return 0
+
+
+def _worker(config: Config, args: argparse.Namespace) -> int:
+    from worker.consumer import run_forever
+    from worker.instance import huey
+
+    _prepare(config)
+    run_forever(huey)
+    return 0
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

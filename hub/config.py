@@ -1,0 +1,133 @@
+"""The hub's configuration, read from ``HUB_*`` environment variables.
+
+Every setting has a working default, so a bare ``hub serve`` gives a working hub.
+A value that cannot be read stops the hub with a :class:`ConfigError` that names
+the variable, rather than running with a guess.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+GIB = 1024**3
+
+
+class ConfigError(ValueError):
+    """A ``HUB_*`` variable holds a value the hub cannot use."""
+
+
+def _integer(minimum: int, maximum: int | None = None) -> Callable[[str, str], int]:
+    def parse(name: str, raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            upper = f" and at most {maximum}" if maximum is not None else ""
+            raise ConfigError(f"{name} must be at least {minimum}{upper}, got {value}")
+        return value
+
+    return parse
+
+
+def _text(name: str, raw: str) -> str:
+    value = raw.strip()
+    if not value:
+        raise ConfigError(f"{name} must not be empty")
+    return value
+
+
+def _cron(name: str, raw: str) -> str:
+    value = " ".join(raw.split())
+    if len(value.split(" ")) != 5:
+        raise ConfigError(
+            f"{name} must be a five-field cron expression (minute hour day month weekday), "
+            f"got {raw!r}"
+        )
+    return value
+
+
+def _path(name: str, raw: str) -> Path:
+    return Path(_text(name, raw)).expanduser()
+
+
+@dataclass(frozen=True)
+class _Var:
+    name: str
+    attr: str
+    default: str
+    parse: Callable[[str, str], object]
+    help: str
+
+
+# One table: the order here is the order docs/configuration.md lists them in.
+VARIABLES: tuple[_Var, ...] = (
+    _Var("HUB_DATA_DIR", "data_dir", "./hub-data", _path,
+         "Directory holding hub.sqlite, backups/, files/ and queue.sqlite."),
+    _Var("HUB_HOST", "host", "127.0.0.1", _text, "Address the HTTP API listens on."),
+    _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),
+    _Var("HUB_THREADS", "threads", "32", _integer(1, 1024),
+         "waitress worker threads: each long-poll holds one, so size it for agents plus pollers."),
+    _Var("HUB_LEASE_SECONDS", "lease_seconds", "300", _integer(1),
+         "How long a claimed command stays with its agent without a heartbeat or report."),
+    _Var("HUB_MAX_DELIVERIES", "max_deliveries", "5", _integer(1),
+         "Deliveries after which a command whose lease ran out is failed."),
+    _Var("HUB_MAX_UPLOAD_BYTES", "max_upload_bytes", str(2 * GIB), _integer(1),
+         "Largest request body the hub accepts (attachment uploads)."),
+    _Var("HUB_FILES_QUOTA_BYTES", "files_quota_bytes", str(10 * GIB), _integer(0),
+         "Size the file store is cleaned down to."),
+    _Var("HUB_FILES_MAX_AGE_DAYS", "files_max_age_days", "30", _integer(1),
+         "Age (since fetch) after which a stored attachment file is removed."),
+    _Var("HUB_CLEANUP_CRON", "cleanup_cron", "0 3 * * *", _cron,
+         "When the periodic file-store cleanup runs (cron syntax, UTC)."),
+    _Var("HUB_BUSY_TIMEOUT_SECONDS", "busy_timeout_seconds", "30", _integer(1),
+         "How long a database write waits for another writer before giving up."),
+    _Var("HUB_LOG_LEVEL", "log_level", "INFO", _text, "Logging level (DEBUG, INFO, WARNING, ...)."),
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of one hub; build it with :meth:`from_env` or directly in tests."""
+
+    data_dir: Path = Path("./hub-data")
+    host: str = "127.0.0.1"
+    port: int = 8765
+    threads: int = 32
+    lease_seconds: int = 300
+    max_deliveries: int = 5
+    max_upload_bytes: int = 2 * GIB
+    files_quota_bytes: int = 10 * GIB
+    files_max_age_days: int = 30
+    cleanup_cron: str = "0 3 * * *"
+    busy_timeout_seconds: int = 30
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Config":
+        """Read every ``HUB_*`` variable, falling back to its default when unset or empty."""
+        environ = os.environ if environ is None else environ
+        values = {}
+        for var in VARIABLES:
+            raw = environ.get(var.name, "")
+            values[var.attr] = var.parse(var.name, raw if raw.strip() else var.default)
+        return cls(**values)
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "hub.sqlite"
+
+    @property
+    def backups_dir(self) -> Path:
+        return self.data_dir / "backups"
+
+    @property
+    def files_dir(self) -> Path:
+        return self.data_dir / "files"
+
+    @property
+    def queue_path(self) -> Path:
+        return self.data_dir / "queue.sqlite"

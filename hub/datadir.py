@@ -1,0 +1,50 @@
+"""The hub's data directory: created private and kept private.
+
+The database holds token hashes and the file store holds the team's attachments,
+so the data dir, ``backups/`` and ``files/`` are ``0700``. The mode is set at
+creation and again at every start, since an operator may have copied the data
+dir with a looser umask. A failure to set it (a read-only mount, a directory
+owned by someone else) is logged as a warning and the hub goes on: refusing to
+start would lose more than it protects.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from hub.config import Config
+
+log = logging.getLogger(__name__)
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_dirs(config: Config) -> tuple[Path, ...]:
+    """The directories that hold secrets or the team's data, parents first."""
+    return (config.data_dir, config.backups_dir, config.files_dir)
+
+
+def prepare(config: Config) -> None:
+    """Create the data dir and its private subdirectories, and set them to ``0700``."""
+    for path in private_dirs(config):
+        ensure_private_dir(path)
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` as ``0700`` if missing, else tighten its mode; warn on failure.
+
+    Raises ``OSError`` only when the directory is missing and cannot be created,
+    since nothing can run without it.
+    """
+    try:
+        path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise NotADirectoryError(f"{path} exists and is not a directory") from None
+    try:
+        if (path.stat().st_mode & 0o777) != PRIVATE_DIR_MODE:
+            os.chmod(path, PRIVATE_DIR_MODE)
+    except OSError as exc:
+        log.warning("could not set %s to mode 0700: %s; the hub goes on", path, exc)

@@ -1,0 +1,37 @@
+"""Domain errors: what a service raises when a request cannot be carried out.
+
+Services know nothing of HTTP; :mod:`hub.api.errors` is the one place that maps
+these to statuses. Each error names what went wrong in words a client can act on.
+"""
+
+from __future__ import annotations
+
+
+class HubError(Exception):
+    """Base of the errors a client can cause; ``title`` is a short summary."""
+
+    title = "Request failed"
+
+    def __init__(self, description: str):
+        super().__init__(description)
+        self.description = description
+
+
+class NotFound(HubError):
+    title = "Not found"
+
+
+class Conflict(HubError):
+    """The request does not fit the current state (a command already finished, ...)."""
+
+    title = "Conflict"
+
+
+class ContractError(HubError):
+    """Valid JSON that breaks the contract; ``field`` names the offending field."""
+
+    title = "Invalid request"
+
+    def __init__(self, description: str, field: str | None = None):
+        super().__init__(description)
+        self.field = field

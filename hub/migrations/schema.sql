@@ -1,0 +1,156 @@
+-- sdlc-hub database schema, current version (6), as a new hub creates it.
+--
+-- A deployed database reaches the same schema through the steps in steps/;
+-- tests/test_schema.py checks that a new database and a migrated v1 database
+-- agree on every table, column and index. Columns that a step adds with
+-- ALTER TABLE come last in their table here, in the order the steps add them.
+-- The runner sets journal_mode and writes setting.schema_version.
+
+CREATE TABLE setting (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE issue (
+  key           TEXT PRIMARY KEY,
+  id            TEXT NOT NULL,
+  issue_type    TEXT,
+  summary       TEXT NOT NULL DEFAULT '',
+  description   TEXT,
+  status        TEXT,
+  priority      TEXT,
+  assignee      TEXT,
+  reporter      TEXT,
+  duedate       TEXT,
+  planned_start TEXT,
+  planned_end   TEXT,
+  epic_key      TEXT,
+  labels        TEXT NOT NULL DEFAULT '[]',
+  sprint        TEXT,
+  jira_updated  TEXT,
+  fetched_at    TEXT NOT NULL,
+  neighbor      INTEGER NOT NULL DEFAULT 0,
+  created       TEXT
+);
+CREATE INDEX issue_epic_key ON issue (epic_key);
+CREATE INDEX issue_status ON issue (status);
+
+CREATE TABLE issue_link (
+  source_key TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  link_type  TEXT NOT NULL,
+  PRIMARY KEY (source_key, target_key, link_type)
+);
+CREATE INDEX issue_link_target ON issue_link (target_key);
+
+CREATE TABLE issue_note (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  key        TEXT NOT NULL,
+  author     TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX issue_note_key ON issue_note (key);
+
+CREATE TABLE batch (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  title      TEXT NOT NULL,
+  status     TEXT NOT NULL DEFAULT 'open',
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  project    TEXT REFERENCES project (label)
+);
+
+CREATE TABLE command (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  type        TEXT NOT NULL,
+  params      TEXT NOT NULL DEFAULT '{}',
+  status      TEXT NOT NULL DEFAULT 'queued',
+  batch_id    INTEGER REFERENCES batch (id),
+  agent_id    TEXT,
+  created_at  TEXT NOT NULL,
+  claimed_at  TEXT,
+  lease_until TEXT,
+  finished_at TEXT,
+  result      TEXT,
+  error       TEXT,
+  deliveries  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX command_status ON command (status, id);
+
+CREATE TABLE sync_run (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  command_id    INTEGER REFERENCES command (id),
+  query         TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  started_at    TEXT NOT NULL,
+  finished_at   TEXT,
+  issues_loaded INTEGER NOT NULL DEFAULT 0,
+  error         TEXT,
+  history_at    TEXT
+);
+
+CREATE TABLE agent_status (
+  agent_id     TEXT PRIMARY KEY,
+  version      INTEGER,
+  last_seen_at TEXT NOT NULL,
+  state        TEXT,
+  detail       TEXT
+);
+
+CREATE TABLE issue_comment (
+  key        TEXT NOT NULL,
+  comment_id TEXT NOT NULL,
+  author     TEXT,
+  created    TEXT,
+  updated    TEXT,
+  body       TEXT NOT NULL DEFAULT '',
+  created_at TEXT,
+  PRIMARY KEY (key, comment_id)
+);
+
+CREATE TABLE project (
+  label      TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  board_id   INTEGER,
+  board_type TEXT,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE issue_change (
+  key         TEXT NOT NULL,
+  history_id  TEXT NOT NULL,
+  item_no     INTEGER NOT NULL,
+  author      TEXT,
+  created     TEXT NOT NULL,
+  created_at  TEXT,
+  field       TEXT NOT NULL,
+  field_type  TEXT,
+  from_value  TEXT,
+  from_string TEXT,
+  to_value    TEXT,
+  to_string   TEXT,
+  PRIMARY KEY (key, history_id, item_no)
+);
+CREATE INDEX issue_change_key_created ON issue_change (key, created_at);
+CREATE INDEX issue_change_field_created ON issue_change (field, created_at);
+
+CREATE TABLE issue_attachment (
+  attachment_id TEXT PRIMARY KEY,
+  key           TEXT NOT NULL,
+  filename      TEXT NOT NULL,
+  size          INTEGER,
+  mime_type     TEXT,
+  author        TEXT,
+  created       TEXT,
+  created_at    TEXT
+);
+CREATE INDEX issue_attachment_key ON issue_attachment (key);
+
+CREATE TABLE attachment_file (
+  attachment_id TEXT PRIMARY KEY,
+  file          TEXT NOT NULL,
+  size          INTEGER NOT NULL,
+  fetched_at    TEXT NOT NULL
+);

@@ -1,0 +1,57 @@
+"""v4 → v5: the issue changelog, comment times in UTC, ``sync_run.history_at``.
+
+``issue_comment.created_at`` is filled from ``created`` (a Jira time such as
+``2026-10-22T13:05:11.000+0300``) converted to UTC at whole seconds
+(``2026-10-22T10:05:11+00:00``). A time that does not parse, or carries no
+offset and so names no instant, gives NULL. Existing runs get
+``history_at = NULL``.
+"""
+
+import sqlite3
+from datetime import datetime, timezone
+
+VERSION = 5
+
+
+def jira_time_to_utc(value: object) -> str | None:
+    """A Jira time string as the hub's UTC ISO-8601, or None if it names no instant."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return parsed.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def apply(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE issue_change (
+             key         TEXT NOT NULL,
+             history_id  TEXT NOT NULL,
+             item_no     INTEGER NOT NULL,
+             author      TEXT,
+             created     TEXT NOT NULL,
+             created_at  TEXT,
+             field       TEXT NOT NULL,
+             field_type  TEXT,
+             from_value  TEXT,
+             from_string TEXT,
+             to_value    TEXT,
+             to_string   TEXT,
+             PRIMARY KEY (key, history_id, item_no)
+           )"""
+    )
+    conn.execute("CREATE INDEX issue_change_key_created ON issue_change (key, created_at)")
+    conn.execute("CREATE INDEX issue_change_field_created ON issue_change (field, created_at)")
+    conn.execute("ALTER TABLE issue_comment ADD COLUMN created_at TEXT")
+    conn.execute("ALTER TABLE sync_run ADD COLUMN history_at TEXT")
+    # One UPDATE with the conversion as an SQL function: the table is rewritten
+    # once, inside SQLite, instead of a round trip per comment.
+    conn.create_function("hub_v5_jira_time_to_utc", 1, jira_time_to_utc, deterministic=True)
+    conn.execute(
+        "UPDATE issue_comment SET created_at = hub_v5_jira_time_to_utc(created)"
+        " WHERE created IS NOT NULL"
+    )

@@ -1,0 +1,221 @@
+"""Peewee models of the hub's 13 tables at schema version 6.
+
+The models describe the schema for queries; they do not create it. The schema
+belongs to :mod:`hub.migrations` (``schema.sql`` for a new database, the steps
+for a deployed one), and ``tests/test_models.py`` checks that the two agree.
+Column meanings are in the data-model spec; times the hub writes are UTC
+ISO-8601 strings, Jira's own time strings are kept as Jira sent them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from peewee import (
+    AutoField,
+    CompositeKey,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+from hub.db import database
+
+
+class JSONField(TextField):
+    """A TEXT column holding JSON; Python values in, Python values out."""
+
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, ensure_ascii=False)
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = database
+        legacy_table_names = False
+
+
+class Setting(BaseModel):
+    key = TextField(primary_key=True)
+    value = TextField()
+
+
+class Project(BaseModel):
+    """One Jira label; the base JQL is computed from ``jql_scope`` and the projects."""
+
+    label = TextField(primary_key=True)
+    name = TextField()
+    board_id = IntegerField(null=True)
+    board_type = TextField(null=True)  # 'scrum' | 'kanban' | NULL
+    created_at = TextField()
+
+
+class Issue(BaseModel):
+    """A Jira issue as the agent last loaded it."""
+
+    key = TextField(primary_key=True)
+    id = TextField()
+    issue_type = TextField(null=True)
+    summary = TextField(default="")
+    description = TextField(null=True)
+    status = TextField(null=True, index=True)
+    priority = TextField(null=True)
+    assignee = TextField(null=True)
+    reporter = TextField(null=True)
+    duedate = TextField(null=True)
+    planned_start = TextField(null=True)
+    planned_end = TextField(null=True)
+    epic_key = TextField(null=True, index=True)
+    labels = JSONField(default=list)
+    sprint = TextField(null=True)
+    jira_updated = TextField(null=True)
+    fetched_at = TextField()
+    neighbor = IntegerField(default=0)
+    created = TextField(null=True)
+
+
+class IssueLink(BaseModel):
+    """``source_key`` blocks / relates to ``target_key`` (Jira's outward direction)."""
+
+    source_key = TextField()
+    target_key = TextField(index=True)
+    link_type = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("source_key", "target_key", "link_type")
+
+
+class IssueComment(BaseModel):
+    key = TextField()
+    comment_id = TextField()
+    author = TextField(null=True)
+    created = TextField(null=True)
+    updated = TextField(null=True)
+    body = TextField(default="")
+    created_at = TextField(null=True)
+
+    class Meta:
+        primary_key = CompositeKey("key", "comment_id")
+
+
+class IssueChange(BaseModel):
+    """One changed field of one changelog entry (history) of an issue."""
+
+    key = TextField()
+    history_id = TextField()
+    item_no = IntegerField()
+    author = TextField(null=True)
+    created = TextField()
+    created_at = TextField(null=True)
+    field = TextField()
+    field_type = TextField(null=True)
+    from_value = TextField(null=True)
+    from_string = TextField(null=True)
+    to_value = TextField(null=True)
+    to_string = TextField(null=True)
+
+    class Meta:
+        primary_key = CompositeKey("key", "history_id", "item_no")
+
+
+class IssueAttachment(BaseModel):
+    """An attachment as listed on its issue; its content lives in ``attachment_file``."""
+
+    attachment_id = TextField(primary_key=True)
+    key = TextField(index=True)
+    filename = TextField()
+    size = IntegerField(null=True)
+    mime_type = TextField(null=True)
+    author = TextField(null=True)
+    created = TextField(null=True)
+    created_at = TextField(null=True)
+
+
+class AttachmentFile(BaseModel):
+    """An attachment whose content was fetched into ``files/<file>`` (its sha256)."""
+
+    attachment_id = TextField(primary_key=True)
+    file = TextField()
+    size = IntegerField()
+    fetched_at = TextField()
+
+
+class IssueNote(BaseModel):
+    """A note an interface wrote about an issue; the hub's own data, not Jira's."""
+
+    id = AutoField()
+    key = TextField(index=True)
+    author = TextField()
+    body = TextField()
+    created_at = TextField()
+    updated_at = TextField()
+
+
+class Batch(BaseModel):
+    id = AutoField()
+    title = TextField()
+    status = TextField(default="open")
+    created_by = TextField(null=True)
+    created_at = TextField()
+    project = ForeignKeyField(Project, column_name="project", null=True, backref="batches")
+
+
+class Command(BaseModel):
+    """A unit of work for an agent; this table alone owns claims, leases and redelivery."""
+
+    id = AutoField()
+    type = TextField()
+    params = JSONField(default=dict)
+    status = TextField(default="queued")
+    batch = ForeignKeyField(Batch, column_name="batch_id", null=True, backref="commands")
+    agent_id = TextField(null=True)
+    created_at = TextField()
+    claimed_at = TextField(null=True)
+    lease_until = TextField(null=True)
+    finished_at = TextField(null=True)
+    result = JSONField(null=True)
+    error = TextField(null=True)
+    deliveries = IntegerField(default=0)
+
+
+class SyncRun(BaseModel):
+    """One execution of a ``refresh`` command, opened at claim and closed by its report."""
+
+    id = AutoField()
+    command = ForeignKeyField(Command, column_name="command_id", null=True, backref="sync_runs")
+    query = TextField()
+    status = TextField()
+    started_at = TextField()
+    finished_at = TextField(null=True)
+    issues_loaded = IntegerField(default=0)
+    error = TextField(null=True)
+    history_at = TextField(null=True)
+
+
+class AgentStatus(BaseModel):
+    agent_id = TextField(primary_key=True)
+    version = IntegerField(null=True)
+    last_seen_at = TextField()
+    state = TextField(null=True)
+    detail = TextField(null=True)
+
+
+MODELS: tuple[type[BaseModel], ...] = (
+    Setting,
+    Issue,
+    IssueLink,
+    IssueNote,
+    Batch,
+    Command,
+    SyncRun,
+    AgentStatus,
+    IssueComment,
+    Project,
+    IssueChange,
+    IssueAttachment,
+    AttachmentFile,
+)

@@ -1,0 +1,1 @@
+"""Services: the hub's operations, called by API resources, CLI commands and tasks."""

@@ -1,0 +1,1 @@
+"""Background housekeeping on Huey; the ``command`` table, not Huey, owns agent work."""
