@@ -80,7 +80,8 @@ def _sample_rows(conn: sqlite3.Connection, version: int, settings: dict | None) 
             "INSERT INTO batch (title, created_by, created_at) VALUES ('Sprint 14 refresh', 'lead', ?)",
             (T0,))
 
-    jql = NEW_BASE_JQL if version >= 4 else OLD_BASE_JQL
+    # The commands and runs of an old hub carry its base_jql setting as their JQL.
+    jql = NEW_BASE_JQL if version >= 4 else (values.get("base_jql") or OLD_BASE_JQL)
     commands = [
         # (type, params, status, agent_id, claimed_at, lease_until, finished_at)
         ("refresh", {"jql": jql}, "done", "agent-1", T0, None, T0),

@@ -88,7 +88,13 @@ def migrate(
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            if result.backup is not None:
+                result.backup.unlink(missing_ok=True)
+            raise MigrationError(f"could not commit the migration of {db_path}: {exc}") from exc
     finally:
         conn.close()
     if result.changed:
@@ -124,7 +130,7 @@ def _migrate_locked(
         raise MigrationError(f"{db_path} has schema version {version}, which no hub wrote")
 
     try:
-        backup = _backup(conn, db_path, backups_dir, version)
+        partial, backup = _backup(conn, db_path, backups_dir, version)
     except (OSError, sqlite3.Error) as exc:
         raise MigrationError(
             f"could not back up {db_path} into {backups_dir} before migrating: {exc}; "
@@ -142,11 +148,16 @@ def _migrate_locked(
             )
             applied.append(step.name)
     except Exception as exc:
-        backup.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         raise MigrationError(
             f"migrating {db_path} from schema v{version} failed in step "
             f"{step.name}: {exc}; the database is unchanged at v{version}"
         ) from exc
+    # The backup gets its name only now, just before COMMIT: a process killed
+    # during the steps leaves a .partial file (removed by the next migration),
+    # never a backup of a migration that did not happen.
+    os.replace(partial, backup)
+    _fsync(backups_dir)
     return MigrationResult(version, target, backup, tuple(applied))
 
 
@@ -210,8 +221,13 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def _backup(conn: sqlite3.Connection, db_path: Path, backups_dir: Path, version: int) -> Path:
+def _backup(
+    conn: sqlite3.Connection, db_path: Path, backups_dir: Path, version: int
+) -> tuple[Path, Path]:
     """Copy the database, as this locked transaction sees it, into ``backups_dir``.
+
+    Returns the copy (a hidden ``.partial`` file) and the name it takes once
+    the migration is ready to commit.
 
     Runs while ``conn`` holds the write lock, so no other process can change the
     database during the copy. The copy is read through a second connection:
@@ -237,9 +253,7 @@ def _backup(conn: sqlite3.Connection, db_path: Path, backups_dir: Path, version:
         raise
     finally:
         reader.close()
-    os.replace(partial, final)
-    _fsync(backups_dir)
-    return final
+    return partial, final
 
 
 def _copy_database(reader: sqlite3.Connection, db_path: Path, dest: Path) -> None:

@@ -1,0 +1,136 @@
+"""The data rules of the v3 → v4 and v4 → v5 steps, on real databases."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hub.migrations import migrate
+from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
+from hub.migrations.steps.v5_changelog import jira_time_to_utc
+from hub.services.projects import compose_base_jql
+from tests.dbfactory import make_db
+
+
+def migrated_v3(tmp_path: Path, base: str | None, board_id: str | None = "4216") -> sqlite3.Connection:
+    db = make_db(tmp_path / "hub.sqlite", 3, settings={"base_jql": base, "board_id": board_id})
+    migrate(db, tmp_path / "backups")
+    return sqlite3.connect(db)
+
+
+@pytest.mark.parametrize(
+    "jql, scope, labels",
+    [
+        ("project = AURORA AND labels = AWPCA", "project = AURORA", ["AWPCA"]),
+        ('project = AURORA AND labels = "AWPCA"', "project = AURORA", ["AWPCA"]),
+        ("project = AURORA and LABELS = awpca", "project = AURORA", ["awpca"]),
+        ('project = AURORA AND labels in (AWPCA, "Road Map")', "project = AURORA", ["AWPCA", "Road Map"]),
+        ("project = AURORA AND Labels IN(AWPCA,KPI)", "project = AURORA", ["AWPCA", "KPI"]),
+        ("project in (A, B) AND status != Done AND labels in ('X Y', Z)",
+         "project in (A, B) AND status != Done", ["X Y", "Z"]),
+        (r'project = A AND labels = "say \"hi\""', "project = A", ['say "hi"']),
+        ("labels = AWPCA", "", ["AWPCA"]),
+        ("  project = AURORA   AND   labels   =   AWPCA  ", "project = AURORA", ["AWPCA"]),
+        ("project = A AND labels in (X, X)", "project = A", ["X"]),
+    ],
+)
+def test_base_jql_forms_that_parse(jql, scope, labels):
+    assert parse_base_jql(jql) == (scope, labels)
+
+
+@pytest.mark.parametrize(
+    "jql",
+    [
+        "project = AURORA",
+        "project = AURORA AND labels in ()",
+        "project = AURORA AND labels = AWPCA ORDER BY created",
+        "project = AURORA AND labels != AWPCA",
+        "project = AURORA OR labels = AWPCA",
+        "project = AURORA AND labels in (AWPCA",
+    ],
+)
+def test_base_jql_forms_that_do_not_parse(jql):
+    assert parse_base_jql(jql) is None
+
+
+def test_base_jql_rule_sorts_quotes_and_escapes():
+    assert base_jql("project = A", ["Z", 'q"t', "b\\s"]) == (
+        'project = A AND labels in ("Z", "b\\\\s", "q\\"t")')
+    assert base_jql("", ["A"]) == 'labels in ("A")'
+    assert base_jql("x", []) is None
+
+
+def test_frozen_rule_of_the_step_matches_the_live_rule():
+    for scope, labels in [("project = A", ["Z", 'q"t', "b\\s"]), ("", ["A"]), ("x", [])]:
+        assert base_jql(scope, labels) == compose_base_jql(scope, labels)
+
+
+def test_several_labels_make_several_projects_and_no_board(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, "hub.migrations")
+    conn = migrated_v3(tmp_path, 'project = AURORA AND labels in (KPI, AWPCA)')
+
+    assert conn.execute("SELECT label, name, board_id FROM project ORDER BY label").fetchall() == [
+        ("AWPCA", "АРМ КА", None), ("KPI", "KPI", None)]
+    assert "board_id = '4216' not given to any project" in caplog.text
+    expected = 'project = AURORA AND labels in ("AWPCA", "KPI")'
+    assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {expected}
+    queued = conn.execute("SELECT params FROM command WHERE status = 'queued' AND id = 3").fetchone()
+    assert json.loads(queued[0])["jql"] == expected
+
+
+def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, "hub.migrations")
+    old = "project = AURORA AND component = Cards"
+    conn = migrated_v3(tmp_path, old)
+
+    assert conn.execute("SELECT count(*) FROM project").fetchone() == (0,)
+    assert repr(old) in caplog.text
+    settings = dict(conn.execute("SELECT key, value FROM setting"))
+    assert settings["base_jql"] == old and settings["board_id"] == "4216"
+    assert "jql_scope" not in settings
+    assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("6",)
+
+
+def test_no_base_jql_gives_no_projects(tmp_path):
+    conn = migrated_v3(tmp_path, None, board_id=None)
+    assert conn.execute("SELECT count(*) FROM project").fetchone() == (0,)
+
+
+def test_board_id_that_is_not_a_number_is_not_given(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, "hub.migrations")
+    conn = migrated_v3(tmp_path, "project = AURORA AND labels = AWPCA", board_id="board-7")
+    assert conn.execute("SELECT board_id FROM project").fetchall() == [(None,)]
+    assert "'board-7' is not a number" in caplog.text
+
+
+def test_command_params_that_are_not_json_are_left_alone(tmp_path):
+    db = make_db(tmp_path / "hub.sqlite", 3)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE command SET params = 'not json' WHERE id = 3")
+    conn.commit()
+    migrate(db, tmp_path / "backups")
+    assert conn.execute("SELECT params FROM command WHERE id = 3").fetchone() == ("not json",)
+
+
+@pytest.mark.parametrize(
+    "jira, utc",
+    [
+        ("2026-10-22T13:05:11.000+0300", "2026-10-22T10:05:11+00:00"),
+        ("2026-10-22T01:05:11.999+0300", "2026-10-21T22:05:11+00:00"),
+        ("2026-10-22T10:05:11.000-0500", "2026-10-22T15:05:11+00:00"),
+        ("2026-10-22T10:05:11+00:00", "2026-10-22T10:05:11+00:00"),
+        ("2026-10-22T10:05:11Z", "2026-10-22T10:05:11+00:00"),
+        ("2026-10-22T10:05:11.000", None),
+        ("2026-02-30T10:05:11.000+0300", None),
+        ("yesterday", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_comment_times_to_utc(jira, utc):
+    assert jira_time_to_utc(jira) == utc

@@ -1,0 +1,58 @@
+"""A new database and a migrated one have the same schema, whatever version it came from."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hub.migrations import migrate
+from tests.dbfactory import make_db
+
+
+def describe(path: Path) -> dict:
+    """Tables with their columns, indexes with their columns, foreign keys; names sorted."""
+    conn = sqlite3.connect(path)
+    try:
+        tables = [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        schema = {}
+        for table in tables:
+            # (name, type, notnull, default, pk) in column order
+            columns = [row[1:] for row in conn.execute(f"PRAGMA table_info({table})")]
+            indexes = {}
+            for _, name, unique, origin, _ in conn.execute(f"PRAGMA index_list({table})"):
+                cols = [row[2] for row in conn.execute(f"PRAGMA index_info({name})")]
+                key = name if origin == "c" else f"{origin}:{cols}"
+                indexes[key] = (unique, cols)
+            fks = sorted(row[2:5] for row in conn.execute(f"PRAGMA foreign_key_list({table})"))
+            autoincrement = "AUTOINCREMENT" in conn.execute(
+                "SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0].upper()
+            schema[table] = {"columns": columns, "indexes": indexes, "foreign_keys": fks,
+                             "autoincrement": autoincrement}
+        return schema
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> dict:
+    db = tmp_path / "fresh.sqlite"
+    migrate(db, tmp_path / "backups")
+    return describe(db)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
+def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
+    db = make_db(tmp_path / f"v{version}.sqlite", version)
+    migrate(db, tmp_path / "backups")
+    assert describe(db) == fresh
+
+
+def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it."""
+    v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file"}
+    for table, shape in v5.items():
+        assert fresh[table] == shape, table
