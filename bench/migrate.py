@@ -1,0 +1,144 @@
+"""How long a migration takes, beside the time of copying the same database file.
+
+Builds a v1 database (100k issues, 300k links, 50k notes, 20k commands) and a
+v4 database (300k comments), migrates each to the current version, and prints
+the median migration time next to the median time of copying the same file
+(``shutil.copyfile``, what ``cp`` does), both measured in this run.
+Target: migration ≤ 3× the copy.
+
+    python bench/migrate.py [--scale 1.0] [--repeat 3] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hub.migrations import migrate  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures" / "schema-history"
+T = "2026-10-22T10:00:00+00:00"
+JIRA_T = "2026-10-22T13:05:11.000+0300"
+BASE_JQL = "project = AURORA AND labels = AWPCA"
+
+
+def build_v1(path: Path, scale: float) -> None:
+    n_issues, n_links = int(100_000 * scale), int(300_000 * scale)
+    n_notes, n_commands = int(50_000 * scale), int(20_000 * scale)
+    conn = _schema(path, 1)
+    conn.execute("INSERT INTO setting VALUES ('base_jql', ?), ('board_id', '4216')", (BASE_JQL,))
+    conn.executemany(
+        "INSERT INTO issue (key, id, issue_type, summary, description, status, priority, assignee,"
+        " reporter, epic_key, labels, sprint, jira_updated, fetched_at, created)"
+        " VALUES (?, ?, 'Story', ?, ?, 'In Progress', 'Major', 'ivanov', 'petrov', ?,"
+        " '[\"AWPCA\"]', 'AURORA Sprint 14', ?, ?, ?)",
+        ((f"AURORA-{i}", str(10000 + i), f"Summary of issue {i}", "h1. Goal\n" + "text " * 40,
+          f"AURORA-{i // 50}", JIRA_T, T, JIRA_T) for i in range(n_issues)),
+    )
+    conn.executemany(
+        "INSERT INTO issue_link VALUES (?, ?, ?)",
+        ((f"AURORA-{i // 3}", f"AURORA-{(i * 7919) % n_issues}", ("Blocks", "Relates", "Cloners")[i % 3])
+         for i in range(n_links)),
+    )
+    conn.executemany(
+        "INSERT INTO issue_note (key, author, body, created_at, updated_at) VALUES (?, 'lead', ?, ?, ?)",
+        ((f"AURORA-{i}", f"note {i} " * 10, T, T) for i in range(n_notes)),
+    )
+    statuses = ("done", "done", "done", "failed", "claimed", "queued")
+    conn.executemany(
+        "INSERT INTO command (type, params, status, created_at) VALUES ('refresh', ?, ?, ?)",
+        ((json.dumps({"jql": BASE_JQL if i % 2 else f"key = AURORA-{i}"}), statuses[i % 6], T)
+         for i in range(n_commands)),
+    )
+    conn.executemany(
+        "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded)"
+        " VALUES (?, ?, 'done', ?, 100)",
+        ((i, BASE_JQL, T) for i in range(1, n_commands, 6)),
+    )
+    conn.commit()
+    conn.close()
+
+
+def build_v4(path: Path, scale: float) -> None:
+    n_comments = int(300_000 * scale)
+    conn = _schema(path, 4)
+    conn.executemany(
+        "INSERT INTO issue_comment VALUES (?, ?, 'ivanov', ?, ?, ?)",
+        ((f"AURORA-{i // 3}", str(100000 + i), JIRA_T, JIRA_T, "Looks good, see attached " * 8)
+         for i in range(n_comments)),
+    )
+    conn.commit()
+    conn.close()
+
+
+def _schema(path: Path, version: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(path)
+    conn.executescript((FIXTURES / f"v{version}.sql").read_text("utf-8"))
+    conn.execute("PRAGMA synchronous = OFF")
+    return conn
+
+
+def _checkpoint(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def measure(name: str, template: Path, work: Path, repeat: int) -> float:
+    copies, migrations = [], []
+    for i in range(repeat):
+        target = work / f"copy-{i}.sqlite"
+        started = time.perf_counter()
+        shutil.copyfile(template, target)
+        copies.append(time.perf_counter() - started)
+        target.unlink()
+
+        db = work / f"{name}-{i}.sqlite"
+        shutil.copyfile(template, db)
+        started = time.perf_counter()
+        result = migrate(db, work / f"backups-{name}-{i}")
+        migrations.append(time.perf_counter() - started)
+        assert result.new_version == 6 and result.backup is not None
+    copy, migration = statistics.median(copies), statistics.median(migrations)
+    size = template.stat().st_size / 1024**2
+    ratio = migration / copy
+    print(f"{name:<28} {size:8.1f} MiB  migrate {migration:7.3f} s  copy {copy:7.3f} s"
+          f"  ratio {ratio:5.2f}x  {'ok' if ratio <= 3 else 'OVER TARGET'} (target <= 3x)")
+    return ratio
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every row count")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--dir", type=Path, help="where to build the databases (default: a temp dir)")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="hub-bench-", dir=args.dir))
+    try:
+        v1, v4 = work / "template-v1.sqlite", work / "template-v4.sqlite"
+        build_v1(v1, args.scale)
+        build_v4(v4, args.scale)
+        for template in (v1, v4):
+            _checkpoint(template)
+        ratios = [
+            measure("v1 -> v6 (100k issues)", v1, work, args.repeat),
+            measure("v4 -> v6 (300k comments)", v4, work, args.repeat),
+        ]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if max(ratios) <= 3 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""The Falcon app through its TestClient, on a real database."""
+
+from __future__ import annotations
+
+import falcon.testing
+import pytest
+
+from hub import startup
+from hub.api.app import create_app
+
+
+@pytest.fixture
+def client(config):
+    startup.prepare(config)
+    return falcon.testing.TestClient(create_app(config))
+
+
+def test_healthz_answers_without_a_token(client):
+    resp = client.simulate_get("/healthz")
+    assert resp.status_code == 200
+    assert resp.json == {"status": "ok", "schema_version": 6}
+
+
+def test_unknown_path_is_a_json_404_with_title_and_description(client):
+    resp = client.simulate_get("/no/such/thing")
+    assert resp.status_code == 404
+    assert set(resp.json) == {"title", "description"}
+
+
+def test_wrong_method_is_a_json_405(client):
+    resp = client.simulate_post("/healthz", body="{}")
+    assert resp.status_code == 405
+    assert set(resp.json) == {"title", "description"}

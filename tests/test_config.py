@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hub.config import GIB, Config, ConfigError
+
+
+def test_defaults_without_environment():
+    config = Config.from_env({})
+    assert config == Config()
+    assert config.data_dir == Path("./hub-data")
+    assert (config.host, config.port) == ("127.0.0.1", 8765)
+    assert (config.lease_seconds, config.max_deliveries) == (300, 5)
+    assert config.max_upload_bytes == 2 * GIB
+    assert config.files_quota_bytes == 10 * GIB
+    assert config.files_max_age_days == 30
+    assert config.cleanup_cron == "0 3 * * *"
+    assert config.db_path == Path("./hub-data/hub.sqlite")
+    assert config.queue_path == Path("./hub-data/queue.sqlite")
+
+
+def test_environment_overrides_and_empty_means_default():
+    config = Config.from_env({
+        "HUB_DATA_DIR": "/srv/hub", "HUB_PORT": " 9000 ", "HUB_LEASE_SECONDS": "60",
+        "HUB_HOST": "", "HUB_CLEANUP_CRON": "30  2 * * 1",
+    })
+    assert config.data_dir == Path("/srv/hub")
+    assert config.port == 9000
+    assert config.lease_seconds == 60
+    assert config.host == "127.0.0.1"
+    assert config.cleanup_cron == "30 2 * * 1"
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("HUB_PORT", "http", "HUB_PORT must be an integer"),
+        ("HUB_PORT", "70000", "HUB_PORT must be at least 0 and at most 65535"),
+        ("HUB_LEASE_SECONDS", "0", "HUB_LEASE_SECONDS must be at least 1"),
+        ("HUB_MAX_DELIVERIES", "-1", "HUB_MAX_DELIVERIES must be at least 1"),
+        ("HUB_CLEANUP_CRON", "daily", "HUB_CLEANUP_CRON must be a five-field cron"),
+    ],
+)
+def test_bad_values_name_the_variable(name, value, message):
+    with pytest.raises(ConfigError, match=message):
+        Config.from_env({name: value})

@@ -1,0 +1,81 @@
+"""The docs keep step with the code: commands, routes, variables, spec Scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from hub.api.app import routes
+from hub.cli import build_parser
+from hub.config import VARIABLES, Config
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT.parent / "shared" / "openspec" / "changes" / "attachment-fetch" / "specs" / "data-model" / "spec.md"
+# Requirements whose Scenarios later work covers; remove one when its tests land.
+PENDING_REQUIREMENTS = {"Зеркало задачи", "Скачанные вложения"}
+
+
+def read(relative: str) -> str:
+    return (ROOT / relative).read_text("utf-8")
+
+
+def subcommands() -> list[str]:
+    [action] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(action.choices)
+
+
+@pytest.mark.parametrize("command", subcommands())
+def test_every_command_is_documented(command):
+    assert re.search(rf"^## `hub {command}\b", read("docs/cli.md"), re.M), command
+    assert f"`hub {command}" in read("README.md"), command
+
+
+@pytest.mark.parametrize("path", [path for path, _ in routes(Config())])
+def test_every_route_is_documented(path):
+    assert f"`{path}`" in read("docs/api.md")
+
+
+@pytest.mark.parametrize("name", [var.name for var in VARIABLES])
+def test_every_variable_is_documented(name):
+    assert f"`{name}`" in read("docs/configuration.md")
+    assert re.search(rf"^{name}=", read("deploy/hub.env.example"), re.M)
+
+
+def spec_scenarios() -> dict[str, list[str]]:
+    """Scenario titles of the data-model spec, by requirement."""
+    scenarios, requirement = {}, None
+    for line in SPEC.read_text("utf-8").splitlines():
+        if line.startswith("### Requirement: "):
+            requirement = line.removeprefix("### Requirement: ").strip()
+            scenarios[requirement] = []
+        elif line.startswith("#### Scenario: "):
+            scenarios[requirement].append(line.removeprefix("#### Scenario: ").strip())
+    return scenarios
+
+
+def scenarios_with_tests() -> set[str]:
+    """Titles named by test docstrings of the form ``Scenario: <title>.``"""
+    titles = set()
+    for path in (ROOT / "tests").glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                doc = ast.get_docstring(node) or ""
+                match = re.match(r"Scenario: (.+?)\.?$", doc.splitlines()[0] if doc else "")
+                if match:
+                    titles.add(match.group(1))
+    return titles
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="the data-model spec is not beside the project")
+def test_every_spec_scenario_has_a_test_named_after_it():
+    tested = scenarios_with_tests()
+    for requirement, titles in spec_scenarios().items():
+        missing = [t for t in titles if t not in tested]
+        if requirement in PENDING_REQUIREMENTS:
+            assert missing, f"«{requirement}» is covered now: remove it from PENDING_REQUIREMENTS"
+        else:
+            assert not missing, f"«{requirement}»: no test for {missing}"

@@ -1,0 +1,80 @@
+"""``hub serve`` and ``hub worker`` as real processes, over real HTTP through waitress."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from tests.dbfactory import make_db, schema_version
+from tests.test_cli import HUB
+
+
+def start(*args: str, data_dir: Path) -> subprocess.Popen:
+    env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_line(proc: subprocess.Popen, pattern: str, timeout: float = 30) -> re.Match:
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise AssertionError(f"process ended before {pattern!r}: {''.join(seen)}")
+        seen.append(line)
+        match = re.search(pattern, line)
+        if match:
+            return match
+    raise AssertionError(f"no {pattern!r} within {timeout}s: {''.join(seen)}")
+
+
+def stop(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    make_db(data_dir / "hub.sqlite", 2)
+    proc = start("serve", data_dir=data_dir)
+    try:
+        assert wait_for_line(proc, r"schema v2 → v6; backup")
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 6}
+        assert (data_dir / "queue.sqlite").exists()
+    finally:
+        assert stop(proc) == 0
+    assert schema_version(data_dir / "hub.sqlite") == 6
+
+
+def test_serve_without_worker_and_a_separate_worker(tmp_path):
+    data_dir = tmp_path / "data"
+    server = start("serve", "--no-worker", data_dir=data_dir)
+    worker = None
+    try:
+        url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+        assert get_json(url + "/healthz")["status"] == "ok"
+        worker = start("worker", data_dir=data_dir)
+        wait_for_line(worker, r"Huey consumer started")
+        assert worker.poll() is None
+    finally:
+        assert stop(server) == 0
+        if worker is not None:
+            assert stop(worker) == 0
