@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import sqlite3
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
-from hub.migrations.steps.v5_changelog import jira_time_to_utc
+from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
 from hub.services.projects import compose_base_jql
 from tests.dbfactory import make_db
 
@@ -134,3 +136,27 @@ def test_command_params_that_are_not_json_are_left_alone(tmp_path):
 )
 def test_comment_times_to_utc(jira, utc):
     assert jira_time_to_utc(jira) == utc
+
+
+def jira_times(count: int, seed: int) -> list[str]:
+    """Jira-format times over three years and many offsets, with broken ones mixed in."""
+    rng = random.Random(seed)
+    offsets = ["+0300", "+0000", "-0500", "+0530", "+0545", "-0930", "+1400", "-1200", "+0100"]
+    start = datetime(2024, 1, 1)
+    values = []
+    for _ in range(count):
+        moment = start + timedelta(seconds=rng.randrange(3 * 366 * 86400))
+        value = f"{moment:%Y-%m-%dT%H:%M:%S}.{rng.randrange(1000):03d}{rng.choice(offsets)}"
+        if rng.random() < 0.05:  # break one character
+            i = rng.randrange(len(value))
+            value = value[:i] + rng.choice("0959:+-.xT ") + value[i + 1:]
+        values.append(value)
+    return values + ["2026-02-29T10:00:00.000+0300", "2028-02-29T23:30:00.000-0530",
+                     "2026-10-22T24:00:00.000+0300", "2026-10-22T13:05:11.000+2400",
+                     "2026-12-31T23:59:59.999-1200", "2027-01-01T00:00:00.000+1400"]
+
+
+def test_jira_format_shortcut_gives_the_same_results_as_the_general_rule():
+    convert = JiraTimeConverter()
+    for value in jira_times(20000, seed=6):
+        assert convert(value) == jira_time_to_utc(value), value

@@ -30,6 +30,53 @@ def jira_time_to_utc(value: object) -> str | None:
     return utc.isoformat(timespec="seconds") + "+00:00"
 
 
+def _two_digits(upper: int) -> frozenset[str]:
+    return frozenset(f"{n:02d}" for n in range(upper))
+
+
+_HOURS, _MINUTES, _DIGIT_PAIRS = _two_digits(24), _two_digits(60), _two_digits(100)
+_MILLIS = frozenset(f"{n:03d}" for n in range(1000))
+
+
+class JiraTimeConverter:
+    """:func:`jira_time_to_utc` with a shortcut for Jira's own format.
+
+    Jira writes ``YYYY-MM-DDTHH:MM:SS.mmm±HHMM``. For such a string the UTC
+    date and hour depend only on its date, hour and offset (minutes too, for an
+    offset such as +0530), which many comments share, so that part is converted
+    once and cached; minutes and seconds are copied. Anything else takes the
+    general path. Equal results are checked by tests/test_migration_steps.py.
+    """
+
+    def __init__(self) -> None:
+        self._heads: dict[str, str | None] = {}
+
+    def __call__(self, value: object) -> str | None:
+        if not (
+            type(value) is str
+            and len(value) == 28
+            and value[13] == ":" and value[16] == ":" and value[19] == "."
+            and value[23] in "+-"
+            and value[24:26] in _DIGIT_PAIRS
+            and value[26:28] in _MINUTES
+            and value[11:13] in _HOURS
+            and value[14:16] in _MINUTES
+            and value[17:19] in _MINUTES
+            and value[20:23] in _MILLIS
+        ):
+            return jira_time_to_utc(value)
+        cut = 13 if value[26:28] == "00" else 16
+        key = value[:cut] + value[23:]
+        head = self._heads.get(key, "")
+        if head == "":
+            probe = value[:cut] + ":00:00.000"[cut - 13:] + value[23:]
+            utc = jira_time_to_utc(probe)
+            head = self._heads[key] = utc[:cut] if utc else None
+        if head is None:
+            return None
+        return head + value[cut:19] + "+00:00"
+
+
 def apply(conn: sqlite3.Connection) -> None:
     conn.execute(
         """CREATE TABLE issue_change (
@@ -54,7 +101,7 @@ def apply(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sync_run ADD COLUMN history_at TEXT")
     # One UPDATE with the conversion as an SQL function: the table is rewritten
     # once, inside SQLite, instead of a round trip per comment.
-    conn.create_function("hub_v5_jira_time_to_utc", 1, jira_time_to_utc, deterministic=True)
+    conn.create_function("hub_v5_jira_time_to_utc", 1, JiraTimeConverter(), deterministic=True)
     conn.execute(
         "UPDATE issue_comment SET created_at = hub_v5_jira_time_to_utc(created)"
         " WHERE created IS NOT NULL"
