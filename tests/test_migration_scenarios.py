@@ -261,3 +261,43 @@ def test_each_version_migrates_once(config: Config, version: int):
     assert (first.old_version, first.new_version) == (version, 6)
     assert (second.old_version, second.backup) == (6, None)
     assert len(backups(config)) == 1
+
+
+def test_mode_that_cannot_be_set_is_a_warning_and_the_hub_goes_on(config, monkeypatch, caplog):
+    config.data_dir.mkdir(mode=0o755)
+    config.data_dir.chmod(0o755)
+
+    def refuse(path, mode):
+        raise PermissionError(1, "Operation not permitted", str(path))
+
+    monkeypatch.setattr("hub.datadir.os.chmod", refuse)
+    result = startup.prepare(config)
+
+    assert result.new_version == 6
+    assert f"could not set {config.data_dir} to mode 0700" in caplog.text
+    assert config.data_dir.stat().st_mode & 0o777 == 0o755
+
+
+def test_backup_is_whole_while_a_reader_holds_an_old_snapshot(config, caplog):
+    """An open read transaction keeps the WAL from being checkpointed: the backup
+    then goes page by page and still holds the last committed rows."""
+    db = deployed(config, 4)
+    reader = sqlite3.connect(db, isolation_level=None)
+    reader.execute("PRAGMA journal_mode = WAL")
+    writer = sqlite3.connect(db, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM issue").fetchone()  # snapshot taken here
+    writer.execute(
+        "INSERT INTO issue (key, id, fetched_at) VALUES ('AURORA-99', '10099', '2026-11-01T00:00:00+00:00')")
+    writer.close()
+    caplog.set_level("INFO", "hub.migrations")
+    try:
+        startup.prepare(config)
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    assert "backing up page by page" in caplog.text
+    [backup] = backups(config)
+    assert schema_version(backup) == 4
+    assert query(backup, "SELECT key FROM issue WHERE key = 'AURORA-99'") == [("AURORA-99",)]
+    assert query(backup, "PRAGMA integrity_check") == [("ok",)]
