@@ -113,11 +113,9 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     print(f"serving on http://{config.host}:{server.effective_port}", flush=True)
     try:
-        server.run()
-    except KeyboardInterrupt:
-        log.info("stopping")
+        server.run()  # returns (closed) on KeyboardInterrupt
     finally:
-        server.close()
+        log.info("stopping")
         if consumer is not None:
             consumer.stop(graceful=True)
     return 0

@@ -48,3 +48,15 @@ def ensure_private_dir(path: Path) -> None:
             os.chmod(path, PRIVATE_DIR_MODE)
     except OSError as exc:
         log.warning("could not set %s to mode 0700: %s; the hub goes on", path, exc)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode ``0600`` unless it exists.
+
+    SQLite gives a database's ``-wal`` and ``-shm`` files the mode of the
+    database file, so creating it ``0600`` keeps all three private.
+    """
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        pass

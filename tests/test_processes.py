@@ -58,7 +58,7 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
         assert wait_for_line(proc, r"schema v2 → v6; backup")
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 6}
-        assert (data_dir / "queue.sqlite").exists()
+        assert (data_dir / "queue.sqlite").stat().st_mode & 0o777 == 0o600
     finally:
         assert stop(proc) == 0
     assert schema_version(data_dir / "hub.sqlite") == 6

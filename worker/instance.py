@@ -17,6 +17,7 @@ from hub.config import Config
 def create_huey(config: Config) -> SqliteHuey:
     """A Huey on ``config``'s queue file."""
     datadir.prepare(config)
+    datadir.create_private_file(config.queue_path)
     return SqliteHuey(
         "sdlc-hub",
         filename=str(config.queue_path),

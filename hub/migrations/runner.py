@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir
+from hub.datadir import PRIVATE_FILE_MODE, create_private_file, ensure_private_dir
 from hub.migrations.step import Step
 from hub.migrations.steps import STEPS
 
@@ -76,7 +76,7 @@ def migrate(
     the default :data:`STEPS`.
     """
     target = _check_steps(steps)
-    _create_private_file(db_path)
+    create_private_file(db_path)
     conn = sqlite3.connect(db_path, timeout=lock_timeout, isolation_level=None)
     try:
         _use_wal(conn, lock_timeout)
@@ -272,15 +272,6 @@ def _copy_database(reader: sqlite3.Connection, db_path: Path, dest: Path) -> Non
         reader.backup(target)
     finally:
         target.close()
-
-
-def _create_private_file(path: Path) -> None:
-    # SQLite gives the -wal and -shm files the mode of the database file, so
-    # creating it 0600 keeps all three private.
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
-    except FileExistsError:
-        pass
 
 
 def _free_name(directory: Path, stem: str) -> Path:
