@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from typing import Sequence
 
 from hub.config import Config, ConfigError
+from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
+from hub.services.tokens import ROLES
 
 log = logging.getLogger("hub")
 
@@ -43,6 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate", help="migrate the database to the current schema version and exit"
     )
     migrate.set_defaults(handler=_migrate)
+
+    token = commands.add_parser("token", help="manage API tokens (only their sha256 is stored)")
+    token_commands = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
+    add = token_commands.add_parser("add", help="create a token and print it, once")
+    add.add_argument("name", help="a name for the token: who or what uses it")
+    add.add_argument("--role", required=True, choices=ROLES)
+    add.set_defaults(handler=_token_add)
+    token_commands.add_parser("list", help="list tokens: name, role, created").set_defaults(
+        handler=_token_list)
+    revoke = token_commands.add_parser("revoke", help="delete a token; its holder gets 401")
+    revoke.add_argument("name")
+    revoke.set_defaults(handler=_token_revoke)
     return parser
 
 
@@ -59,17 +74,70 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return args.handler(config, args)
-    except MigrationError as exc:
+    except (MigrationError, HubError) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 1
 
 
-def _prepare(config: Config) -> MigrationResult:
+def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
     from hub import startup
 
     result = startup.prepare(config)
-    print(describe_migration(config, result), flush=True)
+    if not quiet or result.changed:
+        print(describe_migration(config, result), flush=True, file=sys.stderr if quiet else sys.stdout)
     return result
+
+
+def _open(config: Config) -> None:
+    """Prepare and open the database for a command that works on it."""
+    from hub.db import open_database
+
+    _prepare(config, quiet=True)
+    open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+
+
+def _token_add(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.tokens import TokenService
+
+    _open(config)
+    token = TokenService().add(args.name, args.role)
+    print(f"token {args.name!r} (role {args.role}); it is shown only now:", file=sys.stderr)
+    print(token)
+    return 0
+
+
+def _token_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.tokens import TokenService
+
+    _open(config)
+    for item in TokenService().list():
+        print(f"{item['name']}\t{item['role']}\t{item['created_at']}")
+    return 0
+
+
+def _token_revoke(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.tokens import TokenService
+
+    _open(config)
+    TokenService().revoke(args.name)
+    print(f"token {args.name!r} revoked")
+    return 0
+
+
+def _first_admin_token(config: Config) -> None:
+    """On a hub with no tokens: make one admin token, print it once, keep it in a 0600 file."""
+    from hub.datadir import PRIVATE_FILE_MODE
+    from hub.services.tokens import TokenService
+
+    token = TokenService().create_first_admin()
+    if token is None:
+        return
+    path = config.data_dir / "admin.token"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+    os.chmod(path, PRIVATE_FILE_MODE)
+    print(f"created admin token 'admin' (also in {path}, mode 0600): {token}", flush=True)
 
 
 def describe_migration(config: Config, result: MigrationResult) -> str:
@@ -96,6 +164,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     _prepare(config)
     app = create_app(config)
+    _first_admin_token(config)
     server = waitress.create_server(
         app,
         host=config.host,
@@ -122,10 +191,11 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _worker(config: Config, args: argparse.Namespace) -> int:
+    import worker.tasks  # noqa: F401  (registers the tasks with the consumer)
     from worker.consumer import run_forever
     from worker.instance import huey
 
-    _prepare(config)
+    _open(config)
     run_forever(huey)
     return 0
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.api.app import routes
+from hub.api.app import build_services, routes
 from hub.cli import build_parser
 from hub.config import VARIABLES, Config
 
@@ -34,9 +34,10 @@ def test_every_command_is_documented(command):
     assert f"`hub {command}" in read("README.md"), command
 
 
-@pytest.mark.parametrize("path", [path for path, _ in routes(Config())])
+@pytest.mark.parametrize("path", [path for path, _ in routes(build_services(Config(), print))])
 def test_every_route_is_documented(path):
-    assert f"`{path}`" in read("docs/api.md")
+    documented = re.sub(r"\{(\w+):\w+\}", r"{\1}", path)  # {id:int} -> {id}
+    assert f"`{documented}`" in read("docs/api.md")
 
 
 @pytest.mark.parametrize("name", [var.name for var in VARIABLES])

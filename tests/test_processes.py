@@ -56,12 +56,29 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     proc = start("serve", data_dir=data_dir)
     try:
         assert wait_for_line(proc, r"schema v2 → v6; backup")
+        token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 6}
+        admin_file = data_dir / "admin.token"
+        assert admin_file.read_text().strip() == token
+        assert admin_file.stat().st_mode & 0o777 == 0o600
+        request = urllib.request.Request(url + "/api/v1/agents",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            agents = json.loads(resp.read())["items"]
+        assert [(a["agent_id"], a["online"]) for a in agents] == [("agent-1", False)]
         assert (data_dir / "queue.sqlite").stat().st_mode & 0o777 == 0o600
     finally:
         assert stop(proc) == 0
     assert schema_version(data_dir / "hub.sqlite") == 6
+
+    # A second start has tokens already: no new admin token.
+    proc = start("serve", data_dir=data_dir)
+    try:
+        line = wait_for_line(proc, r"serving on|created admin token")
+        assert line.group(0) == "serving on"
+    finally:
+        assert stop(proc) == 0
 
 
 def test_serve_without_worker_and_a_separate_worker(tmp_path):

@@ -6,29 +6,91 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import falcon
 
 from hub import startup
-from hub.api import errors
+from hub.api import agent, errors, interface
+from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.config import Config
 from hub.db import open_database
+from hub.services.agents import AgentService
+from hub.services.commands import CommandService, WorkSignal
+from hub.services.dispatch import Dispatcher
 from hub.services.health import HealthService
+from hub.services.mirror import MirrorService
+from hub.services.projects import ProjectService
+from hub.services.reports import ReportService
+from hub.services.sync_runs import SyncRunService
+from hub.services.tokens import TokenService
 
 
-def routes(config: Config) -> list[tuple[str, object]]:
+@dataclass(frozen=True)
+class Services:
+    """Everything the resources call, built once per app."""
+
+    tokens: TokenService
+    commands: CommandService
+    dispatcher: Dispatcher
+    reports: ReportService
+    runs: SyncRunService
+    agents: AgentService
+    health: HealthService
+
+
+def build_services(config: Config, on_full_run_done: Callable[[int], None]) -> Services:
+    signal = WorkSignal()
+    projects = ProjectService()
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal)
+    return Services(
+        tokens=TokenService(),
+        commands=CommandService(projects, signal),
+        dispatcher=dispatcher,
+        reports=ReportService(dispatcher, MirrorService(), projects, on_full_run_done),
+        runs=SyncRunService(),
+        agents=AgentService(),
+        health=HealthService(),
+    )
+
+
+def routes(services: Services) -> list[tuple[str, object]]:
     """The route table: every path the hub answers, with its resource."""
+    s = services
     return [
-        ("/healthz", HealthResource(HealthService())),
+        ("/healthz", HealthResource(s.health)),
+        # agents
+        ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
+        ("/agent/v1/claim", agent.ClaimResource(s.dispatcher)),
+        ("/agent/v1/commands/{command_id:int}/state", agent.StateResource(s.reports)),
+        ("/agent/v1/commands/{command_id:int}/done", agent.DoneResource(s.reports)),
+        ("/agent/v1/commands/{command_id:int}/failed", agent.FailedResource(s.reports)),
+        # interfaces
+        ("/api/v1/commands", interface.CommandsResource(s.commands)),
+        ("/api/v1/commands/{command_id:int}", interface.CommandResource(s.commands)),
+        ("/api/v1/commands/{command_id:int}/cancel", interface.CancelResource(s.commands)),
+        ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
+        ("/api/v1/agents", interface.AgentsResource(s.agents)),
     ]
 
 
-def create_app(config: Config) -> falcon.App:
-    """The API over ``config``'s database, which must already be migrated."""
+def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = None) -> falcon.App:
+    """The API over ``config``'s database, which must already be migrated.
+
+    ``on_full_run_done(run_id)`` is called after a full run finishes; by default
+    it enqueues the neighbour-marking task on the worker's queue.
+    """
+    if on_full_run_done is None:
+        from worker.tasks import mark_neighbours
+
+        on_full_run_done = mark_neighbours
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    app = falcon.App()
+    services = build_services(config, on_full_run_done)
+    app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
     errors.install(app)
-    for path, resource in routes(config):
+    for path, resource in routes(services):
         app.add_route(path, resource)
     return app
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import falcon
 
+from hub.api.auth import PUBLIC
 from hub.services.health import HealthService
 
 
 class HealthResource:
+    roles = PUBLIC
+
     def __init__(self, service: HealthService):
         self._service = service
 

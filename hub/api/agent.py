@@ -1,0 +1,72 @@
+"""``/agent/v1``: the protocol agents speak (token role ``agent``)."""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.api import schemas
+from hub.api.auth import AGENT
+from hub.api.validation import accepts
+from hub.services.dispatch import Dispatcher
+from hub.services.reports import ReportService
+
+
+class HeartbeatResource:
+    roles = AGENT
+
+    def __init__(self, dispatcher: Dispatcher):
+        self._dispatcher = dispatcher
+
+    @accepts(schemas.HEARTBEAT)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = req.context.body
+        resp.media = self._dispatcher.heartbeat(
+            body["agent_id"], body["version"], body.get("state"), body.get("detail"))
+
+
+class ClaimResource:
+    roles = AGENT
+
+    def __init__(self, dispatcher: Dispatcher):
+        self._dispatcher = dispatcher
+
+    @accepts(schemas.CLAIM)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = req.context.body
+        commands = self._dispatcher.claim(
+            body["agent_id"], body["version"], body.get("types"),
+            body.get("limit", 1), body.get("wait", 0))
+        resp.media = {"commands": commands}
+
+
+class StateResource:
+    roles = AGENT
+
+    def __init__(self, reports: ReportService):
+        self._reports = reports
+
+    @accepts(schemas.STATE_PAGE)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        resp.media = self._reports.state(command_id, req.context.body)
+
+
+class DoneResource:
+    roles = AGENT
+
+    def __init__(self, reports: ReportService):
+        self._reports = reports
+
+    @accepts(schemas.DONE)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        resp.media = self._reports.done(command_id, req.context.body)
+
+
+class FailedResource:
+    roles = AGENT
+
+    def __init__(self, reports: ReportService):
+        self._reports = reports
+
+    @accepts(schemas.FAILED)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        resp.media = self._reports.failed(command_id, req.context.body)

@@ -1,0 +1,51 @@
+"""Bearer-token authentication and role checks, for every route.
+
+Each resource says who may call it with a ``roles`` attribute: a set of roles,
+or :data:`PUBLIC`. A resource that says nothing is admin-only, so a route
+added without thought is closed rather than open.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.services.tokens import TokenService
+
+PUBLIC: frozenset[str] = frozenset()
+AGENT = frozenset({"agent"})
+INTERFACE = frozenset({"interface", "admin"})
+ADMIN = frozenset({"admin"})
+
+
+class AuthMiddleware:
+    def __init__(self, tokens: TokenService):
+        self._tokens = tokens
+
+    def process_resource(self, req: falcon.Request, resp, resource, params) -> None:
+        if resource is None:  # no route: let the 404 through
+            return
+        roles = getattr(resource, "roles", ADMIN)
+        if roles is PUBLIC or not roles:
+            return
+        header = req.get_header("Authorization") or ""
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise falcon.HTTPUnauthorized(
+                title="Token required",
+                description="Send 'Authorization: Bearer <token>'.",
+                challenges=["Bearer"],
+            )
+        principal = self._tokens.authenticate(token.strip())
+        if principal is None:
+            raise falcon.HTTPUnauthorized(
+                title="Unknown token",
+                description="The token is not known to this hub (revoked or mistyped).",
+                challenges=["Bearer"],
+            )
+        if principal.role not in roles:
+            raise falcon.HTTPForbidden(
+                title="Wrong role",
+                description=f"This needs a token of role {' or '.join(sorted(roles))}; "
+                f"token {principal.name!r} has role {principal.role!r}.",
+            )
+        req.context.principal = principal

@@ -1,0 +1,174 @@
+"""JSON Schemas of request bodies and query strings.
+
+They validate requests (:mod:`hub.api.validation`) and describe them in
+``/openapi.json``. Agent bodies allow properties they do not name, since newer
+agents may send more; interface bodies do not, since an unknown property there
+is most likely a typo that would otherwise be silently ignored.
+"""
+
+from __future__ import annotations
+
+COMMAND_TYPES = ("refresh", "fetch_attachment")
+COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
+
+TEXT = {"type": "string", "maxLength": 1_000_000}
+NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
+SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
+NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
+ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^\S+$"}
+AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
+PROTOCOL_VERSION = {"type": "integer", "minimum": 1, "maximum": 1000}
+DELIVERY = {"type": "integer", "minimum": 1}
+
+LINK = {
+    "type": "object",
+    "properties": {"type": SHORT, "outward": ISSUE_KEY, "inward": ISSUE_KEY},
+    "required": ["type"],
+    "oneOf": [{"required": ["outward"]}, {"required": ["inward"]}],
+}
+COMMENT = {
+    "type": "object",
+    "properties": {
+        "id": SHORT,
+        "author": NULLABLE_SHORT,
+        "created": NULLABLE_SHORT,
+        "updated": NULLABLE_SHORT,
+        "body": NULLABLE_TEXT,
+    },
+    "required": ["id"],
+}
+CHANGE_ITEM = {
+    "type": "object",
+    "properties": {
+        "field": SHORT,
+        "field_type": NULLABLE_SHORT,
+        "from": NULLABLE_TEXT,
+        "from_string": NULLABLE_TEXT,
+        "to": NULLABLE_TEXT,
+        "to_string": NULLABLE_TEXT,
+    },
+    "required": ["field"],
+}
+CHANGE = {
+    "type": "object",
+    "properties": {
+        "id": SHORT,
+        "author": NULLABLE_SHORT,
+        "created": SHORT,
+        "items": {"type": "array", "items": CHANGE_ITEM, "maxItems": 10_000},
+    },
+    "required": ["id", "created", "items"],
+}
+ATTACHMENT = {
+    "type": "object",
+    "properties": {
+        "id": SHORT,
+        "filename": {"type": "string", "minLength": 1, "maxLength": 1024},
+        "size": {"type": ["integer", "null"], "minimum": 0},
+        "mime_type": NULLABLE_SHORT,
+        "author": NULLABLE_SHORT,
+        "created": NULLABLE_SHORT,
+    },
+    "required": ["id", "filename"],
+}
+ISSUE_STATE = {
+    "type": "object",
+    "properties": {
+        "key": ISSUE_KEY,
+        "id": SHORT,
+        "issue_type": NULLABLE_SHORT,
+        "summary": {"type": ["string", "null"], "maxLength": 100_000},
+        "description": NULLABLE_TEXT,
+        "status": NULLABLE_SHORT,
+        "priority": NULLABLE_SHORT,
+        "assignee": NULLABLE_SHORT,
+        "reporter": NULLABLE_SHORT,
+        "duedate": NULLABLE_SHORT,
+        "planned_start": NULLABLE_SHORT,
+        "planned_end": NULLABLE_SHORT,
+        "epic_key": {"type": ["string", "null"], "maxLength": 255},
+        "labels": {"type": ["array", "null"], "items": SHORT, "maxItems": 1000},
+        "sprint": {"type": ["string", "null"], "maxLength": 10_000},
+        "created": NULLABLE_SHORT,
+        "updated": NULLABLE_SHORT,
+        "links": {"type": "array", "items": LINK, "maxItems": 10_000},
+        "comments": {"type": "array", "items": COMMENT, "maxItems": 100_000},
+        "changes": {"type": "array", "items": CHANGE, "maxItems": 100_000},
+        "attachments": {"type": "array", "items": ATTACHMENT, "maxItems": 100_000},
+    },
+    "required": ["key", "id"],
+}
+
+HEARTBEAT = {
+    "type": "object",
+    "properties": {
+        "agent_id": AGENT_ID,
+        "version": PROTOCOL_VERSION,
+        "state": NULLABLE_SHORT,
+        "detail": {"type": ["string", "null"], "maxLength": 10_000},
+    },
+    "required": ["agent_id", "version"],
+}
+CLAIM = {
+    "type": "object",
+    "properties": {
+        "agent_id": AGENT_ID,
+        "version": PROTOCOL_VERSION,
+        "types": {"type": "array", "items": {"enum": list(COMMAND_TYPES)}, "uniqueItems": True},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1},
+        "wait": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
+    },
+    "required": ["agent_id", "version"],
+}
+_REPORT = {"agent_id": AGENT_ID, "delivery": DELIVERY}
+STATE_PAGE = {
+    "type": "object",
+    "properties": {
+        **_REPORT,
+        "issues": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
+        "neighbors": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
+    },
+}
+DONE = {
+    "type": "object",
+    "properties": {**_REPORT, "result": {"type": ["object", "null"]}},
+}
+FAILED = {
+    "type": "object",
+    "properties": {**_REPORT, "error": {"type": "string", "minLength": 1, "maxLength": 100_000}},
+    "required": ["error"],
+}
+
+NEW_COMMAND = {
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["refresh"]},
+        "params": {
+            "type": "object",
+            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000}},
+            "additionalProperties": False,
+        },
+        "batch_id": {"type": ["integer", "null"], "minimum": 1},
+    },
+    "required": ["type"],
+    "additionalProperties": False,
+}
+
+_PAGE = {
+    "cursor": {"type": "integer", "minimum": 1},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
+}
+COMMAND_LIST = {
+    "type": "object",
+    "properties": {
+        **_PAGE,
+        "status": {"enum": list(COMMAND_STATUSES)},
+        "type": {"enum": list(COMMAND_TYPES)},
+    },
+    "additionalProperties": False,
+}
+SYNC_RUN_LIST = {
+    "type": "object",
+    "properties": {**_PAGE, "status": {"enum": ["running", "done", "failed"]}},
+    "additionalProperties": False,
+}

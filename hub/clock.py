@@ -1,0 +1,41 @@
+"""The hub's notion of now, and the one format of the times it writes.
+
+Times the hub writes are UTC ISO-8601 at whole seconds
+(``2026-10-22T10:05:11+00:00``), so that equal-format strings compare in time
+order, which the lease queries rely on.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+
+class Clock:
+    """Wall-clock UTC time; services take one so tests can move time on."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def iso(moment: datetime) -> str:
+    """``moment`` in the hub's format."""
+    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def after(moment: datetime, seconds: float) -> str:
+    """The hub-format time ``seconds`` after ``moment``."""
+    return iso(moment + timedelta(seconds=seconds))
+
+
+def jira_to_utc(value: object) -> str | None:
+    """A Jira time (``2026-10-22T13:05:11.000+0300``) in the hub's format, or None
+    when it does not parse or names no instant (no offset)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    if parsed.utcoffset() is None:
+        return None
+    return iso(parsed)

@@ -1,0 +1,67 @@
+"""Tokens: hashes only, constant-time checks, 401 and 403, the CLI, the first admin."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from hub.errors import Conflict, ContractError, NotFound
+from hub.services.tokens import TokenService
+from tests.test_cli import run_hub
+
+
+def test_only_the_sha256_is_stored(hub):
+    conn = sqlite3.connect(hub.config.db_path)
+    stored = " ".join(value for (value,) in conn.execute("SELECT value FROM setting"))
+    for token in hub.tokens.values():
+        assert token not in stored
+    assert '"sha256"' in stored
+
+
+def test_no_token_is_401_and_a_wrong_role_is_403(hub):
+    assert hub.agent("POST", "/agent/v1/heartbeat", {"agent_id": "a", "version": 14}, role=None).status_code == 401
+    resp = hub.client.simulate_post("/agent/v1/heartbeat", json={}, headers={"Authorization": "Bearer nope"})
+    assert resp.status_code == 401 and set(resp.json) == {"title", "description"}
+    assert resp.headers["WWW-Authenticate"] == "Bearer"
+    resp = hub.agent("POST", "/agent/v1/heartbeat", {"agent_id": "a", "version": 14}, role="interface")
+    assert resp.status_code == 403 and "role agent" in resp.json["description"]
+    assert hub.api("GET", "/api/v1/commands", role="agent").status_code == 403
+    assert hub.api("GET", "/api/v1/commands", role="admin").status_code == 200
+    assert hub.api("GET", "/api/v1/commands", role="interface").status_code == 200
+
+
+def test_a_revoked_token_is_401(hub):
+    TokenService().revoke("test-interface")
+    assert hub.api("GET", "/api/v1/commands").status_code == 401
+
+
+def test_token_names_roles_and_duplicates(hub):
+    tokens = TokenService()
+    with pytest.raises(ContractError):
+        tokens.add("bad name", "agent")
+    with pytest.raises(ContractError):
+        tokens.add("ok", "root")
+    with pytest.raises(Conflict):
+        tokens.add("test-agent", "agent")
+    with pytest.raises(NotFound):
+        tokens.revoke("nobody")
+    assert [t["name"] for t in tokens.list()] == ["test-admin", "test-agent", "test-interface"]
+    assert tokens.create_first_admin() is None
+
+
+def test_token_cli(tmp_path):
+    data_dir = tmp_path / "data"
+    added = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip()
+    assert len(token) >= 40 and "shown only now" in added.stderr
+    listed = run_hub("token", "list", data_dir=data_dir)
+    assert listed.stdout.startswith("field-agent\tagent\t") and token not in listed.stdout
+    again = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir)
+    assert again.returncode == 1 and "exists" in again.stderr
+    assert run_hub("token", "revoke", "field-agent", data_dir=data_dir).returncode == 0
+    gone = run_hub("token", "revoke", "field-agent", data_dir=data_dir)
+    assert gone.returncode == 1 and "no token named" in gone.stderr
+    bad = run_hub("token", "add", "x", "--role", "root", data_dir=data_dir)
+    assert bad.returncode == 2

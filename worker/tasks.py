@@ -1,0 +1,37 @@
+"""Huey tasks: idempotent housekeeping that calls services, nothing more.
+
+The database is opened when a consumer starts (``hub serve``, ``hub worker``
+or ``huey_consumer worker.instance.huey``); in ``hub serve`` the API has
+opened it already.
+"""
+
+from __future__ import annotations
+
+from huey import crontab
+
+from hub.config import Config
+from hub.db import database, open_database
+from hub.services.commands import WorkSignal
+from hub.services.dispatch import Dispatcher
+from hub.services.sync_runs import SyncRunService
+from worker.instance import huey
+
+config = Config.from_env()
+
+
+@huey.on_startup()
+def open_hub_database() -> None:
+    if database.obj is None:
+        open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+
+
+@huey.task()
+def mark_neighbours(run_id: int) -> int:
+    """After a full run: issues it did not update become neighbours."""
+    return SyncRunService().mark_neighbours(run_id)
+
+
+@huey.periodic_task(crontab(minute="*"))
+def expire_leases() -> dict:
+    """Every minute: claimed commands whose lease passed go back to the queue."""
+    return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
