@@ -79,12 +79,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _say(message: str, stream=None) -> None:
+    """One line in one write: other threads' log lines cannot split it."""
+    stream = stream or sys.stdout
+    stream.write(message + "\n")
+    stream.flush()
+
+
 def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
     from hub import startup
 
     result = startup.prepare(config)
     if not quiet or result.changed:
-        print(describe_migration(config, result), flush=True, file=sys.stderr if quiet else sys.stdout)
+        _say(describe_migration(config, result), sys.stderr if quiet else sys.stdout)
     return result
 
 
@@ -101,8 +108,8 @@ def _token_add(config: Config, args: argparse.Namespace) -> int:
 
     _open(config)
     token = TokenService().add(args.name, args.role)
-    print(f"token {args.name!r} (role {args.role}); it is shown only now:", file=sys.stderr)
-    print(token)
+    _say(f"token {args.name!r} (role {args.role}); it is shown only now:", sys.stderr)
+    _say(token)
     return 0
 
 
@@ -111,7 +118,7 @@ def _token_list(config: Config, args: argparse.Namespace) -> int:
 
     _open(config)
     for item in TokenService().list():
-        print(f"{item['name']}\t{item['role']}\t{item['created_at']}")
+        _say(f"{item['name']}\t{item['role']}\t{item['created_at']}")
     return 0
 
 
@@ -120,7 +127,7 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
 
     _open(config)
     TokenService().revoke(args.name)
-    print(f"token {args.name!r} revoked")
+    _say(f"token {args.name!r} revoked")
     return 0
 
 
@@ -137,7 +144,7 @@ def _first_admin_token(config: Config) -> None:
     with os.fdopen(fd, "w") as file:
         file.write(token + "\n")
     os.chmod(path, PRIVATE_FILE_MODE)
-    print(f"created admin token 'admin' (also in {path}, mode 0600): {token}", flush=True)
+    _say(f"created admin token 'admin' (also in {path}, mode 0600): {token}")
 
 
 def describe_migration(config: Config, result: MigrationResult) -> str:
@@ -180,7 +187,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         consumer = start_in_process(huey)
     # SIGTERM (systemd, kill) ends the server loop like Ctrl-C does.
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-    print(f"serving on http://{config.host}:{server.effective_port}", flush=True)
+    _say(f"serving on http://{config.host}:{server.effective_port}")
     try:
         server.run()  # returns (closed) on KeyboardInterrupt
     finally:

@@ -48,6 +48,20 @@ class MovableClock:
         self.moment += timedelta(seconds=seconds)
 
 
+class TickingClock(MovableClock):
+    """Real time to start with, then one second later at every reading, so that
+    each event a test causes has its own time (the hub writes whole seconds)."""
+
+    def __init__(self):
+        from hub.clock import Clock, iso
+
+        super().__init__(iso(Clock().now()))
+
+    def now(self):
+        self.advance(1)
+        return self.moment
+
+
 class Hub:
     """A migrated hub on its own data dir, with a TestClient and one token per role."""
 
@@ -60,7 +74,8 @@ class Hub:
 
         startup.prepare(config)
         self.config = config
-        self.app = create_app(config)
+        self.clock = TickingClock()
+        self.app = create_app(config, clock=self.clock)
         self.client = falcon.testing.TestClient(self.app)
         tokens = TokenService()
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}

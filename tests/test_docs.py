@@ -16,7 +16,7 @@ from hub.config import VARIABLES, Config
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT.parent / "shared" / "openspec" / "changes" / "attachment-fetch" / "specs" / "data-model" / "spec.md"
 # Requirements whose Scenarios later work covers; remove one when its tests land.
-PENDING_REQUIREMENTS = {"Зеркало задачи", "Скачанные вложения"}
+PENDING_REQUIREMENTS = {"Скачанные вложения"}
 
 
 def read(relative: str) -> str:

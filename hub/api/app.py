@@ -15,6 +15,7 @@ from hub import startup
 from hub.api import agent, errors, interface
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
+from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
 from hub.services.agents import AgentService
@@ -41,17 +42,19 @@ class Services:
     health: HealthService
 
 
-def build_services(config: Config, on_full_run_done: Callable[[int], None]) -> Services:
+def build_services(config: Config, on_full_run_done: Callable[[int], None],
+                   clock: Clock | None = None) -> Services:
+    clock = clock or Clock()
     signal = WorkSignal()
     projects = ProjectService()
-    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal)
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
     return Services(
-        tokens=TokenService(),
-        commands=CommandService(projects, signal),
+        tokens=TokenService(clock),
+        commands=CommandService(projects, signal, clock),
         dispatcher=dispatcher,
-        reports=ReportService(dispatcher, MirrorService(), projects, on_full_run_done),
+        reports=ReportService(dispatcher, MirrorService(), projects, on_full_run_done, clock),
         runs=SyncRunService(),
-        agents=AgentService(),
+        agents=AgentService(clock),
         health=HealthService(),
     )
 
@@ -76,18 +79,20 @@ def routes(services: Services) -> list[tuple[str, object]]:
     ]
 
 
-def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = None) -> falcon.App:
+def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = None,
+               clock: Clock | None = None) -> falcon.App:
     """The API over ``config``'s database, which must already be migrated.
 
     ``on_full_run_done(run_id)`` is called after a full run finishes; by default
-    it enqueues the neighbour-marking task on the worker's queue.
+    it enqueues the neighbour-marking task on the worker's queue. ``clock``
+    lets tests set the time.
     """
     if on_full_run_done is None:
         from worker.tasks import mark_neighbours
 
         on_full_run_done = mark_neighbours
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    services = build_services(config, on_full_run_done)
+    services = build_services(config, on_full_run_done, clock)
     app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
     errors.install(app)
     for path, resource in routes(services):
