@@ -36,7 +36,7 @@ def test_every_command_is_documented(command):
 
 @pytest.mark.parametrize("path", [path for path, _ in routes(build_services(Config(), print))])
 def test_every_route_is_documented(path):
-    documented = re.sub(r"\{(\w+):\w+\}", r"{\1}", path)  # {id:int} -> {id}
+    documented = re.sub(r"\{(\w+):\w+\}", r"{\1}", path)  # {command_id:id} -> {command_id}
     assert f"`{documented}`" in read("docs/api.md")
 
 

@@ -15,6 +15,7 @@ from hub import startup
 from hub.api import agent, errors, interface
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
+from hub.api.validation import IdConverter
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
@@ -67,13 +68,13 @@ def routes(services: Services) -> list[tuple[str, object]]:
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher)),
-        ("/agent/v1/commands/{command_id:int}/state", agent.StateResource(s.reports)),
-        ("/agent/v1/commands/{command_id:int}/done", agent.DoneResource(s.reports)),
-        ("/agent/v1/commands/{command_id:int}/failed", agent.FailedResource(s.reports)),
+        ("/agent/v1/commands/{command_id:id}/state", agent.StateResource(s.reports)),
+        ("/agent/v1/commands/{command_id:id}/done", agent.DoneResource(s.reports)),
+        ("/agent/v1/commands/{command_id:id}/failed", agent.FailedResource(s.reports)),
         # interfaces
         ("/api/v1/commands", interface.CommandsResource(s.commands)),
-        ("/api/v1/commands/{command_id:int}", interface.CommandResource(s.commands)),
-        ("/api/v1/commands/{command_id:int}/cancel", interface.CancelResource(s.commands)),
+        ("/api/v1/commands/{command_id:id}", interface.CommandResource(s.commands)),
+        ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
     ]
@@ -94,6 +95,7 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
     services = build_services(config, on_full_run_done, clock)
     app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
+    app.router_options.converters["id"] = IdConverter
     errors.install(app)
     for path, resource in routes(services):
         app.add_route(path, resource)

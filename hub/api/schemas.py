@@ -11,6 +11,9 @@ from __future__ import annotations
 COMMAND_TYPES = ("refresh", "fetch_attachment")
 COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
 
+# SQLite stores integers in 64 bits; larger ones cannot be stored or compared.
+INT64_MAX = 2**63 - 1
+ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 TEXT = {"type": "string", "maxLength": 1_000_000}
 NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
@@ -18,7 +21,7 @@ NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
 ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^\S+$"}
 AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 PROTOCOL_VERSION = {"type": "integer", "minimum": 1, "maximum": 1000}
-DELIVERY = {"type": "integer", "minimum": 1}
+DELIVERY = ID
 
 LINK = {
     "type": "object",
@@ -64,7 +67,7 @@ ATTACHMENT = {
     "properties": {
         "id": SHORT,
         "filename": {"type": "string", "minLength": 1, "maxLength": 1024},
-        "size": {"type": ["integer", "null"], "minimum": 0},
+        "size": {"type": ["integer", "null"], "minimum": 0, "maximum": INT64_MAX},
         "mime_type": NULLABLE_SHORT,
         "author": NULLABLE_SHORT,
         "created": NULLABLE_SHORT,
@@ -148,14 +151,14 @@ NEW_COMMAND = {
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000}},
             "additionalProperties": False,
         },
-        "batch_id": {"type": ["integer", "null"], "minimum": 1},
+        "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
     },
     "required": ["type"],
     "additionalProperties": False,
 }
 
 _PAGE = {
-    "cursor": {"type": "integer", "minimum": 1},
+    "cursor": ID,
     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50},
 }
 COMMAND_LIST = {

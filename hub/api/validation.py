@@ -12,6 +12,7 @@ offending field named (``field`` in the error body).
 from __future__ import annotations
 
 import json
+import re
 
 import falcon
 from jsonschema import Draft202012Validator
@@ -62,6 +63,7 @@ def query(schema: dict):
     return decorate
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
 # A JSON body is read whole; file contents travel as raw bodies, not JSON.
 MAX_JSON_BYTES = 64 * 1024 * 1024
 
@@ -80,11 +82,21 @@ def _read_json(req: falcon.Request):
     if not raw:
         raise falcon.HTTPBadRequest(title="Malformed JSON", description="The request body is empty.")
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        value = json.loads(raw, parse_constant=_reject_constant)
+        if _SURROGATE_ESCAPE.search(raw):
+            # JSON may escape half of a surrogate pair alone, which no UTF-8
+            # text (and so no database column) can hold.
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except (ValueError, UnicodeError) as exc:
         raise falcon.HTTPBadRequest(
-            title="Malformed JSON", description=f"The request body is not JSON: {exc}."
+            title="Malformed JSON", description=f"The request body is not JSON text: {exc}."
         ) from None
+
+
+def _reject_constant(name: str):
+    # Python's json reads NaN and Infinity, which JSON does not have.
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _checked(validator: Draft202012Validator, value):
@@ -114,3 +126,13 @@ def _field(error: ValidationError) -> str | None:
         if extra:
             path.append(extra[0])
     return ".".join(path) or None
+
+
+class IdConverter(falcon.routing.BaseConverter):
+    """``{name:id}`` in a route: a positive 64-bit integer; anything else is 404."""
+
+    def convert(self, value: str):
+        if not value.isascii() or not value.isdigit() or len(value) > 19:
+            return None
+        number = int(value)
+        return number if 1 <= number <= 2**63 - 1 else None

@@ -1,0 +1,121 @@
+"""However many agents claim at once, each command goes to exactly one of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+from hub import startup
+from hub.config import Config
+from hub.db import open_database
+from hub.services.commands import CommandService, WorkSignal
+from hub.services.projects import ProjectService
+from hub.services.tokens import TokenService
+from tests.test_processes import start, stop, wait_for_line
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = 300
+
+CLAIMER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from hub.db import open_database
+    from hub.services.commands import WorkSignal
+    from hub.services.dispatch import Dispatcher
+
+    db, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    open_database(db, busy_timeout_seconds=60)
+    dispatcher = Dispatcher(300, 5, WorkSignal())
+    while not go.exists():
+        time.sleep(0.001)
+    got = []
+    while True:
+        claimed = dispatcher.claim(name, 14, limit=3)
+        if not claimed:
+            break
+        got += [c["id"] for c in claimed]
+    print(json.dumps(got))
+    """
+)
+
+
+def seeded(config: Config, count: int) -> list[int]:
+    startup.prepare(config)
+    open_database(config.db_path)
+    commands = CommandService(ProjectService(), WorkSignal())
+    return [commands.enqueue_refresh(f"key = A-{i}")["id"] for i in range(count)]
+
+
+def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):
+    ids = seeded(config, COMMANDS)
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(config.db_path), str(go), f"agent-{n}"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n in range(6)]
+    time.sleep(1.0)
+    go.touch()
+    claimed = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        claimed += json.loads(out)
+
+    counts = Counter(claimed)
+    assert sorted(counts) == ids
+    assert set(counts.values()) == {1}
+
+    import sqlite3
+
+    conn = sqlite3.connect(config.db_path)
+    assert conn.execute("SELECT DISTINCT status, deliveries FROM command").fetchall() == [("claimed", 1)]
+    assert conn.execute("SELECT count(*), count(DISTINCT command_id) FROM sync_run").fetchone() == (
+        COMMANDS, COMMANDS)
+
+
+def test_agents_claiming_over_http_at_once_get_each_command_once(tmp_path):
+    data_dir = tmp_path / "data"
+    config = Config(data_dir=data_dir)
+    ids = seeded(config, 120)
+    token = TokenService().add("field", "agent")
+    server = start("serve", "--no-worker", data_dir=data_dir)
+    try:
+        url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+        results: list[list[int]] = []
+        errors: list[BaseException] = []
+
+        def agent(n: int) -> None:
+            got = []
+            try:
+                while True:
+                    body = json.dumps({"agent_id": f"agent-{n}", "version": 14, "limit": 2}).encode()
+                    request = urllib.request.Request(
+                        url + "/agent/v1/claim", data=body, method="POST",
+                        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+                    with urllib.request.urlopen(request, timeout=30) as resp:
+                        commands = json.loads(resp.read())["commands"]
+                    if not commands:
+                        break
+                    got += [c["id"] for c in commands]
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+            results.append(got)
+
+        threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        assert stop(server) == 0
+    assert errors == []
+    claimed = [i for got in results for i in got]
+    assert sorted(claimed) == ids

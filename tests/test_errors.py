@@ -1,0 +1,199 @@
+"""Errors per the contract: JSON {title, description}, the right status, never a 500."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+
+import falcon.testing
+import pytest
+
+from hub import startup
+from hub.api.app import create_app
+from hub.config import Config
+from hub.services.tokens import TokenService
+
+POSTS = [
+    ("/agent/v1/heartbeat", "agent"),
+    ("/agent/v1/claim", "agent"),
+    ("/agent/v1/commands/1/state", "agent"),
+    ("/agent/v1/commands/1/done", "agent"),
+    ("/agent/v1/commands/1/failed", "agent"),
+    ("/api/v1/commands", "interface"),
+    ("/api/v1/commands/1/cancel", "interface"),
+]
+GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
+        ("/api/v1/sync-runs", "interface"), ("/api/v1/agents", "interface"), ("/healthz", None)]
+
+
+def garbage(rng: random.Random, depth: int = 0):
+    choices = [
+        lambda: None, lambda: True, lambda: rng.randint(-10**30, 10**30), lambda: rng.random() * 1e308,
+        lambda: "".join(chr(rng.randint(0, 0x10FFFF)) for _ in range(rng.randint(0, 20))),
+        lambda: "AURORA-1", lambda: "refresh", lambda: 14,
+    ]
+    if depth < 3:
+        keys = ["agent_id", "version", "issues", "neighbors", "key", "id", "links", "comments",
+                "result", "total", "error", "delivery", "type", "params", "jql", "limit", "wait",
+                "types", "attachments", "changes", "items", "outward", "inward"]
+        choices += [
+            lambda: [garbage(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+            lambda: {rng.choice(keys): garbage(rng, depth + 1) for _ in range(rng.randint(0, 5))},
+        ]
+    return rng.choice(choices)()
+
+
+@pytest.fixture
+def client(config):
+    startup.prepare(config)
+    app = create_app(config, on_full_run_done=lambda run_id: None)
+    tokens = TokenService()
+    headers = {role: {"Authorization": f"Bearer {tokens.add(f't-{role}', role)}"}
+               for role in ("agent", "interface")}
+    return falcon.testing.TestClient(app), headers
+
+
+def test_malformed_requests_never_answer_500(client):
+    client, headers = client
+    rng = random.Random(5)
+    raw_bodies = [b"", b"{", b"[]", b"null", b"\xff\xfe", b'{"agent_id": "a", "version": 14', b"1e999999"]
+    for path, role in POSTS:
+        for raw in raw_bodies:
+            resp = client.simulate_post(path, body=raw, headers={**headers[role], "Content-Type": "application/json"})
+            assert 400 <= resp.status_code < 500, (path, raw, resp.status_code)
+            assert set(resp.json) >= {"title", "description"}
+        for _ in range(150):
+            body = garbage(rng)
+            resp = client.simulate_post(path, body=json.dumps(body), headers=headers[role])  # lone surrogates too
+            assert resp.status_code < 500, (path, body, resp.text)
+    for path, role in GETS:
+        for _ in range(30):
+            value = str(garbage(rng))[:50].encode("utf-8", "replace").decode("utf-8")
+            params = {rng.choice(["status", "type", "cursor", "limit", "x"]): value}
+            resp = client.simulate_get(path, params=params, headers=headers.get(role, {}))
+            assert resp.status_code < 500, (path, params, resp.text)
+
+
+def test_a_rejected_request_writes_nothing(client, config):
+    client, headers = client
+    before = list(sqlite3.connect(config.db_path).iterdump())
+    client.simulate_post("/api/v1/commands", json={"type": "refresh", "params": {"jql": ""}},
+                         headers=headers["interface"])
+    client.simulate_post("/agent/v1/claim", json={"agent_id": "a", "version": "14"}, headers=headers["agent"])
+    client.simulate_post("/agent/v1/heartbeat", json={"agent_id": "", "version": 14}, headers=headers["agent"])
+    assert list(sqlite3.connect(config.db_path).iterdump()) == before
+
+
+def test_unknown_fields_of_agents_are_accepted_and_of_interfaces_rejected(client):
+    client, headers = client
+    beat = client.simulate_post("/agent/v1/heartbeat", headers=headers["agent"],
+                                json={"agent_id": "a", "version": 15, "capabilities": ["x"]})
+    assert beat.status_code == 200
+    resp = client.simulate_post("/api/v1/commands", headers=headers["interface"],
+                                json={"type": "refresh", "params": {"jql": "x"}, "priority": 1})
+    assert resp.status_code == 422 and resp.json["field"] == "priority"
+
+
+def test_a_busy_database_answers_503_not_locked(tmp_path):
+    config = Config(data_dir=tmp_path / "data", busy_timeout_seconds=1)
+    startup.prepare(config)
+    client = falcon.testing.TestClient(create_app(config, on_full_run_done=lambda run_id: None))
+    headers = {"Authorization": f"Bearer {TokenService().add('i', 'interface')}"}
+    blocker = sqlite3.connect(config.db_path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        resp = client.simulate_post("/api/v1/commands", headers=headers,
+                                    json={"type": "refresh", "params": {"jql": "key = A-1"}})
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert resp.status_code == 503
+    assert resp.headers["Retry-After"] == "1"
+    assert "locked" not in resp.text
+    assert set(resp.json) == {"title", "description"}
+    again = client.simulate_post("/api/v1/commands", headers=headers,
+                                 json={"type": "refresh", "params": {"jql": "key = A-1"}})
+    assert again.status_code == 201
+
+
+def test_too_large_json_is_413(client):
+    client, headers = client
+    resp = client.simulate_post("/agent/v1/commands/1/state", headers={**headers["agent"],
+                                "Content-Length": str(65 * 1024 * 1024)}, body=b"{}")
+    assert resp.status_code == 413
+
+
+def test_lone_surrogates_in_strings_are_422(client):
+    client, headers = client
+    resp = client.simulate_post("/agent/v1/heartbeat", headers=headers["agent"],
+                                body='{"agent_id": "a\\ud800", "version": 14}')
+    assert resp.status_code == 400, resp.text
+    ok = client.simulate_post("/agent/v1/heartbeat", headers=headers["agent"],
+                              body='{"agent_id": "a\\ud83d\\ude00", "version": 14}')
+    assert ok.status_code == 200
+
+
+@pytest.mark.parametrize("body", ['{"agent_id": "a", "version": 14, "wait": NaN}',
+                                  '{"agent_id": "a", "version": 14, "wait": Infinity}'])
+def test_nan_and_infinity_are_not_json(client, body):
+    client, headers = client
+    resp = client.simulate_post("/agent/v1/claim", headers=headers["agent"], body=body)
+    assert resp.status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/api/v1/commands/0", "/api/v1/commands/-1",
+                                  "/api/v1/commands/99999999999999999999", "/api/v1/commands/１"])
+def test_ids_out_of_range_are_404(client, path):
+    client, headers = client
+    assert client.simulate_get(path, headers=headers["interface"]).status_code == 404
+
+
+VALID_STATE = {"issues": [{
+    "key": "A-1", "id": "1", "summary": "s", "labels": ["L"], "updated": "2026-10-22T13:05:11.000+0300",
+    "links": [{"type": "Blocks", "outward": "A-2"}, {"type": "Relates", "inward": "A-3"}],
+    "comments": [{"id": "101", "author": "a", "created": "2026-10-22T13:05:11.000+0300", "body": "b"}],
+    "changes": [{"id": "5", "created": "2026-10-22T13:05:11.000+0300",
+                 "items": [{"field": "status", "from": "1", "to": "3"}]}],
+    "attachments": [{"id": "9", "filename": "f.pdf", "size": 10, "created": "x"}]}],
+    "neighbors": [{"key": "A-2", "id": "2"}]}
+
+
+def mutations(value, rng: random.Random, path=()):
+    """Every leaf and container of ``value``, each replaced once by garbage."""
+    yield path, garbage(rng)
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from mutations(child, rng, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from mutations(child, rng, path + (index,))
+
+
+def replaced(value, path, new):
+    if not path:
+        return new
+    copy = json.loads(json.dumps(value))
+    target = copy
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = new
+    return copy
+
+
+def test_near_valid_state_pages_never_answer_500(client, config):
+    client, headers = client
+    from hub.models import Command
+
+    Command.create(type="refresh", params={"jql": "x"}, status="claimed", agent_id="a",
+                   claimed_at="2026-11-02T09:00:00+00:00", lease_until="2999-01-01T00:00:00+00:00",
+                   deliveries=1, created_at="2026-11-02T09:00:00+00:00")
+    rng = random.Random(5)
+    for round_ in range(4):
+        for path, new in mutations(VALID_STATE, rng):
+            body = replaced(VALID_STATE, path, new)
+            resp = client.simulate_post("/agent/v1/commands/1/state", body=json.dumps(body),
+                                        headers=headers["agent"])
+            assert resp.status_code in (200, 400, 409, 422), (path, new, resp.text)
+    assert client.simulate_post("/agent/v1/commands/1/state", json=VALID_STATE,
+                                headers=headers["agent"]).status_code == 200
