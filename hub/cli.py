@@ -185,11 +185,15 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         from worker.instance import huey
 
         consumer = start_in_process(huey)
-    # SIGTERM (systemd, kill) ends the server loop like Ctrl-C does.
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-    _say(f"serving on http://{config.host}:{server.effective_port}")
     try:
-        server.run()  # returns (closed) on KeyboardInterrupt
+        # SIGTERM (systemd, kill) ends the server like Ctrl-C does, whenever it
+        # comes: waitress's loop catches the interrupt, and so does this block
+        # if it lands before or after the loop.
+        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        _say(f"serving on http://{config.host}:{server.effective_port}")
+        server.run()
+    except KeyboardInterrupt:
+        server.close()
     finally:
         log.info("stopping")
         if consumer is not None:
