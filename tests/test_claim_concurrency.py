@@ -16,7 +16,8 @@ from pathlib import Path
 from hub import startup
 from hub.config import Config
 from hub.db import open_database
-from hub.services.commands import CommandService, WorkSignal
+from hub.services.commands import CommandService
+from hub.services.work_signal import WorkSignal
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
 from tests.test_processes import start, stop, wait_for_line
@@ -29,7 +30,7 @@ CLAIMER = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
     from hub.db import open_database
-    from hub.services.commands import WorkSignal
+    from hub.services.work_signal import WorkSignal
     from hub.services.dispatch import Dispatcher
 
     db, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

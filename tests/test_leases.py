@@ -10,7 +10,8 @@ from hub.api.app import create_app
 from hub.config import Config
 from hub.errors import Conflict
 from hub.models import Command, SyncRun
-from hub.services.commands import CommandService, WorkSignal
+from hub.services.commands import CommandService
+from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.projects import ProjectService
 from tests.conftest import MovableClock

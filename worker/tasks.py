@@ -11,7 +11,7 @@ from huey import crontab
 
 from hub.config import Config
 from hub.db import database, open_database
-from hub.services.commands import WorkSignal
+from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.sync_runs import SyncRunService
 from worker.instance import huey

@@ -20,7 +20,8 @@ from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
 from hub.services.agents import AgentService
-from hub.services.commands import CommandService, WorkSignal
+from hub.services.commands import CommandService
+from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.health import HealthService
 from hub.services.mirror import MirrorService

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
@@ -11,6 +9,7 @@ from hub.models import Batch, Command
 from hub.services.pagination import page
 from hub.services.projects import ProjectService
 from hub.services.sync_runs import close_open_run
+from hub.services.work_signal import WorkSignal
 
 OPEN_STATUSES = ("queued", "claimed")
 
@@ -31,30 +30,6 @@ def serialize_command(command: Command) -> dict:
         "result": command.result,
         "error": command.error,
     }
-
-
-class WorkSignal:
-    """Wakes long-polling claims in this process when work is enqueued.
-
-    Claims in other processes do not hear it; they find the work at their next
-    poll, a second later at most.
-    """
-
-    def __init__(self) -> None:
-        self._condition = threading.Condition()
-        self._generation = 0
-
-    def notify(self) -> None:
-        with self._condition:
-            self._generation += 1
-            self._condition.notify_all()
-
-    def generation(self) -> int:
-        return self._generation
-
-    def wait(self, seen: int, timeout: float) -> None:
-        with self._condition:
-            self._condition.wait_for(lambda: self._generation != seen, timeout)
 
 
 class CommandService:

@@ -20,7 +20,7 @@ from hub.clock import Clock, after, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
 from hub.models import AgentStatus, Command
-from hub.services.commands import WorkSignal
+from hub.services.work_signal import WorkSignal
 from hub.services.sync_runs import close_open_run, open_run
 
 log = logging.getLogger(__name__)
@@ -55,15 +55,14 @@ class Dispatcher:
         """Record the agent as seen, extend its leases, name its cancelled commands."""
         now = self._clock.now()
         with database.atomic():
-            previous = AgentStatus.get_or_none(AgentStatus.agent_id == agent_id)
             self._seen(agent_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == "claimed", Command.agent_id == agent_id)
              .execute())
-            # Cancelled since the agent's previous heartbeat (or within one lease,
-            # for an agent the hub has not heard before).
-            since = (previous.last_seen_at if previous is not None
-                     else iso(now - timedelta(seconds=self._lease_seconds)))
+            # Cancelled while this agent held it, within the last lease: an
+            # agent that heartbeats at all within its lease hears of each one
+            # (perhaps more than once, which is harmless).
+            since = iso(now - timedelta(seconds=self._lease_seconds))
             cancelled = [c.id for c in Command.select(Command.id).where(
                 Command.status == "cancelled", Command.agent_id == agent_id,
                 Command.finished_at >= since).order_by(Command.id)]
@@ -146,17 +145,16 @@ class Dispatcher:
                        .where(Command.status == "claimed", Command.lease_until < stamp))
         counts = {"requeued": 0, "failed": 0}
         for command in expired:
+            holder = command.agent_id
             if command.deliveries >= self._max_deliveries:
+                # Failed: agent_id stays, naming the last agent that held it.
                 command.status, command.finished_at = "failed", stamp
                 command.error = (f"lease expired on delivery {command.deliveries} of "
                                  f"{self._max_deliveries} (HUB_MAX_DELIVERIES): given up")
                 counts["failed"] += 1
             else:
-                command.status = "queued"
-                command.claimed_at = None
+                command.status, command.agent_id, command.claimed_at = "queued", None, None
                 counts["requeued"] += 1
-            holder = command.agent_id
-            command.agent_id = holder if command.status == "failed" else None
             command.lease_until = None
             command.save()
             close_open_run(command.id, "failed", stamp,

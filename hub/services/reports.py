@@ -13,7 +13,7 @@ from hub.services.commands import serialize_command
 from hub.services.dispatch import Dispatcher
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
-from hub.services.sync_runs import open_run, running_run
+from hub.services.sync_runs import close_open_run, open_run, running_run
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +78,7 @@ class ReportService:
             command.status, command.finished_at = "failed", now
             command.error, command.lease_until = report["error"], None
             command.save()
-            run = running_run(command.id)
-            if run is not None:
-                run.status, run.finished_at, run.error = "failed", now, report["error"]
-                run.save()
+            close_open_run(command.id, "failed", now, error=report["error"])
         return serialize_command(command)
 
     def _held(self, command_id: int, report: dict) -> Command:
