@@ -15,6 +15,7 @@ from hub import startup
 from hub.api import agent, errors, interface
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
+from hub.api.openapi import OpenAPIResource
 from hub.api.validation import IdConverter
 from hub.clock import Clock
 from hub.config import Config
@@ -64,8 +65,10 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
 def routes(services: Services) -> list[tuple[str, object]]:
     """The route table: every path the hub answers, with its resource."""
     s = services
-    return [
+    openapi = OpenAPIResource()
+    table = [
         ("/healthz", HealthResource(s.health)),
+        ("/openapi.json", openapi),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher)),
@@ -79,6 +82,8 @@ def routes(services: Services) -> list[tuple[str, object]]:
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
     ]
+    openapi.describe(table)
+    return table
 
 
 def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = None,

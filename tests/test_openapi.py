@@ -1,0 +1,31 @@
+"""/openapi.json describes every route from the same schemas that validate requests."""
+
+from __future__ import annotations
+
+from hub.api import schemas
+
+
+def test_openapi_lists_every_route_with_its_schemas(hub):
+    resp = hub.client.simulate_get("/openapi.json")
+    assert resp.status_code == 200
+    doc = resp.json
+    assert doc["openapi"] == "3.1.0"
+    paths = doc["paths"]
+    assert set(paths) == {
+        "/healthz", "/openapi.json", "/agent/v1/heartbeat", "/agent/v1/claim",
+        "/agent/v1/commands/{command_id}/state", "/agent/v1/commands/{command_id}/done",
+        "/agent/v1/commands/{command_id}/failed", "/api/v1/commands",
+        "/api/v1/commands/{command_id}", "/api/v1/commands/{command_id}/cancel",
+        "/api/v1/sync-runs", "/api/v1/agents",
+    }
+    claim = paths["/agent/v1/claim"]["post"]
+    assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM
+    assert claim["x-roles"] == ["agent"] and claim["security"] == [{"bearer": []}]
+    listing = paths["/api/v1/commands"]["get"]
+    assert {p["name"] for p in listing["parameters"]} == {"cursor", "limit", "status", "type"}
+    assert paths["/api/v1/commands"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"] == schemas.NEW_COMMAND
+    state = paths["/agent/v1/commands/{command_id}/state"]["post"]
+    assert state["parameters"][0] == {"name": "command_id", "in": "path", "required": True,
+                                      "schema": {"type": "integer", "minimum": 1}}
+    assert "security" not in paths["/healthz"]["get"]
