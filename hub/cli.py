@@ -16,6 +16,7 @@ from typing import Sequence
 from hub.config import Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
+from hub.services.projects import BOARD_TYPES
 from hub.services.tokens import ROLES
 
 log = logging.getLogger("hub")
@@ -58,6 +59,26 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = token_commands.add_parser("revoke", help="delete a token; its holder gets 401")
     revoke.add_argument("name")
     revoke.set_defaults(handler=_token_revoke)
+
+    project = commands.add_parser("project", help="manage projects (one Jira label each)")
+    project_commands = project.add_subparsers(dest="project_command", required=True, metavar="ACTION")
+    padd = project_commands.add_parser("add", help="add a project")
+    padd.add_argument("label", help="the Jira label that marks the project's issues")
+    padd.add_argument("--name", required=True, help="the name interfaces show")
+    padd.add_argument("--board-id", type=int, help="its agile board's id")
+    padd.add_argument("--board-type", choices=BOARD_TYPES, help="its agile board's type")
+    padd.set_defaults(handler=_project_add)
+    project_commands.add_parser("list", help="list projects and print the base JQL").set_defaults(
+        handler=_project_list)
+    premove = project_commands.add_parser("remove", help="remove a project")
+    premove.add_argument("label")
+    premove.set_defaults(handler=_project_remove)
+
+    scope = commands.add_parser("scope", help="the part of the base JQL before its labels clause")
+    scope_commands = scope.add_subparsers(dest="scope_command", required=True, metavar="ACTION")
+    sset = scope_commands.add_parser("set", help="set it, e.g. 'project = AURORA' ('' for none)")
+    sset.add_argument("jql")
+    sset.set_defaults(handler=_scope_set)
     return parser
 
 
@@ -128,6 +149,48 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     TokenService().revoke(args.name)
     _say(f"token {args.name!r} revoked")
+    return 0
+
+
+def _project_add(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.projects import ProjectService
+
+    _open(config)
+    projects = ProjectService()
+    added = projects.add(args.label, args.name, args.board_id, args.board_type)
+    _say(f"project {added['label']!r} added; base JQL: {projects.base_jql()}")
+    return 0
+
+
+def _project_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.projects import ProjectService
+
+    _open(config)
+    projects = ProjectService()
+    for p in projects.list():
+        board = f"{p['board_type']} board {p['board_id']}" if p["board_id"] is not None else "no board"
+        _say(f"{p['label']}\t{p['name']}\t{board}")
+    _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
+    return 0
+
+
+def _project_remove(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.projects import ProjectService
+
+    _open(config)
+    projects = ProjectService()
+    projects.remove(args.label)
+    _say(f"project {args.label!r} removed; base JQL: {projects.base_jql() or '(none)'}")
+    return 0
+
+
+def _scope_set(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.projects import ProjectService
+
+    _open(config)
+    projects = ProjectService()
+    projects.set_scope(args.jql)
+    _say(f"scope set; base JQL: {projects.base_jql() or '(none: add a project)'}")
     return 0
 
 

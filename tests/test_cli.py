@@ -73,3 +73,24 @@ def test_unknown_command_is_a_usage_error(tmp_path):
     result = run_hub("frobnicate", data_dir=tmp_path / "data")
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
+
+
+def test_projects_and_scope_make_the_base_jql(tmp_path):
+    data_dir = tmp_path / "data"
+    assert "base JQL: (none: add a project)" in run_hub("project", "list", data_dir=data_dir).stdout
+    added = run_hub("project", "add", "AWPCA", "--name", "АРМ КА", "--board-id", "4216",
+                    "--board-type", "scrum", data_dir=data_dir)
+    assert added.returncode == 0, added.stderr
+    assert 'base JQL: labels in ("AWPCA")' in added.stdout
+    assert run_hub("scope", "set", "project = AURORA", data_dir=data_dir).returncode == 0
+    run_hub("project", "add", "KPI", "--name", "KPI", data_dir=data_dir)
+    listed = run_hub("project", "list", data_dir=data_dir).stdout.splitlines()
+    assert listed == ["AWPCA\tАРМ КА\tscrum board 4216", "KPI\tKPI\tno board",
+                      'base JQL: project = AURORA AND labels in ("AWPCA", "KPI")']
+    duplicate = run_hub("project", "add", "KPI", "--name", "again", data_dir=data_dir)
+    assert duplicate.returncode == 1 and "exists" in duplicate.stderr
+    half = run_hub("project", "add", "X", "--name", "X", "--board-id", "1", data_dir=data_dir)
+    assert half.returncode == 1 and "go together" in half.stderr
+    removed = run_hub("project", "remove", "KPI", data_dir=data_dir)
+    assert 'base JQL: project = AURORA AND labels in ("AWPCA")' in removed.stdout
+    assert run_hub("project", "remove", "KPI", data_dir=data_dir).returncode == 1

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from hub.models import Project, Setting
+from hub.clock import Clock, iso
+from hub.db import database
+from hub.errors import Conflict, ContractError, NotFound
+from hub.models import Batch, Project, Setting
+
+BOARD_TYPES = ("scrum", "kanban")
 
 
 def compose_base_jql(scope: str, labels: list[str]) -> str | None:
@@ -18,9 +23,57 @@ def compose_base_jql(scope: str, labels: list[str]) -> str | None:
     return f"{scope} AND {clause}" if scope else clause
 
 
+def serialize_project(project: Project) -> dict:
+    return {"label": project.label, "name": project.name, "board_id": project.board_id,
+            "board_type": project.board_type, "created_at": project.created_at}
+
+
 class ProjectService:
+    def __init__(self, clock: Clock | None = None):
+        self._clock = clock or Clock()
+
+    def add(self, label: str, name: str, board_id: int | None = None,
+            board_type: str | None = None) -> dict:
+        """Add a project: one Jira label, shown under ``name``."""
+        label, name = label.strip(), name.strip()
+        if not label or any(c.isspace() for c in label):
+            raise ContractError(f"label {label!r} must be one Jira label: no spaces", "label")
+        if not name:
+            raise ContractError("name must not be empty", "name")
+        if board_type is not None and board_type not in BOARD_TYPES:
+            raise ContractError(f"board_type must be scrum or kanban, got {board_type!r}", "board_type")
+        if (board_id is None) != (board_type is None):
+            raise ContractError("board_id and board_type go together", "board_type")
+        with database.atomic():
+            if Project.get_or_none(Project.label == label) is not None:
+                raise Conflict(f"project {label!r} exists")
+            project = Project.create(label=label, name=name, board_id=board_id,
+                                     board_type=board_type, created_at=iso(self._clock.now()))
+        return serialize_project(project)
+
+    def list(self) -> list[dict]:
+        return [serialize_project(p) for p in Project.select().order_by(Project.label)]
+
+    def remove(self, label: str) -> None:
+        """Remove a project that no batch names; the base JQL loses its label."""
+        with database.atomic():
+            if Project.get_or_none(Project.label == label) is None:
+                raise NotFound(f"no project {label!r}")
+            batches = Batch.select().where(Batch.project == label).count()
+            if batches:
+                raise Conflict(f"project {label!r} is named by {batches} batches; it stays")
+            Project.delete().where(Project.label == label).execute()
+
+    def scope(self) -> str:
+        row = Setting.get_or_none(Setting.key == "jql_scope")
+        return row.value.strip() if row else ""
+
+    def set_scope(self, jql: str) -> None:
+        """Set the part of the base JQL before its labels clause (may be empty)."""
+        with database.atomic():
+            Setting.insert(key="jql_scope", value=jql.strip()).on_conflict_replace().execute()
+
     def base_jql(self) -> str | None:
         """The base JQL now; a ``refresh`` with exactly this JQL is a full run."""
-        scope = Setting.get_or_none(Setting.key == "jql_scope")
         labels = [p.label for p in Project.select(Project.label)]
-        return compose_base_jql(scope.value.strip() if scope else "", labels)
+        return compose_base_jql(self.scope(), labels)
