@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     premove.add_argument("label")
     premove.set_defaults(handler=_project_remove)
 
+    cleanup = commands.add_parser("cleanup", help="clean the file store now; print what it removed")
+    cleanup.add_argument("--dry-run", action="store_true", help="only print what it would remove")
+    cleanup.set_defaults(handler=_cleanup)
+
     scope = commands.add_parser("scope", help="the part of the base JQL before its labels clause")
     scope_commands = scope.add_subparsers(dest="scope_command", required=True, metavar="ACTION")
     sset = scope_commands.add_parser("set", help="set it, e.g. 'project = AURORA' ('' for none)")
@@ -191,6 +195,22 @@ def _scope_set(config: Config, args: argparse.Namespace) -> int:
     projects = ProjectService()
     projects.set_scope(args.jql)
     _say(f"scope set; base JQL: {projects.base_jql() or '(none: add a project)'}")
+    return 0
+
+
+def _cleanup(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.cleanup import CleanupService
+    from hub.services.files import FileStore
+
+    _open(config)
+    report = CleanupService(FileStore(config.files_dir), config.files_quota_bytes,
+                            config.files_max_age_days).run(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    for rule, items in report.removed.items():
+        if items:
+            _say(f"{rule}: {len(items)} files, {sum(size for _, size in items)} bytes")
+    _say(f"{verb} {report.files} files, {report.bytes} bytes; "
+         f"{report.kept_bytes} bytes kept (quota {config.files_quota_bytes})")
     return 0
 
 

@@ -8,6 +8,7 @@ the variable, rather than running with a guess.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
@@ -40,9 +41,12 @@ def _text(name: str, raw: str) -> str:
     return value
 
 
+_CRON_FIELD = re.compile(r"[0-9*/,-]+\Z")
+
+
 def _cron(name: str, raw: str) -> str:
     value = " ".join(raw.split())
-    if len(value.split(" ")) != 5:
+    if len(value.split(" ")) != 5 or not all(_CRON_FIELD.match(f) for f in value.split(" ")):
         raise ConfigError(
             f"{name} must be a five-field cron expression (minute hour day month weekday), "
             f"got {raw!r}"

@@ -12,9 +12,11 @@ class HubError(Exception):
 
     title = "Request failed"
 
-    def __init__(self, description: str):
+    def __init__(self, description: str, **extra):
         super().__init__(description)
         self.description = description
+        # More members of the error body, e.g. the state that made a request conflict.
+        self.extra = extra
 
 
 class NotFound(HubError):
@@ -33,5 +35,15 @@ class ContractError(HubError):
     title = "Invalid request"
 
     def __init__(self, description: str, field: str | None = None):
-        super().__init__(description)
+        super().__init__(description, **({"field": field} if field else {}))
         self.field = field
+
+
+class BadRequest(HubError):
+    """The request cannot be read as sent (a body cut short, ...)."""
+
+    title = "Bad request"
+
+
+class TooLarge(HubError):
+    title = "Too large"

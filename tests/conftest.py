@@ -86,8 +86,10 @@ class Hub:
     def agent(self, method: str, path: str, body=None, role: str | None = "agent"):
         return self.client.simulate_request(method, path, json=body, headers=self.headers(role))
 
-    def api(self, method: str, path: str, body=None, role: str | None = "interface", **kwargs):
-        return self.client.simulate_request(method, path, json=body, headers=self.headers(role), **kwargs)
+    def api(self, method: str, path: str, body=None, role: str | None = "interface",
+            headers: dict | None = None, **kwargs):
+        return self.client.simulate_request(method, path, json=body,
+                                            headers={**self.headers(role), **(headers or {})}, **kwargs)
 
 
 @pytest.fixture

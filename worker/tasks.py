@@ -13,6 +13,8 @@ from hub.config import Config
 from hub.db import database, open_database
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
+from hub.services.cleanup import CleanupService
+from hub.services.files import FileStore
 from hub.services.sync_runs import SyncRunService
 from worker.instance import huey
 
@@ -35,3 +37,17 @@ def mark_neighbours(run_id: int) -> int:
 def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
     return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
+
+
+def cleanup_schedule(cron: str):
+    """HUB_CLEANUP_CRON's five fields as a Huey schedule."""
+    minute, hour, day, month, day_of_week = cron.split()
+    return crontab(minute=minute, hour=hour, day=day, month=month, day_of_week=day_of_week)
+
+
+@huey.periodic_task(cleanup_schedule(config.cleanup_cron))
+def clean_file_store() -> dict:
+    """On HUB_CLEANUP_CRON: keep the file store in bounds (see hub.services.cleanup)."""
+    service = CleanupService(FileStore(config.files_dir), config.files_quota_bytes,
+                             config.files_max_age_days)
+    return service.run().summary()

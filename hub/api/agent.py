@@ -6,7 +6,9 @@ import falcon
 
 from hub.api import schemas
 from hub.api.auth import AGENT
-from hub.api.validation import accepts
+from hub.api.validation import accepts, query
+from hub.errors import ContractError
+from hub.services.files import is_sha256
 from hub.services.dispatch import Dispatcher
 from hub.services.reports import ReportService
 
@@ -70,3 +72,24 @@ class FailedResource:
     @accepts(schemas.FAILED)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         resp.media = self._reports.failed(command_id, req.context.body)
+
+
+class FileResource:
+    roles = AGENT
+
+    def __init__(self, reports: ReportService, max_upload_bytes: int):
+        self._reports = reports
+        self._max_upload_bytes = max_upload_bytes
+
+    @query(schemas.UPLOAD_QUERY)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """The content of a held fetch_attachment, as the raw body."""
+        expected = req.get_header("X-Content-SHA256")
+        if expected is not None and not is_sha256(expected.strip().lower()):
+            raise ContractError("X-Content-SHA256 must be 64 hex digits", "X-Content-SHA256")
+        q = req.context.query
+        resp.media = self._reports.upload(
+            command_id, req.bounded_stream, length=req.content_length,
+            max_bytes=self._max_upload_bytes,
+            expected_sha256=expected.strip().lower() if expected else None,
+            agent_id=q.get("agent_id"), delivery=q.get("delivery"))

@@ -12,7 +12,7 @@ from typing import Callable
 import falcon
 
 from hub import startup
-from hub.api import agent, errors, interface
+from hub.api import agent, attachments, errors, interface
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.openapi import OpenAPIResource
@@ -21,6 +21,8 @@ from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
 from hub.services.agents import AgentService
+from hub.services.attachments import AttachmentService
+from hub.services.files import FileStore
 from hub.services.commands import CommandService
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
@@ -42,6 +44,7 @@ class Services:
     reports: ReportService
     runs: SyncRunService
     agents: AgentService
+    attachments: AttachmentService
     health: HealthService
 
 
@@ -51,18 +54,20 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     signal = WorkSignal()
     projects = ProjectService()
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
+    store = FileStore(config.files_dir)
     return Services(
         tokens=TokenService(clock),
         commands=CommandService(projects, signal, clock),
         dispatcher=dispatcher,
-        reports=ReportService(dispatcher, MirrorService(), projects, on_full_run_done, clock),
+        reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock),
         runs=SyncRunService(),
         agents=AgentService(clock),
+        attachments=AttachmentService(store, signal, clock),
         health=HealthService(),
     )
 
 
-def routes(services: Services) -> list[tuple[str, object]]:
+def routes(services: Services, config: Config) -> list[tuple[str, object]]:
     """The route table: every path the hub answers, with its resource."""
     s = services
     openapi = OpenAPIResource()
@@ -75,12 +80,19 @@ def routes(services: Services) -> list[tuple[str, object]]:
         ("/agent/v1/commands/{command_id:id}/state", agent.StateResource(s.reports)),
         ("/agent/v1/commands/{command_id:id}/done", agent.DoneResource(s.reports)),
         ("/agent/v1/commands/{command_id:id}/failed", agent.FailedResource(s.reports)),
+        ("/agent/v1/commands/{command_id:id}/file",
+         agent.FileResource(s.reports, config.max_upload_bytes)),
         # interfaces
-        ("/api/v1/commands", interface.CommandsResource(s.commands)),
+        ("/api/v1/commands", interface.CommandsResource(s.commands, s.attachments)),
         ("/api/v1/commands/{command_id:id}", interface.CommandResource(s.commands)),
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/issues/{key}/attachments", attachments.IssueAttachmentsResource(s.attachments)),
+        ("/api/v1/attachments/states", attachments.AttachmentStatesResource(s.attachments)),
+        ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments)),
+        ("/api/v1/attachments/{attachment_id}/fetch", attachments.FetchResource(s.attachments)),
+        ("/api/v1/attachments/{attachment_id}/content", attachments.ContentResource(s.attachments)),
     ]
     openapi.describe(table)
     return table
@@ -103,7 +115,7 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
     app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
     app.router_options.converters["id"] = IdConverter
     errors.install(app)
-    for path, resource in routes(services):
+    for path, resource in routes(services, config):
         app.add_route(path, resource)
     return app
 

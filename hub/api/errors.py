@@ -12,13 +12,15 @@ import logging
 import falcon
 import peewee
 
-from hub.errors import Conflict, ContractError, HubError, NotFound
+from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge
 
 log = logging.getLogger(__name__)
 
 STATUS = {
+    BadRequest: falcon.HTTP_400,
     NotFound: falcon.HTTP_404,
     Conflict: falcon.HTTP_409,
+    TooLarge: falcon.HTTP_413,
     ContractError: falcon.HTTP_422,
 }
 
@@ -38,9 +40,7 @@ def _serialize(req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError
 def _domain_error(req, resp, exc: HubError, params) -> None:
     status = next((s for cls, s in STATUS.items() if isinstance(exc, cls)), falcon.HTTP_400)
     resp.status = status
-    resp.media = {"title": exc.title, "description": exc.description}
-    if isinstance(exc, ContractError) and exc.field:
-        resp.media["field"] = exc.field
+    resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 
 def _database_error(req, resp, exc: peewee.OperationalError, params) -> None:

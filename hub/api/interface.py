@@ -7,7 +7,9 @@ import falcon
 from hub.api import schemas
 from hub.api.auth import INTERFACE
 from hub.api.validation import accepts, query
+from hub.errors import ContractError
 from hub.services.agents import AgentService
+from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
 from hub.services.sync_runs import SyncRunService
 
@@ -15,8 +17,9 @@ from hub.services.sync_runs import SyncRunService
 class CommandsResource:
     roles = INTERFACE
 
-    def __init__(self, commands: CommandService):
+    def __init__(self, commands: CommandService, attachments: AttachmentService):
         self._commands = commands
+        self._attachments = attachments
 
     @query(schemas.COMMAND_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -24,10 +27,21 @@ class CommandsResource:
 
     @accepts(schemas.NEW_COMMAND)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Enqueue a command: 201 with it, or 200 with the command already there."""
         body = req.context.body
-        resp.media = self._commands.enqueue_refresh(
-            (body.get("params") or {}).get("jql"), body.get("batch_id"))
-        resp.status = falcon.HTTP_201
+        params = body.get("params") or {}
+        if body["type"] == "refresh":
+            if "attachment_id" in params:
+                raise ContractError("a refresh takes params.jql only", "params.attachment_id")
+            resp.media = self._commands.enqueue_refresh(params.get("jql"), body.get("batch_id"))
+            resp.status = falcon.HTTP_201
+            return
+        if "attachment_id" not in params or "jql" in params:
+            raise ContractError("a fetch_attachment takes params.attachment_id", "params.attachment_id")
+        state, command, created = self._attachments.request_fetch(params["attachment_id"])
+        # Ready: nothing new; the command that fetched it stands for the request.
+        resp.media = command or self._commands.get(state["command_id"])
+        resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
 
 
 class CommandResource:

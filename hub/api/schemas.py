@@ -145,10 +145,11 @@ FAILED = {
 NEW_COMMAND = {
     "type": "object",
     "properties": {
-        "type": {"enum": ["refresh"]},
+        "type": {"enum": list(COMMAND_TYPES)},
         "params": {
             "type": "object",
-            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000}},
+            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
+                           "attachment_id": SHORT},
             "additionalProperties": False,
         },
         "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
@@ -173,5 +174,23 @@ COMMAND_LIST = {
 SYNC_RUN_LIST = {
     "type": "object",
     "properties": {**_PAGE, "status": {"enum": ["running", "done", "failed"]}},
+    "additionalProperties": False,
+}
+
+ATTACHMENT_STATE = {"enum": ["ready", "fetching", "failed", "none"]}
+ATTACHMENT_QUERY = {
+    "type": "object",
+    "properties": {"wait": {"type": "integer", "minimum": 0, "maximum": 30}, "known": ATTACHMENT_STATE},
+    "additionalProperties": False,
+}
+ATTACHMENT_STATES = {
+    "type": "object",
+    "properties": {"ids": {"type": "array", "items": SHORT, "maxItems": 1000}},
+    "required": ["ids"],
+    "additionalProperties": False,
+}
+UPLOAD_QUERY = {
+    "type": "object",
+    "properties": {"agent_id": AGENT_ID, "delivery": DELIVERY},
     "additionalProperties": False,
 }

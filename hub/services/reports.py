@@ -8,9 +8,10 @@ from typing import Callable
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError
-from hub.models import Command, SyncRun
+from hub.models import AttachmentFile, Command, SyncRun
 from hub.services.commands import serialize_command
 from hub.services.dispatch import Dispatcher
+from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
 from hub.services.sync_runs import close_open_run, open_run, running_run
@@ -20,7 +21,9 @@ log = logging.getLogger(__name__)
 
 class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
-                 on_full_run_done: Callable[[int], None], clock: Clock | None = None):
+                 store: FileStore, on_full_run_done: Callable[[int], None],
+                 clock: Clock | None = None):
+        self._store = store
         self._dispatcher = dispatcher
         self._mirror = mirror
         self._projects = projects
@@ -61,8 +64,7 @@ class ReportService:
                 if self._is_full(command) and run.issues_loaded >= 1:
                     full_run = run.id
             else:
-                raise Conflict(f"command {command_id} is a {command.type}; this hub does not "
-                               "accept its results yet")
+                result = self._record_file(command, result, now)
             command.status, command.finished_at = "done", now
             command.result, command.lease_until = result, None
             command.save()
@@ -80,6 +82,43 @@ class ReportService:
             command.save()
             close_open_run(command.id, "failed", now, error=report["error"])
         return serialize_command(command)
+
+    def upload(self, command_id: int, stream, *, length: int | None, max_bytes: int,
+               expected_sha256: str | None, agent_id: str | None,
+               delivery: int | None) -> dict:
+        """Store the content of a held ``fetch_attachment``: ``{sha256, size}``.
+
+        The holder is checked (and the lease extended) in a short transaction
+        first; the body is then streamed to the store with no transaction open.
+        """
+        with database.atomic():
+            command = self._dispatcher.held(command_id, agent_id, delivery)
+            if command.type != "fetch_attachment":
+                raise Conflict(f"command {command_id} is a {command.type}; files belong "
+                               "to fetch_attachment commands")
+        sha256, size = self._store.receive(stream, length=length, max_bytes=max_bytes,
+                                           expected_sha256=expected_sha256)
+        return {"sha256": sha256, "size": size}
+
+    def _record_file(self, command: Command, result, now: str) -> dict:
+        """``done`` of a fetch_attachment: the only writer of ``attachment_file``."""
+        if not isinstance(result, dict) or not is_sha256(result.get("sha256")):
+            raise ContractError("a fetch_attachment's result is {sha256, size}: sha256 as 64 "
+                                "lowercase hex digits", "result.sha256")
+        size = result.get("size")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise ContractError("result.size must be the file's size in bytes", "result.size")
+        stored = self._store.size(result["sha256"])
+        if stored is None:
+            raise Conflict(f"no file {result['sha256']} in the store: upload it with "
+                           f"PUT /agent/v1/commands/{command.id}/file first")
+        if stored != size:
+            raise Conflict(f"file {result['sha256']} is {stored} bytes, not {size}")
+        attachment_id = (command.params or {}).get("attachment_id")
+        (AttachmentFile.insert(attachment_id=attachment_id, file=result["sha256"], size=size,
+                               fetched_at=now)
+         .on_conflict_replace().execute())
+        return {"sha256": result["sha256"], "size": size}
 
     def _held(self, command_id: int, report: dict) -> Command:
         return self._dispatcher.held(command_id, report.get("agent_id"), report.get("delivery"))

@@ -1,0 +1,102 @@
+"""``/api/v1`` resources for attachments (token role ``interface`` or ``admin``)."""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.api import schemas
+from hub.api.auth import INTERFACE
+from hub.api.download import FileSlice, Unsatisfiable, content_disposition, etag_matches, parse_range
+from hub.api.validation import accepts, query
+from hub.errors import Conflict
+from hub.services.attachments import AttachmentService
+
+
+class AttachmentResource:
+    roles = INTERFACE
+
+    def __init__(self, attachments: AttachmentService):
+        self._attachments = attachments
+
+    @query(schemas.ATTACHMENT_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
+        """One attachment with its state; ``wait`` and ``known`` hold it until the state changes."""
+        q = req.context.query
+        if q.get("wait") and q.get("known"):
+            resp.media = self._attachments.wait_for_change(attachment_id, q["known"], q["wait"])
+        else:
+            resp.media = self._attachments.state(attachment_id)
+
+
+class AttachmentStatesResource:
+    roles = INTERFACE
+
+    def __init__(self, attachments: AttachmentService):
+        self._attachments = attachments
+
+    @accepts(schemas.ATTACHMENT_STATES)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The states of many attachments; ids the mirror does not know are left out."""
+        resp.media = {"items": self._attachments.states(req.context.body["ids"])}
+
+
+class FetchResource:
+    roles = INTERFACE
+
+    def __init__(self, attachments: AttachmentService):
+        self._attachments = attachments
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
+        """Ask for the content: 201 with a new command, or 200 (ready, or already fetching)."""
+        state, command, created = self._attachments.request_fetch(attachment_id)
+        resp.media = {**state, "command": command}
+        resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+
+
+class ContentResource:
+    roles = INTERFACE
+
+    def __init__(self, attachments: AttachmentService):
+        self._attachments = attachments
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
+        """The file, streamed; ``Range`` and ``If-None-Match`` are honoured."""
+        content = self._attachments.content(attachment_id)
+        etag = f'"{content.sha256}"'
+        resp.set_header("ETag", etag)
+        resp.set_header("Accept-Ranges", "bytes")
+        resp.set_header("Cache-Control", "private, no-cache")
+        if etag_matches(req.get_header("If-None-Match"), etag):
+            resp.status = falcon.HTTP_304
+            return
+        try:
+            span = parse_range(req.get_header("Range"), content.size)
+        except Unsatisfiable:
+            raise falcon.HTTPRangeNotSatisfiable(content.size) from None
+        try:
+            file = open(content.path, "rb")
+        except FileNotFoundError:
+            # Cleanup removed it between the state check and here.
+            raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None
+        resp.content_type = content.mime_type or "application/octet-stream"
+        resp.set_header("Content-Disposition", content_disposition(content.filename))
+        resp.set_header("X-Content-Type-Options", "nosniff")
+        if span is None:
+            resp.set_stream(file, content.size)
+            return
+        first, last = span
+        file.seek(first)
+        resp.status = falcon.HTTP_206
+        resp.set_header("Content-Range", f"bytes {first}-{last}/{content.size}")
+        resp.set_stream(FileSlice(file, last - first + 1), last - first + 1)
+
+
+class IssueAttachmentsResource:
+    roles = INTERFACE
+
+    def __init__(self, attachments: AttachmentService):
+        self._attachments = attachments
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """The attachments listed on one issue, with their states."""
+        resp.media = {"items": self._attachments.for_issue(key), "next_cursor": None}

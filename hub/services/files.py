@@ -1,0 +1,102 @@
+"""The file store: attachment contents named by their sha256, under ``files/``.
+
+An upload is written to ``files/.tmp/`` while its sha256 is computed, fsynced,
+and only then renamed to ``files/<sha256>`` (mode 0600): a file in the store is
+always whole and verified. Two attachments with the same content share a file.
+Nothing here reads a file whole into memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import BinaryIO
+
+from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir
+from hub.errors import BadRequest, ContractError, TooLarge
+
+CHUNK = 1024 * 1024
+SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def is_sha256(value: object) -> bool:
+    return isinstance(value, str) and SHA256.match(value) is not None
+
+
+class FileStore:
+    def __init__(self, root: Path):
+        self.root = root
+        self.tmp = root / ".tmp"
+
+    def path(self, sha256: str) -> Path:
+        """Where a file lives; only a well-formed sha256 names one."""
+        if not is_sha256(sha256):
+            raise ValueError(f"not a sha256: {sha256!r}")
+        return self.root / sha256
+
+    def size(self, sha256: str) -> int | None:
+        """The stored file's size, or None when the store does not have it."""
+        try:
+            return self.path(sha256).stat().st_size
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def receive(self, stream: BinaryIO, *, length: int | None, max_bytes: int,
+                expected_sha256: str | None = None) -> tuple[str, int]:
+        """Store what ``stream`` holds; returns ``(sha256, size)``.
+
+        Raises TooLarge past ``max_bytes``, BadRequest when fewer bytes than
+        ``length`` arrive, ContractError when the content's sha256 is not
+        ``expected_sha256``. On any failure nothing is left behind.
+        """
+        if length is not None and length > max_bytes:
+            raise TooLarge(f"the file is {length} bytes; this hub takes at most {max_bytes} "
+                           "(HUB_MAX_UPLOAD_BYTES)")
+        ensure_private_dir(self.root)
+        ensure_private_dir(self.tmp)
+        partial = self.tmp / f"{uuid.uuid4().hex}.part"
+        digest, size = hashlib.sha256(), 0
+        try:
+            with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
+                      "wb", buffering=0) as out:
+                while True:
+                    chunk = stream.read(CHUNK)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise TooLarge(f"the file is over {max_bytes} bytes (HUB_MAX_UPLOAD_BYTES)")
+                    digest.update(chunk)
+                    out.write(chunk)
+                if length is not None and size != length:
+                    raise BadRequest(f"the upload ended after {size} of {length} bytes")
+                sha256 = digest.hexdigest()
+                if expected_sha256 is not None and expected_sha256.lower() != sha256:
+                    raise ContractError(
+                        f"the content's sha256 is {sha256}, not {expected_sha256} as "
+                        "X-Content-SHA256 says; nothing was stored", "X-Content-SHA256")
+                os.fsync(out.fileno())
+            final = self.root / sha256
+            if final.exists():
+                # Same content stored already: keep that file, and mark it fresh
+                # so that cleanup does not take it before the done names it.
+                os.utime(final)
+                partial.unlink()
+            else:
+                os.replace(partial, final)
+                _fsync_dir(self.root)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        return sha256, size
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

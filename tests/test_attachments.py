@@ -1,0 +1,295 @@
+"""Attachments end to end through the app: request, upload, state, download.
+
+Requirement «Скачанные вложения»: one test per Scenario, by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+
+from hub.models import AttachmentFile, Command
+from tests.test_agent_protocol import claim, db_rows, issue, report
+from tests.test_mirror import attachment, load
+
+PDF = b"%PDF-1.7 " + bytes(range(256)) * 64
+
+
+def listed(hub, *attachments_, key="X-1"):
+    load(hub, [issue(key, attachments=list(attachments_))])
+
+
+def fetch(hub, aid: str):
+    return hub.api("POST", f"/api/v1/attachments/{aid}/fetch")
+
+
+def upload(hub, command_id: int, content: bytes, sha: str | None = "auto", **params):
+    headers = hub.headers("agent")
+    if sha == "auto":
+        sha = hashlib.sha256(content).hexdigest()
+    if sha is not None:
+        headers["X-Content-SHA256"] = sha
+    return hub.client.simulate_put(f"/agent/v1/commands/{command_id}/file", body=content,
+                                   headers=headers, params=params or None)
+
+
+def fetched(hub, aid: str, content: bytes = PDF) -> str:
+    """Request, claim, upload and finish one fetch; returns the sha256."""
+    command = fetch(hub, aid).json["command"]
+    [claimed] = claim(hub, types=["fetch_attachment"])
+    assert claimed["id"] == command["id"] and claimed["params"] == {"attachment_id": aid}
+    stored = upload(hub, command["id"], content, delivery=claimed["deliveries"])
+    assert stored.status_code == 200, stored.json
+    done = report(hub, command["id"], "done", {"result": stored.json, "delivery": 1})
+    assert done.status_code == 200, done.json
+    return stored.json["sha256"]
+
+
+def state(hub, aid: str) -> dict:
+    resp = hub.api("GET", f"/api/v1/attachments/{aid}")
+    assert resp.status_code == 200, resp.json
+    return resp.json
+
+
+def store_files(hub) -> list[str]:
+    files = hub.config.files_dir
+    return sorted(p.name for p in files.iterdir() if p.is_file()) if files.exists() else []
+
+
+def tmp_files(hub) -> list[str]:
+    tmp = hub.config.files_dir / ".tmp"
+    return sorted(p.name for p in tmp.iterdir()) if tmp.exists() else []
+
+
+def test_request_upload_and_ready(hub):
+    listed(hub, attachment("31337", "spec.pdf", len(PDF)))
+    assert state(hub, "31337") == {"attachment_id": "31337", "key": "X-1", "filename": "spec.pdf",
+                                   "size": len(PDF), "mime_type": "application/pdf",
+                                   "state": "none", "error": None, "command_id": None}
+    first = fetch(hub, "31337")
+    assert first.status_code == 201 and first.json["state"] == "fetching"
+    again = fetch(hub, "31337")
+    assert again.status_code == 200 and again.json["command"]["id"] == first.json["command"]["id"]
+    assert db_rows(hub, "SELECT count(*) FROM command WHERE type = 'fetch_attachment'") == [(1,)]
+
+    [claimed] = claim(hub, types=["fetch_attachment"])
+    assert state(hub, "31337")["state"] == "fetching"
+    stored = upload(hub, claimed["id"], PDF)
+    sha = hashlib.sha256(PDF).hexdigest()
+    assert stored.json == {"sha256": sha, "size": len(PDF)}
+    assert state(hub, "31337")["state"] == "fetching"  # only done records it
+    assert db_rows(hub, "SELECT count(*) FROM attachment_file") == [(0,)]
+    report(hub, claimed["id"], "done", {"result": stored.json})
+
+    assert state(hub, "31337")["state"] == "ready"
+    assert db_rows(hub, "SELECT attachment_id, file, size FROM attachment_file") == [("31337", sha, len(PDF))]
+    assert (hub.config.files_dir / sha).stat().st_mode & 0o777 == 0o600
+    ready = fetch(hub, "31337")
+    assert ready.status_code == 200 and ready.json["command"] is None
+    assert tmp_files(hub) == []
+
+
+def test_file_removed_by_cleanup(hub):
+    """Scenario: Файл убран уборкой."""
+    listed(hub, attachment("31337", "spec.pdf"))
+    sha = fetched(hub, "31337")
+    os.unlink(hub.config.files_dir / sha)
+
+    current = state(hub, "31337")
+    assert (current["state"], current["error"]) == ("none", None)
+    assert db_rows(hub, "SELECT count(*) FROM attachment_file") == [(1,)]
+    again = fetch(hub, "31337")
+    assert again.status_code == 201 and again.json["state"] == "fetching"
+    assert db_rows(hub, "SELECT count(*) FROM command WHERE type = 'fetch_attachment'") == [(2,)]
+
+
+def test_attachment_list_updated(hub):
+    """Scenario: Список вложений обновился."""
+    listed(hub, attachment("31337", "spec.pdf"))
+    fetched(hub, "31337")
+    assert state(hub, "31337")["state"] == "ready"
+
+    listed(hub, attachment("31337", "spec-renamed.pdf"), attachment("31338", "new.png"))
+
+    assert state(hub, "31337")["state"] == "ready"
+    assert state(hub, "31337")["filename"] == "spec-renamed.pdf"
+
+
+def test_failed_and_cancelled_fetches_read_as_failed_with_the_error(hub):
+    listed(hub, attachment("1", "a.pdf"), attachment("2", "b.pdf"))
+    command = fetch(hub, "1").json["command"]
+    claim(hub, types=["fetch_attachment"])
+    report(hub, command["id"], "failed", {"error": "Jira answered 404: attachment deleted"})
+    failed = state(hub, "1")
+    assert (failed["state"], failed["error"], failed["command_id"]) == (
+        "failed", "Jira answered 404: attachment deleted", command["id"])
+
+    cancelled = fetch(hub, "2").json["command"]
+    hub.api("POST", f"/api/v1/commands/{cancelled['id']}/cancel")
+    assert state(hub, "2")["state"] == "failed"
+    # A new request after a failure enqueues a new command.
+    assert fetch(hub, "1").status_code == 201
+    assert state(hub, "1")["state"] == "fetching"
+
+
+def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub):
+    from hub.services.cleanup import CleanupService
+    from hub.services.files import FileStore
+
+    listed(hub, attachment("1", "a.pdf"), attachment("2", "copy-of-a.pdf"))
+    sha1, sha2 = fetched(hub, "1"), fetched(hub, "2")
+    assert sha1 == sha2 and store_files(hub) == [sha1]
+    cleanup = CleanupService(FileStore(hub.config.files_dir), 10**12, 30)
+
+    listed(hub, attachment("2", "copy-of-a.pdf"))  # 1 is gone from the issue
+    assert cleanup.run().files == 0  # 2 still names the file
+    assert state(hub, "2")["state"] == "ready"
+
+    AttachmentFile.update(fetched_at="2000-01-01T00:00:00+00:00").execute()
+    assert cleanup.run().removed["old"] == [(sha1, len(PDF))]
+    assert state(hub, "2")["state"] == "none"
+
+
+def test_sha_mismatch_is_422_and_stores_nothing(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    command = fetch(hub, "1").json["command"]
+    claim(hub, types=["fetch_attachment"])
+    resp = upload(hub, command["id"], PDF, sha="0" * 64)
+    assert resp.status_code == 422 and resp.json["field"] == "X-Content-SHA256"
+    assert store_files(hub) == [] and tmp_files(hub) == []
+    bad = upload(hub, command["id"], PDF, sha="../../etc/passwd")
+    assert bad.status_code == 422
+    assert upload(hub, command["id"], PDF, sha=None).status_code == 200
+
+
+def test_done_naming_a_file_that_is_not_there_is_409(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    command = fetch(hub, "1").json["command"]
+    claim(hub, types=["fetch_attachment"])
+    missing = report(hub, command["id"], "done", {"result": {"sha256": "a" * 64, "size": 3}})
+    assert missing.status_code == 409
+    stored = upload(hub, command["id"], PDF).json
+    wrong_size = report(hub, command["id"], "done", {"result": {**stored, "size": 1}})
+    assert wrong_size.status_code == 409
+    bad = report(hub, command["id"], "done", {"result": {"sha256": "../x", "size": 1}})
+    assert bad.status_code == 422 and bad.json["field"] == "result.sha256"
+    assert db_rows(hub, "SELECT count(*) FROM attachment_file") == [(0,)]
+    assert report(hub, command["id"], "done", {"result": stored}).status_code == 200
+
+
+def test_uploads_only_from_the_holder_of_a_fetch(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    command = fetch(hub, "1").json["command"]
+    assert upload(hub, command["id"], PDF).status_code == 409  # queued, not held
+    [claimed] = claim(hub, types=["fetch_attachment"])
+    assert upload(hub, command["id"], PDF, agent_id="someone-else").status_code == 409
+    assert upload(hub, command["id"], PDF, delivery=claimed["deliveries"] + 1).status_code == 409
+    refresh = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "x"}}).json
+    claim(hub, types=["refresh"])
+    assert upload(hub, refresh["id"], PDF).status_code == 409
+    assert store_files(hub) == []
+
+
+def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config):
+    from tests.conftest import Hub
+
+    small = Hub(type(config)(data_dir=config.data_dir, max_upload_bytes=1000))
+    listed(small, attachment("1", "a.pdf"))
+    command = fetch(small, "1").json["command"]
+    claim(small, types=["fetch_attachment"])
+    assert upload(small, command["id"], b"x" * 1001).status_code == 413
+    assert store_files(small) == [] and tmp_files(small) == []
+    assert upload(small, command["id"], b"x" * 1000).status_code == 200
+
+
+def test_download_with_validators_and_ranges(hub):
+    listed(hub, attachment("1", 'we"ird\r\nname/../évidence.pdf'))
+    sha = fetched(hub, "1")
+    url = "/api/v1/attachments/1/content"
+
+    whole = hub.api("GET", url)
+    assert whole.status_code == 200 and whole.content == PDF
+    assert whole.headers["content-type"] == "application/pdf"
+    assert whole.headers["etag"] == f'"{sha}"'
+    assert whole.headers["content-length"] == str(len(PDF))
+    disposition = whole.headers["content-disposition"]
+    assert "\r" not in disposition and "\n" not in disposition
+    assert disposition.startswith('attachment; filename="we_ird__name_.._')
+    assert "filename*=UTF-8''we%22ird__name_.._%C3%A9vidence.pdf" in disposition
+
+    assert hub.api("GET", url, headers={"If-None-Match": f'"{sha}"'}).status_code == 304
+    part = hub.api("GET", url, headers={"Range": "bytes=10-19"})
+    assert part.status_code == 206 and part.content == PDF[10:20]
+    assert part.headers["content-range"] == f"bytes 10-19/{len(PDF)}"
+    tail = hub.api("GET", url, headers={"Range": "bytes=-5"})
+    assert tail.status_code == 206 and tail.content == PDF[-5:]
+    beyond = hub.api("GET", url, headers={"Range": f"bytes={len(PDF)}-"})
+    assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{len(PDF)}"
+    several = hub.api("GET", url, headers={"Range": "bytes=0-1,5-6"})
+    assert several.status_code == 200 and several.content == PDF
+
+
+def test_content_of_an_attachment_that_is_not_ready_is_409_with_its_state(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    resp = hub.api("GET", "/api/v1/attachments/1/content")
+    assert resp.status_code == 409 and resp.json["state"] == "none"
+    fetch(hub, "1")
+    assert hub.api("GET", "/api/v1/attachments/1/content").json["state"] == "fetching"
+
+
+@pytest.mark.parametrize("aid", ["..%2F..%2Fetc%2Fpasswd", "%2e%2e", "1%0d%0aX-Evil:%201", "nope"])
+def test_unknown_or_hostile_ids_are_404(hub, aid):
+    listed(hub, attachment("1", "a.pdf"))
+    for suffix in ("", "/content"):
+        assert hub.api("GET", f"/api/v1/attachments/{aid}{suffix}").status_code == 404
+    assert hub.api("POST", f"/api/v1/attachments/{aid}/fetch").status_code == 404
+
+
+def test_states_of_many_and_of_an_issue(hub):
+    listed(hub, attachment("1", "a.pdf"), attachment("2", "b.pdf"), attachment("3", "c.pdf"))
+    fetched(hub, "2")
+    fetch(hub, "3")
+    many = hub.api("POST", "/api/v1/attachments/states", {"ids": ["3", "nope", "1", "2", "3"]})
+    assert [(a["attachment_id"], a["state"]) for a in many.json["items"]] == [
+        ("3", "fetching"), ("1", "none"), ("2", "ready")]
+    of_issue = hub.api("GET", "/api/v1/issues/X-1/attachments").json["items"]
+    assert [(a["attachment_id"], a["state"]) for a in of_issue] == [
+        ("1", "none"), ("2", "ready"), ("3", "fetching")]
+    assert hub.api("GET", "/api/v1/issues/NOPE-1/attachments").status_code == 404
+    too_many = hub.api("POST", "/api/v1/attachments/states", {"ids": [str(i) for i in range(1001)]})
+    assert too_many.status_code == 422
+
+
+def test_long_poll_answers_when_the_state_changes(hub):
+    import threading
+    import time
+
+    listed(hub, attachment("1", "a.pdf"))
+    command = fetch(hub, "1").json["command"]
+    result = {}
+
+    def poll():
+        result["state"] = hub.api("GET", "/api/v1/attachments/1",
+                                  params={"wait": 10, "known": "fetching"}).json["state"]
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    time.sleep(0.4)
+    Command.update(status="failed", error="gone").where(Command.id == command["id"]).execute()
+    poller.join(timeout=15)
+    assert result["state"] == "failed"
+    unchanged = hub.api("GET", "/api/v1/attachments/1", params={"wait": 1, "known": "failed"})
+    assert unchanged.json["state"] == "failed"
+
+
+def test_enqueue_fetch_through_the_commands_endpoint_is_idempotent(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    body = {"type": "fetch_attachment", "params": {"attachment_id": "1"}}
+    first = hub.api("POST", "/api/v1/commands", body)
+    second = hub.api("POST", "/api/v1/commands", body)
+    assert first.status_code == 201 and second.status_code == 200
+    assert first.json["id"] == second.json["id"] and first.json["type"] == "fetch_attachment"
+    unknown = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment", "params": {"attachment_id": "9"}})
+    assert unknown.status_code == 404
