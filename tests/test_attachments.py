@@ -293,3 +293,29 @@ def test_enqueue_fetch_through_the_commands_endpoint_is_idempotent(hub):
     assert first.json["id"] == second.json["id"] and first.json["type"] == "fetch_attachment"
     unknown = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment", "params": {"attachment_id": "9"}})
     assert unknown.status_code == 404
+
+
+def test_fetch_history_follows_new_and_changing_commands(hub):
+    from hub.db import database
+    from hub.services.attachments import FetchHistory
+
+    def add(aid, status):
+        return Command.create(type="fetch_attachment", params={"attachment_id": aid}, status=status,
+                              created_at="2026-11-02T09:00:00+00:00").id
+
+    history = FetchHistory()
+    first = add("1", "queued")
+    Command.create(type="refresh", params={"jql": "x"}, created_at="2026-11-02T09:00:00+00:00")
+    Command.create(type="fetch_attachment", params="not json", created_at="2026-11-02T09:00:00+00:00")
+    with database.atomic("DEFERRED"):
+        assert history.commands(["1", "2"]) == {"1": [[first, "queued", None]]}
+
+    Command.update(status="failed", error="404").where(Command.id == first).execute()
+    second = add("1", "claimed")
+    third = add("2", "done")
+    with database.atomic("DEFERRED"):
+        assert history.commands(["1", "2"]) == {"1": [[first, "failed", "404"], [second, "claimed", None]],
+                                                "2": [[third, "done", None]]}
+    Command.update(status="queued").where(Command.id == second).execute()  # lease expired
+    with database.atomic("DEFERRED"):
+        assert history.commands(["1"])["1"][1] == [second, "queued", None]

@@ -13,9 +13,12 @@ data-model spec defines it:
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from peewee import chunked
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -30,16 +33,58 @@ GIVEN_UP = ("failed", "cancelled")
 # How often a long-polling read looks at the state again.
 POLL_SECONDS = 0.25
 
-# fetch_attachment commands, with the attachment id read from their params;
-# params that are not JSON (none the hub writes) name no attachment.
-_COMMANDS_FOR = """
-SELECT id, status, error, aid FROM (
-  SELECT id, status, error,
-         CASE WHEN json_valid(params) THEN json_extract(params, '$.attachment_id') END AS aid
-  FROM command WHERE type = 'fetch_attachment')
-WHERE aid IN (SELECT value FROM json_each(?))
-ORDER BY id
-"""
+FINAL = ("done", "failed", "cancelled")
+
+
+class FetchHistory:
+    """Which fetch_attachment commands each attachment has, kept up to date cheaply.
+
+    Finding an attachment's commands means reading ``params`` JSON, which no
+    index covers; doing that at every read would scan the whole command table.
+    But commands are never deleted, their ids are never reused (AUTOINCREMENT),
+    and a command in a final status (done, failed, cancelled) never changes
+    again. So this keeps what it has read; each read looks only at commands
+    added since, and re-reads the open ones of the attachments asked about.
+    Each process keeps its own, all from the same database: none goes stale.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last_id = 0
+        self._by_attachment: dict[str, list[list]] = {}  # aid -> [[id, status, error], ...] by id
+
+    def commands(self, ids: list[str]) -> dict[str, list[list]]:
+        """Call inside a read transaction: ``{attachment_id: [[id, status, error], ...]}``."""
+        with self._lock:
+            self._read_new()
+            found = {aid: self._by_attachment[aid] for aid in ids if aid in self._by_attachment}
+            self._refresh_open([entry for entries in found.values() for entry in entries
+                                if entry[1] not in FINAL])
+            return {aid: [list(entry) for entry in entries] for aid, entries in found.items()}
+
+    def _read_new(self) -> None:
+        rows = database.execute_sql(
+            "SELECT id, status, error, params FROM command"
+            " WHERE id > ? AND type = 'fetch_attachment' ORDER BY id", (self._last_id,))
+        for command_id, status, error, params in rows:
+            try:
+                aid = json.loads(params).get("attachment_id")
+            except (ValueError, TypeError, AttributeError):
+                aid = None
+            if aid is not None:
+                self._by_attachment.setdefault(str(aid), []).append([command_id, status, error])
+        newest = database.execute_sql("SELECT max(id) FROM command").fetchone()[0] or 0
+        self._last_id = max(self._last_id, newest)
+
+    @staticmethod
+    def _refresh_open(entries: list[list]) -> None:
+        by_id = {entry[0]: entry for entry in entries}
+        for chunk in chunked(list(by_id), 500):
+            rows = database.execute_sql(
+                f"SELECT id, status, error FROM command WHERE id IN ({', '.join('?' * len(chunk))})",
+                chunk)
+            for command_id, status, error in rows:
+                by_id[command_id][1], by_id[command_id][2] = status, error
 
 
 @dataclass(frozen=True)
@@ -55,6 +100,7 @@ class Content:
 
 class AttachmentService:
     def __init__(self, store: FileStore, signal: WorkSignal, clock: Clock | None = None):
+        self._history = FetchHistory()
         self._store = store
         self._signal = signal
         self._clock = clock or Clock()
@@ -62,14 +108,17 @@ class AttachmentService:
     def states(self, ids: list[str]) -> list[dict]:
         """The state objects of the known ids among ``ids``, in their order."""
         ids = list(dict.fromkeys(ids))
-        listed = {a.attachment_id: a for a in
-                  IssueAttachment.select().where(IssueAttachment.attachment_id.in_(ids))}
-        files = {f.attachment_id: f for f in
-                 AttachmentFile.select().where(AttachmentFile.attachment_id.in_(list(listed)))}
-        commands: dict[str, list[tuple]] = {}
-        for command_id, status, error, aid in database.execute_sql(
-                _COMMANDS_FOR, (json.dumps(list(listed)),)):
-            commands.setdefault(aid, []).append((command_id, status, error))
+        with database.atomic("DEFERRED"):  # one snapshot for all three reads
+            listed, files = {}, {}
+            for chunk in chunked(ids, 500):
+                marks = ", ".join("?" * len(chunk))
+                listed.update((row[0], row) for row in database.execute_sql(
+                    "SELECT attachment_id, key, filename, size, mime_type FROM issue_attachment"
+                    f" WHERE attachment_id IN ({marks})", chunk))
+                files.update(database.execute_sql(
+                    f"SELECT attachment_id, file FROM attachment_file WHERE attachment_id IN ({marks})",
+                    chunk))
+            commands = self._history.commands(list(listed))
         return [self._describe(listed[i], files.get(i), commands.get(i, []))
                 for i in ids if i in listed]
 
@@ -112,7 +161,9 @@ class AttachmentService:
             command = Command.create(type="fetch_attachment",
                                      params={"attachment_id": attachment_id},
                                      status="queued", created_at=iso(self._clock.now()))
-            state = self.state(attachment_id)
+        # Read again only after COMMIT: the history must never see a command
+        # that a rollback could still take back.
+        state = self.state(attachment_id)
         self._signal.notify()
         return state, serialize_command(command), True
 
@@ -127,21 +178,19 @@ class AttachmentService:
         return Content(self._store.path(row.file), row.file, row.size,
                        state["filename"], state["mime_type"])
 
-    def _describe(self, attachment: IssueAttachment, file: AttachmentFile | None,
-                  commands: list[tuple]) -> dict:
+    def _describe(self, attachment: tuple, file: str | None, commands: list[list]) -> dict:
+        attachment_id, key, filename, size, mime_type = attachment
         state, error, command_id = "none", None, None
         if commands:
             command_id = commands[-1][0]
         open_ = [c for c in commands if c[1] in OPEN]
-        if file is not None and self._store.size(file.file) is not None:
+        if file is not None and self._store.size(file) is not None:
             state = "ready"
         elif open_:
             state, command_id = "fetching", open_[-1][0]
         elif commands and commands[-1][1] in GIVEN_UP:
             state, error = "failed", commands[-1][2]
         return {
-            "attachment_id": attachment.attachment_id, "key": attachment.key,
-            "filename": attachment.filename, "size": attachment.size,
-            "mime_type": attachment.mime_type, "state": state, "error": error,
-            "command_id": command_id,
+            "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,
+            "mime_type": mime_type, "state": state, "error": error, "command_id": command_id,
         }

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import re
+import threading
 import uuid
 from pathlib import Path
 from typing import BinaryIO
@@ -18,7 +20,7 @@ from typing import BinaryIO
 from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir
 from hub.errors import BadRequest, ContractError, TooLarge
 
-CHUNK = 1024 * 1024
+CHUNK = 4 * 1024 * 1024  # large reads and writes: fewer hand-offs to the hashing thread
 SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -58,7 +60,7 @@ class FileStore:
         ensure_private_dir(self.root)
         ensure_private_dir(self.tmp)
         partial = self.tmp / f"{uuid.uuid4().hex}.part"
-        digest, size = hashlib.sha256(), 0
+        hasher, size = _Hasher(), 0
         try:
             with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
                       "wb", buffering=0) as out:
@@ -69,11 +71,11 @@ class FileStore:
                     size += len(chunk)
                     if size > max_bytes:
                         raise TooLarge(f"the file is over {max_bytes} bytes (HUB_MAX_UPLOAD_BYTES)")
-                    digest.update(chunk)
+                    hasher.update(chunk)
                     out.write(chunk)
+                sha256 = hasher.hexdigest()
                 if length is not None and size != length:
                     raise BadRequest(f"the upload ended after {size} of {length} bytes")
-                sha256 = digest.hexdigest()
                 if expected_sha256 is not None and expected_sha256.lower() != sha256:
                     raise ContractError(
                         f"the content's sha256 is {sha256}, not {expected_sha256} as "
@@ -89,9 +91,41 @@ class FileStore:
                 os.replace(partial, final)
                 _fsync_dir(self.root)
         except BaseException:
+            hasher.close()
             partial.unlink(missing_ok=True)
             raise
         return sha256, size
+
+
+class _Hasher:
+    """sha256 computed on a thread of its own, beside the writes.
+
+    hashlib and file writes both release the GIL on large buffers, so hashing
+    a chunk while the next one is written takes the hash off the upload's
+    critical path. At most a few chunks wait in between.
+    """
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+        self._thread = threading.Thread(target=self._run, name="sha256", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            self._digest.update(chunk)
+
+    def update(self, chunk: bytes) -> None:
+        self._chunks.put(chunk)
+
+    def hexdigest(self) -> str:
+        self.close()
+        return self._digest.hexdigest()
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._chunks.put(None)
+            self._thread.join()
 
 
 def _fsync_dir(path: Path) -> None:

@@ -1,0 +1,137 @@
+"""``POST /api/v1/attachments/states`` for 1,000 ids, through a real hub.
+
+Builds a hub whose mirror lists ``--attachments`` attachments (default 20,000)
+with a history of fetch commands (about one and a half per attachment, in every
+status) and stored files for a third of them, then times the states of 1,000
+ids over HTTP. Prints the p50 and p95 beside those of ``GET /healthz`` (a
+near no-op endpoint) measured in the same run. Target: p50 < 50 ms.
+
+    python bench/states.py [--attachments 20000] [--requests 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HUB = str(Path(sys.executable).parent / "hub")
+T = "2026-11-02T09:00:00+00:00"
+
+
+def populate(data_dir: Path, count: int) -> None:
+    rng = random.Random(7)
+    conn = sqlite3.connect(data_dir / "hub.sqlite")
+    conn.executemany(
+        "INSERT INTO issue (key, id, fetched_at) VALUES (?, ?, ?)",
+        [(f"X-{n}", str(n), T) for n in range(count // 5)])
+    conn.executemany(
+        "INSERT INTO issue_attachment (attachment_id, key, filename, size, mime_type) VALUES (?, ?, ?, ?, ?)",
+        [(str(n), f"X-{n // 5}", f"file-{n}.pdf", 1000 + n, "application/pdf") for n in range(count)])
+    commands = []
+    for n in range(count):
+        for _ in range(rng.choice([0, 1, 2, 3])):
+            # Mostly finished; an agent that was away leaves some queued.
+            status = rng.choices(["done", "failed", "cancelled", "queued", "claimed"],
+                                 weights=[70, 10, 5, 12, 3])[0]
+            commands.append(("fetch_attachment", json.dumps({"attachment_id": str(n)}), status,
+                             "Jira answered 404" if status == "failed" else None, T))
+    for n in range(count):  # refreshes in between, as a real queue has
+        commands.append(("refresh", json.dumps({"jql": f"key = X-{n}"}), "done", None, T))
+    rng.shuffle(commands)
+    conn.executemany("INSERT INTO command (type, params, status, error, created_at) VALUES (?, ?, ?, ?, ?)",
+                     commands)
+    files = data_dir / "files"
+    rows = []
+    for n in range(0, count, 3):
+        content = f"content of {n}".encode()
+        sha = hashlib.sha256(content).hexdigest()
+        (files / sha).write_bytes(content)
+        rows.append((str(n), sha, len(content), T))
+    conn.executemany("INSERT INTO attachment_file VALUES (?, ?, ?, ?)", rows)
+    conn.commit()
+    conn.close()
+
+
+def timed_requests(port: int, token: str, method: str, path: str, body, count: int) -> list[float]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    for _ in range(count):
+        payload = None if body is None else json.dumps(body(_))
+        started = time.perf_counter()
+        conn.request(method, path, body=payload,
+                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        times.append(time.perf_counter() - started)
+        assert resp.status == 200, resp.status
+    conn.close()
+    return times
+
+
+def describe(name: str, times: list[float]) -> str:
+    ms = sorted(t * 1000 for t in times)
+    return f"{name:<34} p50 {statistics.median(ms):7.2f} ms  p95 {ms[int(len(ms) * 0.95) - 1]:7.2f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--attachments", type=int, default=20_000)
+    parser.add_argument("--requests", type=int, default=50)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="hub-bench-states-"))
+    data_dir = work / "data"
+    env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
+    proc = None
+    try:
+        token = subprocess.run([HUB, "token", "add", "ui", "--role", "interface"], env=env,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        populate(data_dir, args.attachments)
+        proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        port = None
+        while port is None:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit("hub serve ended before serving")
+            match = re.search(r"serving on http://[^:]+:(\d+)", line)
+            port = int(match.group(1)) if match else None
+
+        rng = random.Random(1)
+        ids = [str(n) for n in range(args.attachments)]
+
+        def batch(_):
+            return {"ids": rng.sample(ids, 1000)}
+
+        timed_requests(port, token, "POST", "/api/v1/attachments/states", batch, 3)  # warm up
+        baseline = timed_requests(port, token, "GET", "/healthz", None, args.requests)
+        states = timed_requests(port, token, "POST", "/api/v1/attachments/states", batch, args.requests)
+        print(f"{args.attachments} attachments listed; 1,000 ids per request; {args.requests} requests")
+        print(describe("GET /healthz (baseline)", baseline))
+        print(describe("POST /api/v1/attachments/states", states))
+        p50 = statistics.median(states) * 1000
+        print(f"ratio to baseline {statistics.median(states) / statistics.median(baseline):6.1f}x;"
+              f" p50 {p50:.1f} ms ({'ok' if p50 < 50 else 'OVER TARGET'}, target < 50 ms)")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=60)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

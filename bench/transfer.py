@@ -1,0 +1,182 @@
+"""Attachment upload and download through a real hub, against ``cp`` of the same file.
+
+Starts ``hub serve --no-worker`` on a scratch data dir, uploads a file of
+``--size`` MiB as a fetch_attachment's content (streamed from disk), downloads
+it again, and prints each throughput beside the throughput of ``cp`` of the
+same file measured in the same run, as a ratio (target >= 0.5), and the
+server's peak resident memory (VmHWM) over the whole run (target < 150 MB).
+
+    python bench/transfer.py [--size 1024]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = 1024 * 1024
+HUB = str(Path(sys.executable).parent / "hub")
+
+
+def hub(data_dir: Path, *args: str) -> str:
+    env = {**os.environ, "HUB_DATA_DIR": str(data_dir)}
+    return subprocess.run([HUB, *args], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def make_file(path: Path, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "wb") as out:
+        written = 0
+        while written < size:
+            piece = os.urandom(min(MB, size - written))
+            digest.update(piece)
+            out.write(piece)
+            written += len(piece)
+    return digest.hexdigest()
+
+
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1024, help="file size in MiB (default 1024)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    args = parser.parse_args()
+    size = args.size * MB
+
+    work = Path(tempfile.mkdtemp(prefix="hub-bench-transfer-"))
+    data_dir = work / "data"
+    proc = None
+    try:
+        source = work / "source.bin"
+        sha = make_file(source, size)
+        agent = hub(data_dir, "token", "add", "agent", "--role", "agent").strip()
+        ui = hub(data_dir, "token", "add", "ui", "--role", "interface").strip()
+
+        env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
+               "HUB_MAX_UPLOAD_BYTES": str(size + MB), "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        port = None
+        while port is None:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit("hub serve ended before serving")
+            match = re.search(r"serving on http://[^:]+:(\d+)", line)
+            port = int(match.group(1)) if match else None
+
+        def call(method, path, token, body=None):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            conn.request(method, path, body=None if body is None else json.dumps(body),
+                         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = json.loads(resp.read() or b"{}")
+            conn.close()
+            return data
+
+        refresh = call("POST", "/api/v1/commands", ui, {"type": "refresh", "params": {"jql": "key = X-1"}})
+        call("POST", "/agent/v1/claim", agent, {"agent_id": "a", "version": 14})
+        call("POST", f"/agent/v1/commands/{refresh['id']}/state", agent, {"issues": [
+            {"key": "X-1", "id": "1", "attachments": [
+                {"id": str(n), "filename": f"big-{n}.bin", "size": size} for n in range(args.repeat)]}]})
+        call("POST", f"/agent/v1/commands/{refresh['id']}/done", agent, {"result": {"total": 1}})
+
+        def timed(action) -> float:
+            os.sync()  # each measurement starts with no dirty pages of the one before
+            started = time.perf_counter()
+            action()
+            return time.perf_counter() - started
+
+        def copy() -> None:
+            subprocess.run(["cp", str(source), str(work / "copy.bin")], check=True)
+
+        def durable_copy() -> None:
+            # What the store must do besides: the copy on disk before answering.
+            copy()
+            fd = os.open(work / "copy.bin", os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+
+        def upload(n: int) -> None:
+            command = call("POST", f"/api/v1/attachments/{n}/fetch", ui)["command"]
+            call("POST", "/agent/v1/claim", agent, {"agent_id": "a", "version": 14, "types": ["fetch_attachment"]})
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            conn.putrequest("PUT", f"/agent/v1/commands/{command['id']}/file")
+            conn.putheader("Authorization", f"Bearer {agent}")
+            conn.putheader("Content-Length", str(size))
+            conn.putheader("X-Content-SHA256", sha)
+            conn.endheaders()
+            with open(source, "rb") as body:
+                while piece := body.read(MB):
+                    conn.send(piece)
+            resp = conn.getresponse()
+            result = json.loads(resp.read())
+            conn.close()
+            assert result == {"sha256": sha, "size": size}, result
+            call("POST", f"/agent/v1/commands/{command['id']}/done", agent, {"result": result})
+            # The next upload of the same content must write it again, not find it stored.
+            (data_dir / "files" / sha).unlink()
+
+        def download() -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            conn.request("GET", f"/api/v1/attachments/{args.repeat - 1}/content",
+                         headers={"Authorization": f"Bearer {ui}"})
+            resp = conn.getresponse()
+            got = 0
+            with open(work / "download.bin", "wb") as out:
+                while piece := resp.read(MB):
+                    out.write(piece)
+                    got += len(piece)
+            conn.close()
+            assert got == size
+
+        times = {"cp": [], "cp+fsync": [], "upload": [], "download": []}
+        for n in range(args.repeat):
+            times["cp"].append(timed(copy))
+            times["cp+fsync"].append(timed(durable_copy))
+            times["upload"].append(timed(lambda: upload(n)))
+        # The last upload's file stays for the downloads.
+        hub_file = data_dir / "files" / sha
+        shutil.copyfile(source, hub_file)
+        for _ in range(args.repeat):
+            times["download"].append(timed(download))
+
+        rss = peak_rss_mb(proc.pid)
+        median = {name: statistics.median(values) for name, values in times.items()}
+        cp_rate = size / MB / median["cp"]
+        print(f"cp        {args.size} MiB in {median['cp']:6.2f} s = {cp_rate:7.1f} MiB/s"
+              f" (median of {args.repeat}: {', '.join(f'{t:.2f}' for t in times['cp'])})")
+        durable_rate = size / MB / median["cp+fsync"]
+        print(f"cp+fsync  {args.size} MiB in {median['cp+fsync']:6.2f} s = {durable_rate:7.1f} MiB/s")
+        for name in ("upload", "download"):
+            rate = size / MB / median[name]
+            ratio = rate / cp_rate
+            print(f"{name:<9} {args.size} MiB in {median[name]:6.2f} s = {rate:7.1f} MiB/s; ratio to cp"
+                  f" {ratio:4.2f} ({'ok' if ratio >= 0.5 else 'UNDER TARGET'}, target >= 0.5);"
+                  f" to cp+fsync {rate / durable_rate:4.2f} ({', '.join(f'{t:.2f}' for t in times[name])})")
+        print(f"server peak RSS {rss:6.1f} MB ({'ok' if rss < 150 else 'OVER TARGET'}, target < 150 MB)")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=60)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
