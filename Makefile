@@ -26,6 +26,8 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
+	$(BIN)/python bench/states.py
+	$(BIN)/python bench/transfer.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -319,3 +319,25 @@ def test_fetch_history_follows_new_and_changing_commands(hub):
     Command.update(status="queued").where(Command.id == second).execute()  # lease expired
     with database.atomic("DEFERRED"):
         assert history.commands(["1"])["1"][1] == [second, "queued", None]
+
+
+def test_fetch_requests_at_once_make_one_command(hub):
+    import threading
+
+    listed(hub, attachment("1", "a.pdf"))
+    start = threading.Barrier(8)
+    answers = []
+
+    def ask():
+        start.wait()
+        resp = fetch(hub, "1")
+        answers.append((resp.status_code, resp.json["command"]["id"]))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(code for code, _ in answers) == [200] * 7 + [201]
+    assert len({command_id for _, command_id in answers}) == 1
+    assert db_rows(hub, "SELECT count(*) FROM command WHERE type = 'fetch_attachment'") == [(1,)]

@@ -107,7 +107,7 @@ class _Hasher:
 
     def __init__(self) -> None:
         self._digest = hashlib.sha256()
-        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+        self._chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
         self._thread = threading.Thread(target=self._run, name="sha256", daemon=True)
         self._thread.start()
 
