@@ -15,19 +15,19 @@ import argparse
 import hashlib
 import http.client
 import json
-import os
 import random
-import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HUB = str(Path(sys.executable).parent / "hub")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.server import hub_command, serve, stop  # noqa: E402
+
 T = "2026-11-02T09:00:00+00:00"
 
 
@@ -94,21 +94,11 @@ def main() -> int:
 
     work = Path(tempfile.mkdtemp(prefix="hub-bench-states-"))
     data_dir = work / "data"
-    env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
     proc = None
     try:
-        token = subprocess.run([HUB, "token", "add", "ui", "--role", "interface"], env=env,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         populate(data_dir, args.attachments)
-        proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        port = None
-        while port is None:
-            line = proc.stdout.readline()
-            if not line:
-                raise SystemExit("hub serve ended before serving")
-            match = re.search(r"serving on http://[^:]+:(\d+)", line)
-            port = int(match.group(1)) if match else None
+        proc, port = serve(data_dir)
 
         rng = random.Random(1)
         ids = [str(n) for n in range(args.attachments)]
@@ -126,9 +116,7 @@ def main() -> int:
         print(f"ratio to baseline {statistics.median(states) / statistics.median(baseline):6.1f}x;"
               f" p50 {p50:.1f} ms ({'ok' if p50 < 50 else 'OVER TARGET'}, target < 50 ms)")
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=60)
+        stop(proc)
         shutil.rmtree(work, ignore_errors=True)
     return 0
 

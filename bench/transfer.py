@@ -27,12 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
-HUB = str(Path(sys.executable).parent / "hub")
+sys.path.insert(0, str(ROOT))
 
-
-def hub(data_dir: Path, *args: str) -> str:
-    env = {**os.environ, "HUB_DATA_DIR": str(data_dir)}
-    return subprocess.run([HUB, *args], env=env, capture_output=True, text=True, check=True).stdout
+from bench.server import hub_command as hub, serve, stop  # noqa: E402
 
 
 def make_file(path: Path, size: int) -> str:
@@ -68,17 +65,7 @@ def main() -> int:
         agent = hub(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui = hub(data_dir, "token", "add", "ui", "--role", "interface").strip()
 
-        env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
-               "HUB_MAX_UPLOAD_BYTES": str(size + MB), "PYTHONUNBUFFERED": "1"}
-        proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        port = None
-        while port is None:
-            line = proc.stdout.readline()
-            if not line:
-                raise SystemExit("hub serve ended before serving")
-            match = re.search(r"serving on http://[^:]+:(\d+)", line)
-            port = int(match.group(1)) if match else None
+        proc, port = serve(data_dir, HUB_MAX_UPLOAD_BYTES=str(size + MB))
 
         def call(method, path, token, body=None):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -186,9 +173,7 @@ def main() -> int:
         print(f"server peak RSS {rss:6.1f} MB ({'ok' if rss < 150 else 'OVER TARGET'}, target < 150 MB);"
               f" {rss_after_uploads:.1f} MB after the uploads")
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=60)
+        stop(proc)
         shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -60,3 +60,12 @@ def create_private_file(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
     except FileExistsError:
         pass
+
+
+def fsync(path: Path) -> None:
+    """Flush a file's or a directory's data to disk (a directory: its entries)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

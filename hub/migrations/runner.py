@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from hub.datadir import PRIVATE_FILE_MODE, create_private_file, ensure_private_dir
+from hub.datadir import PRIVATE_FILE_MODE, create_private_file, ensure_private_dir, fsync
 from hub.migrations.step import Step
 from hub.migrations.steps import STEPS
 
@@ -157,7 +157,7 @@ def _migrate_locked(
     # during the steps leaves a .partial file (removed by the next migration),
     # never a backup of a migration that did not happen.
     os.replace(partial, backup)
-    _fsync(backups_dir)
+    fsync(backups_dir)
     return MigrationResult(version, target, backup, tuple(applied))
 
 
@@ -247,7 +247,7 @@ def _backup(
     reader = sqlite3.connect(db_path, isolation_level=None)
     try:
         _copy_database(reader, db_path, partial)
-        _fsync(partial)
+        fsync(partial)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -281,11 +281,3 @@ def _free_name(directory: Path, stem: str) -> Path:
         candidate = directory / f"{stem}-{n}.sqlite"
         n += 1
     return candidate
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -24,11 +24,10 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
 from hub.models import AttachmentFile, Command, Issue, IssueAttachment
-from hub.services.commands import serialize_command
+from hub.services.commands import OPEN_STATUSES as OPEN, serialize_command
 from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
 
-OPEN = ("queued", "claimed")
 GIVEN_UP = ("failed", "cancelled")
 # How often a long-polling read looks at the state again.
 POLL_SECONDS = 0.25

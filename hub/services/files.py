@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import BinaryIO
 
-from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir
+from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir, fsync
 from hub.errors import BadRequest, ContractError, TooLarge
 
 CHUNK = 4 * 1024 * 1024  # large reads and writes: fewer hand-offs to the hashing thread
@@ -89,7 +89,7 @@ class FileStore:
                 partial.unlink()
             else:
                 os.replace(partial, final)
-                _fsync_dir(self.root)
+                fsync(self.root)
         except BaseException:
             hasher.close()
             partial.unlink(missing_ok=True)
@@ -126,11 +126,3 @@ class _Hasher:
         if self._thread.is_alive():
             self._chunks.put(None)
             self._thread.join()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
