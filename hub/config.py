@@ -54,6 +54,13 @@ def _cron(name: str, raw: str) -> str:
     return value
 
 
+def _log_level(name: str, raw: str) -> str:
+    value = raw.strip().upper()
+    if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ConfigError(f"{name} must be DEBUG, INFO, WARNING, ERROR or CRITICAL, got {raw!r}")
+    return value
+
+
 def _path(name: str, raw: str) -> Path:
     return Path(_text(name, raw)).expanduser()
 
@@ -89,7 +96,7 @@ VARIABLES: tuple[_Var, ...] = (
          "When the periodic file-store cleanup runs (cron syntax, UTC)."),
     _Var("HUB_BUSY_TIMEOUT_SECONDS", "busy_timeout_seconds", "30", _integer(1),
          "How long a database write waits for another writer before giving up."),
-    _Var("HUB_LOG_LEVEL", "log_level", "INFO", _text, "Logging level (DEBUG, INFO, WARNING, ...)."),
+    _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
 )
 
 
