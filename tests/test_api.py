@@ -31,3 +31,12 @@ def test_wrong_method_is_a_json_405(client):
     resp = client.simulate_post("/healthz", body="{}")
     assert resp.status_code == 405
     assert set(resp.json) == {"title", "description"}
+
+
+def test_get_app_takes_its_configuration_from_the_environment(tmp_path, monkeypatch):
+    from hub.api.app import get_app
+
+    monkeypatch.setenv("HUB_DATA_DIR", str(tmp_path / "env-data"))
+    client = falcon.testing.TestClient(get_app())
+    assert client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 6}
+    assert (tmp_path / "env-data" / "hub.sqlite").exists()

@@ -22,8 +22,12 @@ POSTS = [
     ("/agent/v1/commands/1/failed", "agent"),
     ("/api/v1/commands", "interface"),
     ("/api/v1/commands/1/cancel", "interface"),
+    ("/api/v1/attachments/states", "interface"),
+    ("/api/v1/attachments/1/fetch", "interface"),
 ]
 GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
+        ("/api/v1/attachments/1", "interface"), ("/api/v1/attachments/1/content", "interface"),
+        ("/api/v1/issues/X-1/attachments", "interface"),
         ("/api/v1/sync-runs", "interface"), ("/api/v1/agents", "interface"), ("/healthz", None)]
 
 
@@ -197,3 +201,16 @@ def test_near_valid_state_pages_never_answer_500(client, config):
             assert resp.status_code in (200, 400, 409, 422), (path, new, resp.text)
     assert client.simulate_post("/agent/v1/commands/1/state", json=VALID_STATE,
                                 headers=headers["agent"]).status_code == 200
+
+
+def test_odd_uploads_never_answer_500(client):
+    client, headers = client
+    cases = [
+        ({"delivery": "abc"}, {}), ({"delivery": "0"}, {}), ({"agent_id": ""}, {}),
+        ({"x": "1"}, {}), ({}, {"X-Content-SHA256": "zz"}), ({}, {"X-Content-SHA256": "a" * 64 + "\r\n"}),
+        ({}, {"Content-Length": "5"}),
+    ]
+    for params, extra in cases:
+        resp = client.simulate_put("/agent/v1/commands/1/file", body=b"hello", params=params,
+                                   headers={**headers["agent"], **extra})
+        assert 400 <= resp.status_code < 500, (params, extra, resp.text)
