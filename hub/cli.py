@@ -256,17 +256,22 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     _prepare(config)
     app = create_app(config)
+    try:
+        server = waitress.create_server(
+            app,
+            host=config.host,
+            port=config.port,
+            threads=config.threads,
+            max_request_body_size=config.max_upload_bytes,
+            # waitress reads request bodies 8 KiB per recv() by default, which
+            # makes it, not the disk, the bottleneck of a large upload.
+            recv_bytes=RECV_BYTES,
+        )
+    except OSError as exc:
+        _say(f"hub: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}"
+             " (set HUB_HOST / HUB_PORT)", sys.stderr)
+        return 1
     _first_admin_token(config)
-    server = waitress.create_server(
-        app,
-        host=config.host,
-        port=config.port,
-        threads=config.threads,
-        max_request_body_size=config.max_upload_bytes,
-        # waitress reads request bodies 8 KiB per recv() by default, which
-        # makes it, not the disk, the bottleneck of a large upload.
-        recv_bytes=RECV_BYTES,
-    )
     consumer = None
     if not args.no_worker:
         from worker.consumer import start_in_process

@@ -183,3 +183,18 @@ def test_a_separate_worker_runs_the_tasks_the_api_enqueues(tmp_path):
         assert stop(server) == 0
         if worker is not None:
             assert stop(worker) == 0
+
+
+def test_serve_on_a_busy_port_says_so(tmp_path):
+    import socket
+
+    from tests.test_cli import run_hub
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_hub("serve", "--no-worker", data_dir=tmp_path / "data", HUB_PORT=str(port))
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
