@@ -198,3 +198,4 @@ def test_serve_on_a_busy_port_says_so(tmp_path):
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "data" / "admin.token").exists()
