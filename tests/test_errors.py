@@ -24,10 +24,12 @@ POSTS = [
     ("/api/v1/commands/1/cancel", "interface"),
     ("/api/v1/attachments/states", "interface"),
     ("/api/v1/attachments/1/fetch", "interface"),
+    ("/api/v1/issues/X-1/notes", "interface"),
 ]
 GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
         ("/api/v1/attachments/1", "interface"), ("/api/v1/attachments/1/content", "interface"),
-        ("/api/v1/issues/X-1/attachments", "interface"),
+        ("/api/v1/issues/X-1/attachments", "interface"), ("/api/v1/issues", "interface"),
+        ("/api/v1/issues/X-1", "interface"), ("/api/v1/projects", "interface"),
         ("/api/v1/sync-runs", "interface"), ("/api/v1/agents", "interface"), ("/healthz", None)]
 
 

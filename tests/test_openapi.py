@@ -19,7 +19,9 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/sync-runs", "/api/v1/agents", "/agent/v1/commands/{command_id}/file",
         "/api/v1/issues/{key}/attachments", "/api/v1/attachments/states",
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
-        "/api/v1/attachments/{attachment_id}/content",
+        "/api/v1/attachments/{attachment_id}/content", "/api/v1/issues", "/api/v1/issues/{key}",
+        "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
+        "/api/v1/notes/{note_id}", "/api/v1/projects",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM

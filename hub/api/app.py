@@ -12,7 +12,7 @@ from typing import Callable
 import falcon
 
 from hub import startup
-from hub.api import agent, attachments, errors, interface
+from hub.api import agent, attachments, errors, interface, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.openapi import OpenAPIResource
@@ -27,6 +27,7 @@ from hub.services.commands import CommandService
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.health import HealthService
+from hub.services.issues import IssueService
 from hub.services.mirror import MirrorService
 from hub.services.projects import ProjectService
 from hub.services.reports import ReportService
@@ -45,6 +46,8 @@ class Services:
     runs: SyncRunService
     agents: AgentService
     attachments: AttachmentService
+    issues: IssueService
+    projects: ProjectService
     health: HealthService
 
 
@@ -52,7 +55,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None) -> Services:
     clock = clock or Clock()
     signal = WorkSignal()
-    projects = ProjectService()
+    projects = ProjectService(clock)
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
     store = FileStore(config.files_dir)
     return Services(
@@ -63,6 +66,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         runs=SyncRunService(),
         agents=AgentService(clock),
         attachments=AttachmentService(store, signal, clock),
+        issues=IssueService(clock),
+        projects=projects,
         health=HealthService(),
     )
 
@@ -88,6 +93,13 @@ def routes(services: Services, config: Config) -> list[tuple[str, object]]:
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/issues", issues.IssuesResource(s.issues)),
+        ("/api/v1/issues/{key}", issues.IssueResource(s.issues)),
+        ("/api/v1/issues/{key}/comments", issues.CommentsResource(s.issues)),
+        ("/api/v1/issues/{key}/changes", issues.ChangesResource(s.issues)),
+        ("/api/v1/issues/{key}/notes", issues.NotesResource(s.issues)),
+        ("/api/v1/notes/{note_id:id}", issues.NoteResource(s.issues)),
+        ("/api/v1/projects", issues.ProjectsResource(s.projects)),
         ("/api/v1/issues/{key}/attachments", attachments.IssueAttachmentsResource(s.attachments)),
         ("/api/v1/attachments/states", attachments.AttachmentStatesResource(s.attachments)),
         ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments)),

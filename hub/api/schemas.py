@@ -194,3 +194,20 @@ UPLOAD_QUERY = {
     "properties": {"agent_id": AGENT_ID, "delivery": DELIVERY},
     "additionalProperties": False,
 }
+
+ISSUE_LIST = {
+    "type": "object",
+    "properties": {
+        **_PAGE,
+        "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
+        "neighbor": {"type": "integer", "enum": [0, 1]},
+        "fetched_since": SHORT,
+    },
+    "additionalProperties": False,
+}
+NOTE = {
+    "type": "object",
+    "properties": {"body": {"type": "string", "minLength": 1, "maxLength": 100_000}},
+    "required": ["body"],
+    "additionalProperties": False,
+}

@@ -1,0 +1,102 @@
+"""``/api/v1`` resources that read the mirror, keep notes, and show projects."""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.api import schemas
+from hub.api.auth import INTERFACE
+from hub.api.validation import accepts, query
+from hub.services.issues import IssueService
+from hub.services.projects import ProjectService
+
+
+class IssuesResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    @query(schemas.ISSUE_LIST)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Issues of the mirror, most recently mirrored first, filtered."""
+        resp.media = self._issues.list(**req.context.query)
+
+
+class IssueResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """One issue, with its description and its links both ways."""
+        resp.media = self._issues.get(key)
+
+
+class CommentsResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """An issue's comments, oldest first."""
+        resp.media = self._issues.comments(key)
+
+
+class ChangesResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """An issue's changelog, oldest first, one item per changed field."""
+        resp.media = self._issues.changes(key)
+
+
+class NotesResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """The notes interfaces keep on an issue."""
+        resp.media = self._issues.notes(key)
+
+    @accepts(schemas.NOTE)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """Add a note; its author is the token's name."""
+        resp.media = self._issues.add_note(key, req.context.principal.name, req.context.body["body"])
+        resp.status = falcon.HTTP_201
+
+
+class NoteResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    @accepts(schemas.NOTE)
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
+        """Change a note's text."""
+        resp.media = self._issues.edit_note(note_id, req.context.body["body"])
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
+        """Delete a note."""
+        self._issues.delete_note(note_id)
+        resp.status = falcon.HTTP_204
+
+
+class ProjectsResource:
+    roles = INTERFACE
+
+    def __init__(self, projects: ProjectService):
+        self._projects = projects
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Projects, and the base JQL they make (null without projects)."""
+        resp.media = {"items": self._projects.list(), "next_cursor": None,
+                      "scope": self._projects.scope(), "base_jql": self._projects.base_jql()}
