@@ -21,7 +21,8 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
         "/api/v1/attachments/{attachment_id}/content", "/api/v1/issues", "/api/v1/issues/{key}",
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
-        "/api/v1/notes/{note_id}", "/api/v1/projects",
+        "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
+        "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM
@@ -34,3 +35,9 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
     assert state["parameters"][0] == {"name": "command_id", "in": "path", "required": True,
                                       "schema": {"type": "integer", "minimum": 1}}
     assert "security" not in paths["/healthz"]["get"]
+
+
+def test_openapi_tells_roles_per_method(hub):
+    paths = hub.client.simulate_get("/openapi.json").json["paths"]
+    assert paths["/api/v1/projects"]["get"]["x-roles"] == ["admin", "interface"]
+    assert paths["/api/v1/projects"]["post"]["x-roles"] == ["admin"]

@@ -12,7 +12,7 @@ from typing import Callable
 import falcon
 
 from hub import startup
-from hub.api import agent, attachments, errors, interface, issues
+from hub.api import admin, agent, attachments, errors, interface, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.openapi import OpenAPIResource
@@ -22,6 +22,7 @@ from hub.config import Config
 from hub.db import open_database
 from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
+from hub.services.batches import BatchService
 from hub.services.files import FileStore
 from hub.services.commands import CommandService
 from hub.services.work_signal import WorkSignal
@@ -48,6 +49,7 @@ class Services:
     attachments: AttachmentService
     issues: IssueService
     projects: ProjectService
+    batches: BatchService
     health: HealthService
 
 
@@ -68,6 +70,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         attachments=AttachmentService(store, signal, clock),
         issues=IssueService(clock),
         projects=projects,
+        batches=BatchService(clock),
         health=HealthService(),
     )
 
@@ -99,7 +102,13 @@ def routes(services: Services, config: Config) -> list[tuple[str, object]]:
         ("/api/v1/issues/{key}/changes", issues.ChangesResource(s.issues)),
         ("/api/v1/issues/{key}/notes", issues.NotesResource(s.issues)),
         ("/api/v1/notes/{note_id:id}", issues.NoteResource(s.issues)),
-        ("/api/v1/projects", issues.ProjectsResource(s.projects)),
+        ("/api/v1/projects", admin.ProjectsResource(s.projects)),
+        ("/api/v1/projects/{label}", admin.ProjectResource(s.projects)),
+        ("/api/v1/scope", admin.ScopeResource(s.projects)),
+        ("/api/v1/batches", admin.BatchesResource(s.batches)),
+        ("/api/v1/batches/{batch_id:id}", admin.BatchResource(s.batches)),
+        ("/api/v1/tokens", admin.TokensResource(s.tokens)),
+        ("/api/v1/tokens/{name}", admin.TokenResource(s.tokens)),
         ("/api/v1/issues/{key}/attachments", attachments.IssueAttachmentsResource(s.attachments)),
         ("/api/v1/attachments/states", attachments.AttachmentStatesResource(s.attachments)),
         ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments)),

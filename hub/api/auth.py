@@ -1,8 +1,9 @@
 """Bearer-token authentication and role checks, for every route.
 
 Each resource says who may call it with a ``roles`` attribute: a set of roles,
-or :data:`PUBLIC`. A resource that says nothing is admin-only, so a route
-added without thought is closed rather than open.
+or :data:`PUBLIC`, or a mapping from HTTP method to either when methods differ.
+A resource (or method) that says nothing is admin-only, so a route added
+without thought is closed rather than open.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class AuthMiddleware:
     def process_resource(self, req: falcon.Request, resp, resource, params) -> None:
         if resource is None:  # no route: let the 404 through
             return
-        roles = getattr(resource, "roles", ADMIN)
+        roles = roles_for(resource, req.method)
         if not roles:  # PUBLIC
             return
         header = req.get_header("Authorization") or ""
@@ -49,3 +50,11 @@ class AuthMiddleware:
                 f"token {principal.name!r} has role {principal.role!r}.",
             )
         req.context.principal = principal
+
+
+def roles_for(resource, method: str) -> frozenset[str]:
+    """The roles that may call ``method`` on ``resource`` (empty: anyone)."""
+    roles = getattr(resource, "roles", ADMIN)
+    if isinstance(roles, dict):
+        return roles.get(method.upper(), ADMIN)
+    return roles

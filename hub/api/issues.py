@@ -1,4 +1,4 @@
-"""``/api/v1`` resources that read the mirror, keep notes, and show projects."""
+"""``/api/v1`` resources that read the mirror and keep notes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from hub.api import schemas
 from hub.api.auth import INTERFACE
 from hub.api.validation import accepts, query
 from hub.services.issues import IssueService
-from hub.services.projects import ProjectService
 
 
 class IssuesResource:
@@ -89,14 +88,3 @@ class NoteResource:
         self._issues.delete_note(note_id)
         resp.status = falcon.HTTP_204
 
-
-class ProjectsResource:
-    roles = INTERFACE
-
-    def __init__(self, projects: ProjectService):
-        self._projects = projects
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Projects, and the base JQL they make (null without projects)."""
-        resp.media = {"items": self._projects.list(), "next_cursor": None,
-                      "scope": self._projects.scope(), "base_jql": self._projects.base_jql()}

@@ -13,7 +13,7 @@ import re
 import falcon
 
 from hub import __version__
-from hub.api.auth import ADMIN, PUBLIC
+from hub.api.auth import PUBLIC, roles_for
 
 METHODS = ("get", "post", "put", "delete", "patch")
 _PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
@@ -33,7 +33,7 @@ def build_document(routes: list[tuple[str, object]]) -> dict:
         for method in METHODS:
             responder = getattr(resource, f"on_{method}", None)
             if responder is not None:
-                operations[method] = _operation(template, resource, responder)
+                operations[method] = _operation(template, resource, method, responder)
         paths[path] = operations
     return {
         "openapi": "3.1.0",
@@ -48,8 +48,8 @@ def build_document(routes: list[tuple[str, object]]) -> dict:
     }
 
 
-def _operation(template: str, resource, responder) -> dict:
-    roles = getattr(resource, "roles", ADMIN)
+def _operation(template: str, resource, method: str, responder) -> dict:
+    roles = roles_for(resource, method)
     doc = (responder.__doc__ or type(resource).__doc__ or "").strip()
     operation = {
         "summary": doc.splitlines()[0] if doc else "",
@@ -74,7 +74,7 @@ def _operation(template: str, resource, responder) -> dict:
     if body is not None:
         operation["requestBody"] = {"required": True,
                                     "content": {"application/json": {"schema": body}}}
-    if roles is not PUBLIC and roles:
+    if roles:
         operation["security"] = [{"bearer": []}]
         operation["x-roles"] = sorted(roles)
     return operation

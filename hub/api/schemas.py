@@ -211,3 +211,32 @@ NOTE = {
     "required": ["body"],
     "additionalProperties": False,
 }
+
+NEW_BATCH = {
+    "type": "object",
+    "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 1000},
+                   "project": {"type": ["string", "null"], "minLength": 1, "maxLength": 255}},
+    "required": ["title"],
+    "additionalProperties": False,
+}
+BATCH_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
+NEW_PROJECT = {
+    "type": "object",
+    "properties": {"label": SHORT, "name": SHORT,
+                   "board_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
+                   "board_type": {"enum": ["scrum", "kanban", None]}},
+    "required": ["label", "name"],
+    "additionalProperties": False,
+}
+SCOPE = {
+    "type": "object",
+    "properties": {"jql": {"type": "string", "maxLength": 100_000}},
+    "required": ["jql"],
+    "additionalProperties": False,
+}
+NEW_TOKEN = {
+    "type": "object",
+    "properties": {"name": SHORT, "role": {"enum": ["agent", "interface", "admin"]}},
+    "required": ["name", "role"],
+    "additionalProperties": False,
+}

@@ -1,0 +1,123 @@
+"""``/api/v1`` resources for batches, and the admin-only ones: projects, scope, tokens."""
+
+from __future__ import annotations
+
+import falcon
+
+from hub.api import schemas
+from hub.api.auth import ADMIN, INTERFACE
+from hub.api.validation import accepts, query
+from hub.services.batches import BatchService
+from hub.services.projects import ProjectService
+from hub.services.tokens import TokenService
+
+
+class BatchesResource:
+    roles = INTERFACE
+
+    def __init__(self, batches: BatchService):
+        self._batches = batches
+
+    @query(schemas.BATCH_LIST)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Batches, newest first, with their commands counted by status."""
+        resp.media = self._batches.list(**req.context.query)
+
+    @accepts(schemas.NEW_BATCH)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Open a batch; enqueue commands into it with ``batch_id``."""
+        body = req.context.body
+        resp.media = self._batches.create(body["title"], req.context.principal.name, body.get("project"))
+        resp.status = falcon.HTTP_201
+
+
+class BatchResource:
+    roles = INTERFACE
+
+    def __init__(self, batches: BatchService):
+        self._batches = batches
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, batch_id: int) -> None:
+        """One batch, with its commands counted by status."""
+        resp.media = self._batches.get(batch_id)
+
+
+class ProjectsResource:
+    roles = {"GET": INTERFACE, "POST": ADMIN}
+
+    def __init__(self, projects: ProjectService):
+        self._projects = projects
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Projects, the scope, and the base JQL they make (null without projects)."""
+        resp.media = {"items": self._projects.list(), "next_cursor": None,
+                      "scope": self._projects.scope(), "base_jql": self._projects.base_jql()}
+
+    @accepts(schemas.NEW_PROJECT)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Add a project (admin)."""
+        body = req.context.body
+        resp.media = self._projects.add(body["label"], body["name"], body.get("board_id"),
+                                        body.get("board_type"))
+        resp.status = falcon.HTTP_201
+
+
+class ProjectResource:
+    roles = ADMIN
+
+    def __init__(self, projects: ProjectService):
+        self._projects = projects
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, label: str) -> None:
+        """Remove a project that no batch names (admin)."""
+        self._projects.remove(label)
+        resp.status = falcon.HTTP_204
+
+
+class ScopeResource:
+    roles = {"GET": INTERFACE, "PUT": ADMIN}
+
+    def __init__(self, projects: ProjectService):
+        self._projects = projects
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The scope and the base JQL."""
+        resp.media = {"jql": self._projects.scope(), "base_jql": self._projects.base_jql()}
+
+    @accepts(schemas.SCOPE)
+    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Set the part of the base JQL before its labels clause (admin)."""
+        self._projects.set_scope(req.context.body["jql"])
+        resp.media = {"jql": self._projects.scope(), "base_jql": self._projects.base_jql()}
+
+
+class TokensResource:
+    roles = ADMIN
+
+    def __init__(self, tokens: TokenService):
+        self._tokens = tokens
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Tokens: name, role, created; never the tokens themselves."""
+        resp.media = {"items": self._tokens.list(), "next_cursor": None}
+
+    @accepts(schemas.NEW_TOKEN)
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Make a token; the answer is the only time it is shown."""
+        body = req.context.body
+        token = self._tokens.add(body["name"], body["role"])
+        resp.media = {"name": body["name"], "role": body["role"], "token": token}
+        resp.status = falcon.HTTP_201
+        resp.set_header("Cache-Control", "no-store")
+
+
+class TokenResource:
+    roles = ADMIN
+
+    def __init__(self, tokens: TokenService):
+        self._tokens = tokens
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        """Revoke a token: its holder gets 401 from now on."""
+        self._tokens.revoke(name)
+        resp.status = falcon.HTTP_204

@@ -1,0 +1,41 @@
+"""Batches: commands an interface submits together, optionally for one project."""
+
+from __future__ import annotations
+
+from peewee import fn
+
+from hub.clock import Clock, iso
+from hub.db import database
+from hub.errors import ContractError, NotFound
+from hub.models import Batch, Command, Project
+from hub.services.pagination import page
+
+
+class BatchService:
+    def __init__(self, clock: Clock | None = None):
+        self._clock = clock or Clock()
+
+    def create(self, title: str, created_by: str, project: str | None = None) -> dict:
+        with database.atomic():
+            if project is not None and Project.get_or_none(Project.label == project) is None:
+                raise ContractError(f"no project {project!r}", "project")
+            batch = Batch.create(title=title, created_by=created_by, project=project,
+                                 created_at=iso(self._clock.now()))
+        return self._serialize(batch)
+
+    def get(self, batch_id: int) -> dict:
+        batch = Batch.get_or_none(Batch.id == batch_id)
+        if batch is None:
+            raise NotFound(f"no batch {batch_id}")
+        return self._serialize(batch)
+
+    def list(self, cursor: int | None = None, limit: int = 50) -> dict:
+        return page(Batch.select(), Batch, cursor, limit, self._serialize)
+
+    @staticmethod
+    def _serialize(batch: Batch) -> dict:
+        counts = dict(Command.select(Command.status, fn.COUNT(Command.id))
+                      .where(Command.batch == batch.id).group_by(Command.status).tuples())
+        return {"id": batch.id, "title": batch.title, "status": batch.status,
+                "created_by": batch.created_by, "created_at": batch.created_at,
+                "project": batch.project_id, "commands": counts}
