@@ -202,11 +202,9 @@ def _scope_set(config: Config, args: argparse.Namespace) -> int:
 
 def _cleanup(config: Config, args: argparse.Namespace) -> int:
     from hub.services.cleanup import CleanupService
-    from hub.services.files import FileStore
 
     _open(config)
-    report = CleanupService(FileStore(config.files_dir), config.files_quota_bytes,
-                            config.files_max_age_days).run(dry_run=args.dry_run)
+    report = CleanupService.from_config(config).run(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     for rule, items in report.removed.items():
         if items:

@@ -14,7 +14,6 @@ from hub.db import database, open_database
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.cleanup import CleanupService
-from hub.services.files import FileStore
 from hub.services.sync_runs import SyncRunService
 from worker.instance import huey
 
@@ -48,6 +47,4 @@ def cleanup_schedule(cron: str):
 @huey.periodic_task(cleanup_schedule(config.cleanup_cron))
 def clean_file_store() -> dict:
     """On HUB_CLEANUP_CRON: keep the file store in bounds (see hub.services.cleanup)."""
-    service = CleanupService(FileStore(config.files_dir), config.files_quota_bytes,
-                             config.files_max_age_days)
-    return service.run().summary()
+    return CleanupService.from_config(config).run().summary()

@@ -24,6 +24,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from hub.clock import Clock, iso
+from hub.config import Config
 from hub.db import database
 from hub.services.files import FileStore, is_sha256
 
@@ -81,6 +82,11 @@ class CleanupService:
         self._quota_bytes = quota_bytes
         self._max_age_days = max_age_days
         self._clock = clock or Clock()
+
+    @classmethod
+    def from_config(cls, config: Config) -> "CleanupService":
+        """The cleanup the hub's settings describe, for ``hub cleanup`` and the periodic task."""
+        return cls(FileStore(config.files_dir), config.files_quota_bytes, config.files_max_age_days)
 
     def run(self, dry_run: bool = False) -> CleanupReport:
         report = CleanupReport(dry_run)
