@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import Sequence
 
-from hub.config import Config, ConfigError
+from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
 from hub.services.projects import BOARD_TYPES
@@ -29,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hub",
         description="sdlc-hub: a mirror of a team's Jira issues. Configured by HUB_* "
         "environment variables (see docs/configuration.md).",
+        epilog="environment:\n" + "\n".join(
+            f"  {var.name} (default {var.default}): {var.help}" for var in VARIABLES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

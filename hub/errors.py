@@ -36,7 +36,6 @@ class ContractError(HubError):
 
     def __init__(self, description: str, field: str | None = None):
         super().__init__(description, **({"field": field} if field else {}))
-        self.field = field
 
 
 class BadRequest(HubError):

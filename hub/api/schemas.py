@@ -14,7 +14,6 @@ COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
 # SQLite stores integers in 64 bits; larger ones cannot be stored or compared.
 INT64_MAX = 2**63 - 1
 ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
-TEXT = {"type": "string", "maxLength": 1_000_000}
 NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
 NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
