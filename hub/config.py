@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+MIB = 1024**2
 GIB = 1024**3
 
 
@@ -80,14 +81,23 @@ VARIABLES: tuple[_Var, ...] = (
          "Directory holding hub.sqlite, backups/, files/ and queue.sqlite."),
     _Var("HUB_HOST", "host", "127.0.0.1", _text, "Address the HTTP API listens on."),
     _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),
-    _Var("HUB_THREADS", "threads", "32", _integer(1, 1024),
-         "waitress worker threads: each long-poll holds one, so size it for agents plus pollers."),
+    _Var("HUB_THREADS", "threads", "32", _integer(2, 1024),
+         "waitress worker threads: every request in progress holds one."),
+    _Var("HUB_LONG_POLL_THREADS", "long_poll_threads", "16", _integer(1, 1023),
+         "At most this many threads wait in long-polls at once; a poll past them answers "
+         "at once, with Retry-After. Must be below HUB_THREADS."),
+    _Var("HUB_CONNECTION_LIMIT", "connection_limit", "1000", _integer(1, 100_000),
+         "Open client connections waitress accepts; more wait in the listen backlog."),
+    _Var("HUB_CHANNEL_TIMEOUT", "channel_timeout", "60", _integer(1, 86_400),
+         "Seconds an idle client connection (no request in progress) is kept open."),
     _Var("HUB_LEASE_SECONDS", "lease_seconds", "300", _integer(1),
          "How long a claimed command stays with its agent without a heartbeat or report."),
     _Var("HUB_MAX_DELIVERIES", "max_deliveries", "5", _integer(1),
          "Deliveries after which a command whose lease ran out is failed."),
     _Var("HUB_MAX_UPLOAD_BYTES", "max_upload_bytes", str(2 * GIB), _integer(1),
-         "Largest request body the hub accepts (attachment uploads)."),
+         "Largest attachment upload the hub accepts, in bytes (inclusive)."),
+    _Var("HUB_MAX_JSON_BYTES", "max_json_bytes", str(4 * MIB), _integer(1024, 1024 * MIB),
+         "Largest JSON request body, in bytes, checked before the body is read."),
     _Var("HUB_FILES_QUOTA_BYTES", "files_quota_bytes", str(10 * GIB), _integer(0),
          "Size the file store is cleaned down to."),
     _Var("HUB_FILES_MAX_AGE_DAYS", "files_max_age_days", "30", _integer(1),
@@ -108,9 +118,13 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8765
     threads: int = 32
+    long_poll_threads: int = 16
+    connection_limit: int = 1000
+    channel_timeout: int = 60
     lease_seconds: int = 300
     max_deliveries: int = 5
     max_upload_bytes: int = 2 * GIB
+    max_json_bytes: int = 4 * MIB
     files_quota_bytes: int = 10 * GIB
     files_max_age_days: int = 30
     cleanup_cron: str = "0 3 * * *"
@@ -125,6 +139,10 @@ class Config:
         for var in VARIABLES:
             raw = environ.get(var.name, "")
             values[var.attr] = var.parse(var.name, raw if raw.strip() else var.default)
+        if values["long_poll_threads"] >= values["threads"]:
+            raise ConfigError(
+                f"HUB_LONG_POLL_THREADS must be below HUB_THREADS ({values['threads']}) so that "
+                f"some threads always answer, got {values['long_poll_threads']}")
         return cls(**values)
 
     @property
