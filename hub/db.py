@@ -14,7 +14,21 @@ from peewee import DatabaseProxy, SqliteDatabase
 database = DatabaseProxy()
 
 
-def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> SqliteDatabase:
+class HubDatabase(SqliteDatabase):
+    """SQLite that keeps the real cause when a COMMIT fails.
+
+    When a COMMIT fails with "database or disk is full" (or an I/O error),
+    SQLite has already rolled the transaction back; Peewee's ``atomic`` then
+    sends ROLLBACK, which fails with "cannot rollback - no transaction is
+    active" and hides the real error. Roll back only what is still open.
+    """
+
+    def rollback(self):
+        if self.is_closed() or self.connection().in_transaction:
+            super().rollback()
+
+
+def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> HubDatabase:
     """Open ``path`` for the models and bind them to it.
 
     Every transaction starts with ``BEGIN IMMEDIATE``: in WAL mode a deferred
@@ -22,7 +36,7 @@ def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> SqliteData
     another writer got in between, whatever the busy timeout; an immediate one
     waits for the write lock instead.
     """
-    db = SqliteDatabase(
+    db = HubDatabase(
         str(path),
         timeout=busy_timeout_seconds,
         lock_type="IMMEDIATE",

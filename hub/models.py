@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 13 tables at schema version 6.
+"""Peewee models of the hub's 14 tables at schema version 7.
 
 The models describe the schema for queries; they do not create it. The schema
 belongs to :mod:`hub.migrations` (``schema.sql`` for a new database, the steps
@@ -180,6 +180,8 @@ class Command(BaseModel):
     result = JSONField(null=True)
     error = TextField(null=True)
     deliveries = IntegerField(default=0)
+    # The token that claimed it (NULL: claimed before schema v7, or never).
+    token_id = IntegerField(null=True)
 
 
 class SyncRun(BaseModel):
@@ -194,6 +196,8 @@ class SyncRun(BaseModel):
     issues_loaded = IntegerField(default=0)
     error = TextField(null=True)
     history_at = TextField(null=True)
+    # 1 while this finished full run's neighbour marking is owed.
+    neighbors_due = IntegerField(default=0)
 
 
 class AgentStatus(BaseModel):
@@ -202,6 +206,16 @@ class AgentStatus(BaseModel):
     last_seen_at = TextField()
     state = TextField(null=True)
     detail = TextField(null=True)
+
+
+class Token(BaseModel):
+    """An API token: only its sha256 is kept; requests find it by that index."""
+
+    id = AutoField()
+    name = TextField(unique=True)
+    role = TextField()  # 'agent' | 'interface' | 'admin'
+    sha256 = TextField(unique=True)
+    created_at = TextField()
 
 
 MODELS: tuple[type[BaseModel], ...] = (
@@ -218,4 +232,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     IssueChange,
     IssueAttachment,
     AttachmentFile,
+    Token,
 )

@@ -1,4 +1,4 @@
-"""Build hub databases of the deployed versions 1–5, with sample rows.
+"""Build hub databases of the deployed versions 1–6, with sample rows.
 
 The schemas come from ``fixtures/schema-history/v<N>.sql``, copies of what hubs
 of each version created; they are never edited. The rows are what a hub of
@@ -8,6 +8,7 @@ states, a full sync run, and the settings of the time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -125,6 +126,28 @@ def _sample_rows(conn: sqlite3.Connection, version: int, settings: dict | None) 
             " field_type, from_value, from_string, to_value, to_string) VALUES"
             " ('AURORA-12', '5001', 0, 'ivanov', ?, ?, 'status', 'jira', '1', 'Open', '3',"
             " 'In Progress')", (COMMENT_CREATED, COMMENT_CREATED_UTC))
+    if version >= 6:
+        _v6_rows(conn)
+
+
+# A v6 hub's token, as it kept it in ``setting``: the token itself and its record.
+V6_TOKEN = "v6-agent-token-kept-as-a-setting-row"
+V6_TOKEN_RECORD = {"role": "agent", "sha256": hashlib.sha256(V6_TOKEN.encode()).hexdigest(),
+                   "created_at": T0}
+
+
+def _v6_rows(conn: sqlite3.Connection) -> None:
+    conn.executemany("INSERT INTO setting (key, value) VALUES (?, ?)", [
+        ("token:agent-1", json.dumps(V6_TOKEN_RECORD)),
+        ("token:admin", json.dumps({"role": "admin", "sha256": "0" * 64, "created_at": T0})),
+    ])
+    conn.execute(
+        "INSERT INTO issue_attachment (attachment_id, key, filename, size, mime_type, author,"
+        " created, created_at) VALUES ('31337', 'AURORA-12', 'spec.pdf', 48213,"
+        " 'application/pdf', 'ivanov', ?, ?)", (COMMENT_CREATED, COMMENT_CREATED_UTC))
+    conn.execute(
+        "INSERT INTO attachment_file (attachment_id, file, size, fetched_at) VALUES"
+        " ('31337', ?, 48213, ?)", ("a" * 64, T0))
 
 
 def table_rows(path: Path, table: str) -> list[tuple]:

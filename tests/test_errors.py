@@ -191,9 +191,12 @@ def test_near_valid_state_pages_never_answer_500(client, config):
     client, headers = client
     from hub.models import Command
 
+    from hub.models import Token
+
     Command.create(type="refresh", params={"jql": "x"}, status="claimed", agent_id="a",
                    claimed_at="2026-11-02T09:00:00+00:00", lease_until="2999-01-01T00:00:00+00:00",
-                   deliveries=1, created_at="2026-11-02T09:00:00+00:00")
+                   deliveries=1, created_at="2026-11-02T09:00:00+00:00",
+                   token_id=Token.get(Token.name == "t-agent").id)
     rng = random.Random(5)
     for round_ in range(4):
         for path, new in mutations(VALID_STATE, rng):

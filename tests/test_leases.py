@@ -52,10 +52,10 @@ def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):
                                                    ("running", None)]
     # The first agent's reports now answer 409: the command was delivered again.
     with pytest.raises(Conflict):
-        dispatcher.held(command["id"], "agent-1", None)
+        dispatcher.held(command["id"], None, "agent-1", None)
     with pytest.raises(Conflict):
-        dispatcher.held(command["id"], None, 1)
-    assert dispatcher.held(command["id"], "agent-2", 2).id == command["id"]
+        dispatcher.held(command["id"], None, None, 1)
+    assert dispatcher.held(command["id"], None, "agent-2", 2).id == command["id"]
 
 
 def test_the_periodic_expiry_requeues_and_after_max_deliveries_fails(queue, clock):
@@ -83,7 +83,7 @@ def test_heartbeats_and_reports_extend_the_lease(queue, clock):
         dispatcher.heartbeat("agent-1", 14)
         assert dispatcher.expire_leases() == {"requeued": 0, "failed": 0}
     clock.advance(LEASE - 10)
-    dispatcher.held(command["id"], "agent-1", 1)  # a report extends it too
+    dispatcher.held(command["id"], None, "agent-1", 1)  # a report extends it too
     clock.advance(LEASE - 10)
     assert dispatcher.expire_leases() == {"requeued": 0, "failed": 0}
     assert commands.get(command["id"])["status"] == "claimed"
@@ -95,7 +95,7 @@ def test_a_late_report_before_expiry_ran_is_still_accepted(queue, clock):
     command = commands.enqueue_refresh("key = A-1")
     dispatcher.claim("agent-1", 14)
     clock.advance(LEASE * 2)
-    held = dispatcher.held(command["id"], "agent-1", 1)
+    held = dispatcher.held(command["id"], None, "agent-1", 1)
     assert held.lease_until == "2026-11-02T09:03:00+00:00"
 
 

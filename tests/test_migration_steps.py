@@ -14,8 +14,10 @@ import pytest
 from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
+from hub.db import open_database
 from hub.services.projects import compose_base_jql
-from tests.dbfactory import make_db
+from hub.services.tokens import TokenService
+from tests.dbfactory import T0, V6_TOKEN, V6_TOKEN_RECORD, make_db
 
 
 def migrated_v3(tmp_path: Path, base: str | None, board_id: str | None = "4216") -> sqlite3.Connection:
@@ -95,7 +97,7 @@ def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_pa
     assert settings["base_jql"] == old and settings["board_id"] == "4216"
     assert "jql_scope" not in settings
     assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
-    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("6",)
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("7",)
 
 
 def test_no_base_jql_gives_no_projects(tmp_path):
@@ -160,3 +162,25 @@ def test_jira_format_shortcut_gives_the_same_results_as_the_general_rule():
     convert = JiraTimeConverter()
     for value in jira_times(20000, seed=6):
         assert convert(value) == jira_time_to_utc(value), value
+
+
+def test_v7_moves_tokens_into_their_table_and_the_hub_still_knows_them(tmp_path, caplog):
+    """A v6 hub's tokens (``setting`` rows) become rows of ``token``; the rows go."""
+    caplog.set_level(logging.WARNING, "hub.migrations")
+    db = make_db(tmp_path / "v6.sqlite", 6, settings={"token:broken": "not json"})
+    migrate(db, tmp_path / "backups")
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT name, role, sha256, created_at FROM token ORDER BY id").fetchall() == [
+        ("admin", "admin", "0" * 64, T0),
+        ("agent-1", "agent", V6_TOKEN_RECORD["sha256"], T0),
+    ]
+    settings = dict(conn.execute("SELECT key, value FROM setting"))
+    assert "token:agent-1" not in settings and "token:admin" not in settings
+    assert settings["token:broken"] == "not json" and "'token:broken'" in caplog.text
+    assert conn.execute("SELECT count(*) FROM command WHERE token_id IS NOT NULL").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM sync_run WHERE neighbors_due != 0").fetchone() == (0,)
+    conn.close()
+
+    open_database(db)
+    principal = TokenService().authenticate(V6_TOKEN)
+    assert (principal.name, principal.role) == ("agent-1", "agent")

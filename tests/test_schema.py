@@ -43,7 +43,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -51,8 +51,25 @@ def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: 
 
 
 def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
-    """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it."""
+    """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it
+    (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
-    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file"}
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token"}
     for table, shape in v5.items():
-        assert fresh[table] == shape, table
+        if table in ("command", "sync_run"):
+            assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
+        else:
+            assert fresh[table] == shape, table
+
+
+def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it."""
+    v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
+    assert set(fresh) - set(v6) == {"token"}
+    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"]}
+    for table, shape in v6.items():
+        if table in widened:
+            assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
+            assert [c[0] for c in fresh[table]["columns"][len(shape["columns"]):]] == widened[table]
+        else:
+            assert fresh[table] == shape, table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 import pytest
@@ -13,10 +14,18 @@ from tests.test_cli import run_hub
 
 def test_only_the_sha256_is_stored(hub):
     conn = sqlite3.connect(hub.config.db_path)
-    stored = " ".join(value for (value,) in conn.execute("SELECT value FROM setting"))
+    stored = " ".join(str(value) for row in conn.execute("SELECT * FROM token") for value in row)
+    stored += " ".join(value for (value,) in conn.execute("SELECT value FROM setting"))
     for token in hub.tokens.values():
         assert token not in stored
-    assert '"sha256"' in stored
+        assert hashlib.sha256(token.encode()).hexdigest() in stored
+
+
+def test_a_request_finds_its_token_by_index(hub):
+    conn = sqlite3.connect(hub.config.db_path)
+    plan = " ".join(row[-1] for row in conn.execute(
+        "EXPLAIN QUERY PLAN SELECT id, name, role FROM token WHERE sha256 = ?", ("0" * 64,)))
+    assert "USING INDEX" in plan and "SCAN" not in plan
 
 
 def test_no_token_is_401_and_a_wrong_role_is_403(hub):

@@ -23,7 +23,8 @@ class HeartbeatResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
-            body["agent_id"], body["version"], body.get("state"), body.get("detail"))
+            body["agent_id"], body["version"], body.get("state"), body.get("detail"),
+            token_id=req.context.principal.token_id)
 
 
 class ClaimResource:
@@ -37,7 +38,7 @@ class ClaimResource:
         body = req.context.body
         commands = self._dispatcher.claim(
             body["agent_id"], body["version"], body.get("types"),
-            body.get("limit", 1), body.get("wait", 0))
+            body.get("limit", 1), body.get("wait", 0), token_id=req.context.principal.token_id)
         resp.media = {"commands": commands}
 
 
@@ -49,7 +50,8 @@ class StateResource:
 
     @accepts(schemas.STATE_PAGE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
-        resp.media = self._reports.state(command_id, req.context.body)
+        resp.media = self._reports.state(command_id, req.context.body,
+                                           token_id=req.context.principal.token_id)
 
 
 class DoneResource:
@@ -60,7 +62,8 @@ class DoneResource:
 
     @accepts(schemas.DONE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
-        resp.media = self._reports.done(command_id, req.context.body)
+        resp.media = self._reports.done(command_id, req.context.body,
+                                           token_id=req.context.principal.token_id)
 
 
 class FailedResource:
@@ -71,7 +74,8 @@ class FailedResource:
 
     @accepts(schemas.FAILED)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
-        resp.media = self._reports.failed(command_id, req.context.body)
+        resp.media = self._reports.failed(command_id, req.context.body,
+                                           token_id=req.context.principal.token_id)
 
 
 class FileResource:
@@ -92,4 +96,5 @@ class FileResource:
             command_id, req.bounded_stream, length=req.content_length,
             max_bytes=self._max_upload_bytes,
             expected_sha256=expected.strip().lower() if expected else None,
-            agent_id=q.get("agent_id"), delivery=q.get("delivery"))
+            agent_id=q.get("agent_id"), delivery=q.get("delivery"),
+            token_id=req.context.principal.token_id)

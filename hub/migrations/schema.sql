@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (6), as a new hub creates it.
+-- sdlc-hub database schema, current version (7), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -75,7 +75,8 @@ CREATE TABLE command (
   finished_at TEXT,
   result      TEXT,
   error       TEXT,
-  deliveries  INTEGER NOT NULL DEFAULT 0
+  deliveries  INTEGER NOT NULL DEFAULT 0,
+  token_id    INTEGER
 );
 CREATE INDEX command_status ON command (status, id);
 
@@ -88,8 +89,10 @@ CREATE TABLE sync_run (
   finished_at   TEXT,
   issues_loaded INTEGER NOT NULL DEFAULT 0,
   error         TEXT,
-  history_at    TEXT
+  history_at    TEXT,
+  neighbors_due INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX sync_run_neighbors_due ON sync_run (id) WHERE neighbors_due = 1;
 
 CREATE TABLE agent_status (
   agent_id     TEXT PRIMARY KEY,
@@ -153,4 +156,12 @@ CREATE TABLE attachment_file (
   file          TEXT NOT NULL,
   size          INTEGER NOT NULL,
   fetched_at    TEXT NOT NULL
+);
+
+CREATE TABLE token (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  name       TEXT NOT NULL UNIQUE,
+  role       TEXT NOT NULL,
+  sha256     TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL
 );

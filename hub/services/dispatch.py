@@ -40,6 +40,11 @@ def claimable_types(version: int, types: list[str] | None) -> list[str]:
     return allowed
 
 
+def _claimed_with(token_id: int | None):
+    """Commands claimed with this token, or before tokens were recorded."""
+    return (Command.token_id == token_id) | Command.token_id.is_null()
+
+
 class Dispatcher:
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
                  clock: Clock | None = None):
@@ -51,13 +56,17 @@ class Dispatcher:
     # -- agents ---------------------------------------------------------------
 
     def heartbeat(self, agent_id: str, version: int, state: str | None = None,
-                  detail: str | None = None) -> dict:
-        """Record the agent as seen, extend its leases, name its cancelled commands."""
+                  detail: str | None = None, *, token_id: int | None = None) -> dict:
+        """Record the agent as seen, extend its leases, name its cancelled commands.
+
+        Only commands that this agent claimed with this token are its own.
+        """
         now = self._clock.now()
         with database.atomic():
             self._seen(agent_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
-             .where(Command.status == "claimed", Command.agent_id == agent_id)
+             .where(Command.status == "claimed", Command.agent_id == agent_id,
+                    _claimed_with(token_id))
              .execute())
             # Cancelled while this agent held it, within the last lease: an
             # agent that heartbeats at all within its lease hears of each one
@@ -65,13 +74,13 @@ class Dispatcher:
             since = iso(now - timedelta(seconds=self._lease_seconds))
             cancelled = [c.id for c in Command.select(Command.id).where(
                 Command.status == "cancelled", Command.agent_id == agent_id,
-                Command.finished_at >= since).order_by(Command.id)]
+                _claimed_with(token_id), Command.finished_at >= since).order_by(Command.id)]
         return {"now": iso(now), "cancelled": cancelled}
 
     # -- claims ---------------------------------------------------------------
 
     def claim(self, agent_id: str, version: int, types: list[str] | None = None,
-              limit: int = 1, wait: float = 0) -> list[dict]:
+              limit: int = 1, wait: float = 0, *, token_id: int | None = None) -> list[dict]:
         """Claim up to ``limit`` of the oldest queued commands the agent can run.
 
         With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass.
@@ -80,14 +89,14 @@ class Dispatcher:
         deadline = time.monotonic() + wait
         while True:
             seen = self._signal.generation()
-            claimed = self._claim_once(agent_id, version, allowed, limit)
+            claimed = self._claim_once(agent_id, version, allowed, limit, token_id)
             remaining = deadline - time.monotonic()
             if claimed or remaining <= 0:
                 return claimed
             self._signal.wait(seen, min(POLL_SECONDS, remaining))
 
     def _claim_once(self, agent_id: str, version: int, allowed: list[str],
-                    limit: int) -> list[dict]:
+                    limit: int, token_id: int | None) -> list[dict]:
         now = self._clock.now()
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
         with database.atomic():
@@ -101,6 +110,7 @@ class Dispatcher:
                             .limit(limit))
             for command in commands:
                 command.status, command.agent_id = "claimed", agent_id
+                command.token_id = token_id
                 command.claimed_at, command.lease_until = claimed_at, lease_until
                 command.deliveries += 1
                 command.save()
@@ -111,11 +121,14 @@ class Dispatcher:
 
     # -- reports --------------------------------------------------------------
 
-    def held(self, command_id: int, agent_id: str | None, delivery: int | None) -> Command:
+    def held(self, command_id: int, token_id: int | None, agent_id: str | None,
+             delivery: int | None) -> Command:
         """The command, if the reporting agent holds it; extends its lease.
 
-        Call inside the report's transaction. Raises NotFound for an unknown
-        id and Conflict for a report from anyone but the current holder.
+        The holder is the token that claimed the command; ``agent_id`` and
+        ``delivery``, when the report carries them, narrow it further. Call
+        inside the report's transaction. Raises NotFound for an unknown id and
+        Conflict for a report from anyone but the current holder.
         """
         command = Command.get_or_none(Command.id == command_id)
         if command is None:
@@ -123,11 +136,19 @@ class Dispatcher:
         if command.status != "claimed":
             raise Conflict(f"command {command_id} is {command.status}, not held by any agent: "
                            "stop working on it")
+        if command.token_id is not None and command.token_id != token_id:
+            raise Conflict(f"command {command_id} is held by another agent (claimed with "
+                           "another token): stop working on it")
+        if command.token_id is None and agent_id is None:
+            # Claimed before the hub recorded tokens: agent_id is all that tells.
+            raise Conflict(f"command {command_id} was claimed before this hub recorded claiming "
+                           "tokens: report with the agent_id that claimed it")
         if agent_id is not None and agent_id != command.agent_id:
-            raise Conflict(f"command {command_id} is held by another agent")
+            raise Conflict(f"command {command_id} is held by another agent: stop working on it")
         if delivery is not None and delivery != command.deliveries:
             raise Conflict(f"command {command_id} was delivered again after this delivery's "
-                           f"lease ran out (delivery {delivery}, now {command.deliveries})")
+                           f"lease ran out (delivery {delivery}, now {command.deliveries}): "
+                           "stop working on it")
         command.lease_until = after(self._clock.now(), self._lease_seconds)
         command.save()
         return command
@@ -154,6 +175,7 @@ class Dispatcher:
                 counts["failed"] += 1
             else:
                 command.status, command.agent_id, command.claimed_at = "queued", None, None
+                command.token_id = None
                 counts["requeued"] += 1
             command.lease_until = None
             command.save()

@@ -30,11 +30,11 @@ class ReportService:
         self._on_full_run_done = on_full_run_done
         self._clock = clock or Clock()
 
-    def state(self, command_id: int, report: dict) -> dict:
+    def state(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
         """Apply one page of issue states, all or nothing."""
         issues, neighbors = report.get("issues") or [], report.get("neighbors") or []
         with database.atomic():
-            command = self._held(command_id, report)
+            command = self._held(command_id, report, token_id)
             if command.type != "refresh":
                 raise Conflict(f"command {command_id} is a {command.type}; state pages belong "
                                "to refresh commands")
@@ -46,36 +46,51 @@ class ReportService:
             run.save()
         return {"issues_loaded": run.issues_loaded, "lease_until": command.lease_until}
 
-    def done(self, command_id: int, report: dict) -> dict:
+    def done(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
+        """Finish a held command. A full run that loaded issues owes the neighbour
+        marking: the debt is recorded with the run, in the same transaction, and
+        paid by the task enqueued after COMMIT or, should that enqueue fail or be
+        lost, by the periodic task that pays every debt left."""
         result = report.get("result")
         full_run = None
         with database.atomic():
             command = Command.get_or_none(Command.id == command_id)
             if command is not None and command.status == "done":
-                return self._repeated_done(command, report)
-            command = self._held(command_id, report)
+                return self._repeated_done(command, report, token_id)
+            command = self._held(command_id, report, token_id)
             now = iso(self._clock.now())
             if command.type == "refresh":
                 result = self._refresh_result(result)
                 run = self._run(command)
                 run.status, run.finished_at = "done", now
                 run.history_at = result.get("history_at")
-                run.save()
                 if self._is_full(command) and run.issues_loaded >= 1:
+                    run.neighbors_due = 1
                     full_run = run.id
+                run.save()
             else:
                 result = self._record_file(command, result, now)
             command.status, command.finished_at = "done", now
             command.result, command.lease_until = result, None
             command.save()
         if full_run is not None:
-            # After COMMIT: the task must see the finished run.
-            self._on_full_run_done(full_run)
+            self._enqueue_marking(full_run)
         return serialize_command(command)
 
-    def failed(self, command_id: int, report: dict) -> dict:
+    def _enqueue_marking(self, run_id: int) -> None:
+        # After COMMIT: the task must see the finished run. The command is done
+        # and the debt recorded whatever happens here, so a queue that is busy,
+        # missing or broken costs a delay, never the marking or the answer. The
+        # queue's errors are whatever its storage raises, hence the broad catch.
+        try:
+            self._on_full_run_done(run_id)
+        except Exception as exc:  # noqa: BLE001 - see above
+            log.warning("sync run %d: could not enqueue the neighbour marking (%s); "
+                        "the periodic task will do it", run_id, exc)
+
+    def failed(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
         with database.atomic():
-            command = self._held(command_id, report)
+            command = self._held(command_id, report, token_id)
             now = iso(self._clock.now())
             command.status, command.finished_at = "failed", now
             command.error, command.lease_until = report["error"], None
@@ -85,14 +100,14 @@ class ReportService:
 
     def upload(self, command_id: int, stream, *, length: int | None, max_bytes: int,
                expected_sha256: str | None, agent_id: str | None,
-               delivery: int | None) -> dict:
+               delivery: int | None, token_id: int | None) -> dict:
         """Store the content of a held ``fetch_attachment``: ``{sha256, size}``.
 
         The holder is checked (and the lease extended) in a short transaction
         first; the body is then streamed to the store with no transaction open.
         """
         with database.atomic():
-            command = self._dispatcher.held(command_id, agent_id, delivery)
+            command = self._dispatcher.held(command_id, token_id, agent_id, delivery)
             if command.type != "fetch_attachment":
                 raise Conflict(f"command {command_id} is a {command.type}; files belong "
                                "to fetch_attachment commands")
@@ -120,8 +135,9 @@ class ReportService:
          .on_conflict_replace().execute())
         return {"sha256": result["sha256"], "size": size}
 
-    def _held(self, command_id: int, report: dict) -> Command:
-        return self._dispatcher.held(command_id, report.get("agent_id"), report.get("delivery"))
+    def _held(self, command_id: int, report: dict, token_id: int | None) -> Command:
+        return self._dispatcher.held(command_id, token_id, report.get("agent_id"),
+                                     report.get("delivery"))
 
     def _is_full(self, command: Command) -> bool:
         """A refresh of exactly the base JQL as it is now is a full run."""
@@ -150,10 +166,24 @@ class ReportService:
         return result
 
     @staticmethod
-    def _repeated_done(command: Command, report: dict) -> dict:
+    def _repeated_done(command: Command, report: dict, token_id: int | None) -> dict:
+        """The same ``done`` again, from the holder: 200 and nothing changes."""
         agent_id = report.get("agent_id")
+        if command.token_id is not None and command.token_id != token_id:
+            raise Conflict(f"command {command.id} was done by another agent")
         if agent_id is not None and agent_id != command.agent_id:
             raise Conflict(f"command {command.id} was done by another agent")
-        if report.get("result") != command.result:
+        if not _same_result(command.type, report.get("result"), command.result):
             raise Conflict(f"command {command.id} is done already, with another result")
         return serialize_command(command)
+
+
+# The members of a result that a done records, by command type.
+_RESULT_MEMBERS = {"refresh": ("total", "history_at"), "fetch_attachment": ("sha256", "size")}
+
+
+def _same_result(command_type: str, sent, recorded) -> bool:
+    """Whether two results of a done say the same; a member absent reads as null."""
+    if not isinstance(sent, dict) or not isinstance(recorded, dict):
+        return sent == recorded
+    return all(sent.get(name) == recorded.get(name) for name in _RESULT_MEMBERS[command_type])

@@ -59,14 +59,32 @@ class SyncRunService:
 
         Idempotent, and safe to run late or twice: it acts only on a finished run
         that loaded at least one issue, and marks only issues last fetched
-        before that run started. Returns how many issues changed.
+        before that run started. It settles the run's debt (``neighbors_due``).
+        Returns how many issues changed.
         """
         with database.atomic():
             run = SyncRun.get_or_none(SyncRun.id == run_id)
-            if run is None or run.status != "done" or run.issues_loaded < 1:
+            if run is None:
                 return 0
-            changed = (Issue.update(neighbor=1)
-                       .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
-                       .execute())
-        log.info("sync run %d: %d issues outside the full run marked as neighbours", run_id, changed)
+            changed = 0
+            if run.status == "done" and run.issues_loaded >= 1:
+                changed = (Issue.update(neighbor=1)
+                           .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
+                           .execute())
+            if run.neighbors_due:
+                SyncRun.update(neighbors_due=0).where(SyncRun.id == run_id).execute()
+        if changed:
+            log.info("sync run %d: %d issues outside the full run marked as neighbours",
+                     run_id, changed)
         return changed
+
+    def mark_due(self) -> int:
+        """Do every neighbour marking still owed (its task was lost or has not run);
+        returns how many runs were settled."""
+        due = [run.id for run in SyncRun.select(SyncRun.id)
+               .where(SyncRun.neighbors_due == 1).order_by(SyncRun.id)]
+        for run_id in due:
+            self.mark_neighbours(run_id)
+        if due:
+            log.info("neighbour marking owed by %d full runs: done", len(due))
+        return len(due)

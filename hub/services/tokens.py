@@ -1,17 +1,14 @@
 """API tokens: named, with one role each; only their sha256 is stored.
 
-A token is kept in ``setting`` under ``token:<name>`` as JSON
-``{"role", "sha256", "created_at"}``. The token itself is shown once, when it
-is made, and never stored or logged. Checking a token compares its hash with
-every stored hash in constant time, so the answer's timing tells nothing about
-how close a guess came.
+Tokens live in the ``token`` table (schema v7). The token itself is shown once,
+when it is made, and never stored or logged. A request finds its token by the
+unique index on ``sha256``: the lookup's timing depends on the hash of what was
+presented, which tells nothing about how close a guess came to a real token.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -19,17 +16,17 @@ from dataclasses import dataclass
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
-from hub.models import Setting
+from hub.models import Token
 
 ROLES = ("agent", "interface", "admin")
-PREFIX = "token:"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
 @dataclass(frozen=True)
 class Principal:
-    """Who a request speaks for: the token's name and role."""
+    """Who a request speaks for: the token's id, name and role."""
 
+    token_id: int
     name: str
     role: str
 
@@ -50,23 +47,23 @@ class TokenService:
         if role not in ROLES:
             raise ContractError(f"role must be one of {', '.join(ROLES)}, got {role!r}", "role")
         token = secrets.token_urlsafe(32)
-        record = {"role": role, "sha256": _digest(token), "created_at": iso(self._clock.now())}
         with database.atomic():
-            if Setting.get_or_none(Setting.key == PREFIX + name) is not None:
+            if Token.select().where(Token.name == name).exists():
                 raise Conflict(f"a token named {name!r} exists; revoke it first")
-            Setting.create(key=PREFIX + name, value=json.dumps(record))
+            Token.create(name=name, role=role, sha256=_digest(token),
+                         created_at=iso(self._clock.now()))
         return token
 
     def list(self) -> list[dict]:
         """``[{name, role, created_at}]``, by name; never the hashes."""
-        return [
-            {"name": name, "role": record["role"], "created_at": record["created_at"]}
-            for name, record in self._records()
-        ]
+        return [{"name": t.name, "role": t.role, "created_at": t.created_at}
+                for t in Token.select().order_by(Token.name)]
 
     def revoke(self, name: str) -> None:
+        """Delete a token; commands it holds can no longer be reported on by anyone
+        (their leases run out and they go back to the queue)."""
         with database.atomic():
-            deleted = Setting.delete().where(Setting.key == PREFIX + name).execute()
+            deleted = Token.delete().where(Token.name == name).execute()
         if not deleted:
             raise NotFound(f"no token named {name!r}")
 
@@ -77,27 +74,15 @@ class TokenService:
         write transaction, so two hubs starting at once make one token.
         """
         token = secrets.token_urlsafe(32)
-        record = {"role": "admin", "sha256": _digest(token), "created_at": iso(self._clock.now())}
         with database.atomic():
-            if Setting.select().where(Setting.key.startswith(PREFIX)).exists():
+            if Token.select().exists():
                 return None
-            Setting.create(key=PREFIX + "admin", value=json.dumps(record))
+            Token.create(name="admin", role="admin", sha256=_digest(token),
+                         created_at=iso(self._clock.now()))
         return token
 
     def authenticate(self, token: str) -> Principal | None:
         """The principal a presented token stands for, or None."""
-        digest = _digest(token)
-        found = None
-        for name, record in self._records():
-            # No early exit: every stored hash is compared.
-            if hmac.compare_digest(digest, record["sha256"]):
-                found = Principal(name, record["role"])
-        return found
-
-    def _records(self) -> list[tuple[str, dict]]:
-        rows = (
-            Setting.select()
-            .where(Setting.key.startswith(PREFIX))
-            .order_by(Setting.key)
-        )
-        return [(row.key[len(PREFIX):], json.loads(row.value)) for row in rows]
+        row = (Token.select(Token.id, Token.name, Token.role)
+               .where(Token.sha256 == _digest(token)).tuples().first())
+        return Principal(*row) if row else None

@@ -12,6 +12,7 @@ from hub.migrations.steps import (
     v4_projects,
     v5_changelog,
     v6_attachments,
+    v7_tokens,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -22,5 +23,6 @@ STEPS: tuple[Step, ...] = tuple(
         v4_projects,
         v5_changelog,
         v6_attachments,
+        v7_tokens,
     )
 )
