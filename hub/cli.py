@@ -277,7 +277,9 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     if not args.no_worker:
         from worker.consumer import start_in_process
         from worker.instance import huey
+        from worker.tasks import catch_up
 
+        catch_up()
         consumer = start_in_process(huey)
     try:
         # SIGTERM (systemd, kill) ends the server like Ctrl-C does, whenever it
@@ -296,11 +298,12 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _worker(config: Config, args: argparse.Namespace) -> int:
-    import worker.tasks  # noqa: F401  (registers the tasks with the consumer)
     from worker.consumer import run_forever
     from worker.instance import huey
+    from worker.tasks import catch_up  # also registers the tasks with the consumer
 
     _open(config)
+    catch_up()
     run_forever(huey)
     return 0
 

@@ -14,6 +14,9 @@ from hub import datadir
 from hub.config import Config
 
 
+QUEUE_TIMEOUT_SECONDS = 5
+
+
 def create_huey(config: Config) -> SqliteHuey:
     """A Huey on ``config``'s queue file."""
     datadir.prepare(config)
@@ -21,7 +24,9 @@ def create_huey(config: Config) -> SqliteHuey:
     return SqliteHuey(
         "sdlc-hub",
         filename=str(config.queue_path),
-        timeout=config.busy_timeout_seconds,
+        # A busy or broken queue must not hold an API request for long: what the
+        # API enqueues is also recorded in hub.sqlite and caught up periodically.
+        timeout=min(config.busy_timeout_seconds, QUEUE_TIMEOUT_SECONDS),
         utc=True,
     )
 

@@ -14,6 +14,7 @@ from hub.db import database, open_database
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.cleanup import CleanupService
+from hub.services.health import HealthService
 from hub.services.sync_runs import SyncRunService
 from worker.instance import huey
 
@@ -26,10 +27,32 @@ def open_hub_database() -> None:
         open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
 
 
+def catch_up() -> None:
+    """What a starting worker does first, before its periodic tasks come round: say
+    it is alive, and do the neighbour marking that full runs still owe."""
+    if database.obj is None:
+        open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+    HealthService(config).worker_seen()
+    SyncRunService().mark_due()
+
+
 @huey.task()
 def mark_neighbours(run_id: int) -> int:
     """After a full run: issues it did not update become neighbours."""
     return SyncRunService().mark_neighbours(run_id)
+
+
+@huey.periodic_task(crontab(minute="*"))
+def pay_neighbour_marking() -> int:
+    """Every minute: neighbour marking that full runs still owe (its task was lost,
+    or could not be enqueued); returns how many runs were settled."""
+    return SyncRunService().mark_due()
+
+
+@huey.periodic_task(crontab(minute="*"))
+def note_worker_alive() -> None:
+    """Every minute: tell /healthz, in every process, that periodic tasks run."""
+    HealthService(config).worker_seen()
 
 
 @huey.periodic_task(crontab(minute="*"))

@@ -71,7 +71,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         issues=IssueService(clock),
         projects=projects,
         batches=BatchService(clock),
-        health=HealthService(),
+        health=HealthService(config, clock),
     )
 
 
@@ -135,7 +135,7 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
     services = build_services(config, on_full_run_done, clock)
     app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
     app.router_options.converters["id"] = IdConverter
-    errors.install(app)
+    errors.install(app, services.health)
     for path, resource in routes(services, config):
         app.add_route(path, resource)
     return app

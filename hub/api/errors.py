@@ -2,7 +2,9 @@
 
 Every error body is JSON ``{title, description}``. Domain errors map by class;
 a database that stays locked past the busy timeout answers 503 with
-``Retry-After`` rather than leaking SQLite's message.
+``Retry-After`` rather than leaking SQLite's message; a database that cannot be
+written (disk full: 507; read-only, I/O error: 503) answers with SQLite's own
+words, which also go to the log and to ``/healthz``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import falcon
 import peewee
 
 from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge
+from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +28,12 @@ STATUS = {
 }
 
 
-def install(app: falcon.App) -> None:
-    """Register the handlers and the serializer on ``app``."""
+def install(app: falcon.App, health: HealthService) -> None:
+    """Register the handlers and the serializer on ``app``; database failures of the
+    machine's (disk full, read-only) are also told to ``health``."""
     app.set_error_serializer(_serialize)
     app.add_error_handler(HubError, _domain_error)
-    app.add_error_handler(peewee.OperationalError, _database_error)
+    app.add_error_handler(peewee.DatabaseError, _DatabaseErrors(health))
 
 
 def _serialize(req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError) -> None:
@@ -43,15 +47,33 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 
-def _database_error(req, resp, exc: peewee.OperationalError, params) -> None:
-    if "locked" in str(exc) or "busy" in str(exc):
-        log.warning("%s %s: database busy past the timeout", req.method, req.path)
+class _DatabaseErrors:
+    """SQLite errors as answers that name their real cause; nothing was written."""
+
+    def __init__(self, health: HealthService):
+        self._health = health
+
+    def __call__(self, req, resp, exc: peewee.DatabaseError, params) -> None:
+        message = str(exc)
+        if "locked" in message or "busy" in message:
+            log.warning("%s %s: database busy past the timeout", req.method, req.path)
+            raise falcon.HTTPServiceUnavailable(
+                title="Busy",
+                description="The database is busy with other writes; retry shortly.",
+                retry_after=1,
+            )
+        log.error("%s %s: database error: %s", req.method, req.path, message)
+        if "full" in message:
+            self._health.write_failed(message)
+            raise falcon.HTTPInsufficientStorage(
+                title="Disk full",
+                description=f"The hub's disk is full ({message}); nothing was written. "
+                            "Retry once the operator has made room.",
+            )
+        if "readonly" in message or "read-only" in message or "I/O" in message:
+            self._health.write_failed(message)
         raise falcon.HTTPServiceUnavailable(
-            title="Busy",
-            description="The database is busy with other writes; retry shortly.",
-            retry_after=1,
+            title="Database unavailable",
+            description=f"The hub could not use its database ({message}); nothing was written.",
+            retry_after=30,
         )
-    log.error("%s %s: database error: %s", req.method, req.path, exc)
-    raise falcon.HTTPInternalServerError(
-        title="Internal error", description="The hub could not read or write its database."
-    )

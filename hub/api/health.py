@@ -1,4 +1,4 @@
-"""``GET /healthz``: no token; answers while the database does."""
+"""``GET /healthz``: no token; 200 while the hub can do its work, 503 with the reasons when not."""
 
 from __future__ import annotations
 
@@ -15,4 +15,10 @@ class HealthResource:
         self._service = service
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self._service.check()
+        """``{status: "ok", schema_version}``; 503 with the problems when the hub cannot work."""
+        health = self._service.check()
+        if health["status"] != "ok":
+            resp.status = falcon.HTTP_503
+            resp.set_header("Retry-After", "30")
+            health = {"title": "Unhealthy", "description": "; ".join(health["problems"]), **health}
+        resp.media = health

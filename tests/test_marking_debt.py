@@ -1,0 +1,143 @@
+"""The neighbour marking a full run owes survives a busy, broken or replaced queue."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import falcon.testing
+import pytest
+
+from hub import startup
+from hub.api.app import create_app
+from hub.models import SyncRun
+from hub.services.tokens import TokenService
+from tests.test_processes import (
+    full_run, neighbour_flags, prepared_hub, start, stop, wait_for_flags, wait_for_line,
+)
+
+
+class BrokenQueue:
+    """What the API calls after a full run's done, failing as a busy queue does."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, run_id: int) -> None:
+        self.calls.append(run_id)
+        raise sqlite3.OperationalError("database is locked")
+
+
+@pytest.fixture
+def hub_without_queue(config):
+    startup.prepare(config)
+    queue = BrokenQueue()
+    client = falcon.testing.TestClient(create_app(config, on_full_run_done=queue))
+    tokens = TokenService()
+    headers = {role: {"Authorization": f"Bearer {tokens.add(f't-{role}', role)}"}
+               for role in ("agent", "interface")}
+    from hub.models import Project, Setting
+
+    Setting.insert(key="jql_scope", value="project = AURORA").on_conflict_replace().execute()
+    Project.create(label="AWPCA", name="АРМ КА", created_at="2026-11-01T00:00:00+00:00")
+    return client, headers, queue
+
+
+def run_full(client, headers, keys):
+    command = client.simulate_post("/api/v1/commands", json={"type": "refresh"},
+                                   headers=headers["interface"]).json
+    client.simulate_post("/agent/v1/claim", json={"agent_id": "a", "version": 14},
+                         headers=headers["agent"])
+    client.simulate_post(f"/agent/v1/commands/{command['id']}/state",
+                         json={"issues": [{"key": k, "id": k.split("-")[1]} for k in keys]},
+                         headers=headers["agent"])
+    return client.simulate_post(f"/agent/v1/commands/{command['id']}/done",
+                                json={"result": {"total": len(keys)}}, headers=headers["agent"])
+
+
+def test_a_full_runs_done_answers_200_when_the_queue_refuses_the_task(hub_without_queue, caplog):
+    client, headers, queue = hub_without_queue
+    run_full(client, headers, ["X-1", "X-2"])
+    time.sleep(1.1)  # the next run starts in a later second than these fetches
+    done = run_full(client, headers, ["X-1"])
+
+    assert done.status_code == 200 and done.json["status"] == "done"
+    assert len(queue.calls) == 2
+    assert "could not enqueue the neighbour marking" in caplog.text
+    assert [r.neighbors_due for r in SyncRun.select().order_by(SyncRun.id)] == [1, 1]
+
+    from worker import tasks
+
+    assert tasks.pay_neighbour_marking.call_local() == 2
+    assert {i: f for i, f in neighbour_flags_of(client)} == {"X-1": 0, "X-2": 1}
+    assert [r.neighbors_due for r in SyncRun.select()] == [0, 0]
+    assert tasks.pay_neighbour_marking.call_local() == 0
+
+
+def neighbour_flags_of(client):
+    from hub.models import Issue
+
+    return [(i.key, i.neighbor) for i in Issue.select()]
+
+
+def test_marking_that_ran_settles_the_debt(hub):
+    """The task that was enqueued and ran leaves nothing owed (Huey in immediate mode)."""
+    from tests.test_agent_protocol import claim, issue, report, with_projects
+
+    with_projects()
+    command = hub.api("POST", "/api/v1/commands", {"type": "refresh"}).json
+    claim(hub)
+    report(hub, command["id"], "state", {"issues": [issue("A-1")]})
+    assert report(hub, command["id"], "done", {"result": {"total": 1}}).status_code == 200
+    assert [r.neighbors_due for r in SyncRun.select()] == [0]
+
+
+def test_a_replaced_queue_under_a_separate_worker_still_gets_the_marking_done(tmp_path):
+    """queue.sqlite deleted while the API and a separate worker run: the task the API
+    enqueues lands in a file no worker reads, and the worker pays the debt anyway."""
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    server = start("serve", "--no-worker", data_dir=data_dir)
+    worker = None
+    try:
+        url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+        full_run(url, agent, interface, ["X-1", "X-2"])
+        (data_dir / "queue.sqlite").unlink()
+        time.sleep(1.1)
+        full_run(url, agent, interface, ["X-1"])
+        worker = start("worker", data_dir=data_dir)
+        flags = wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}, timeout=90)
+        assert flags == {"X-1": 0, "X-2": 1}
+    finally:
+        assert stop(server) == 0
+        if worker is not None:
+            assert stop(worker) == 0
+
+
+def test_a_busy_queue_does_not_hold_the_done(tmp_path):
+    """While another process holds queue.sqlite's write lock, the done still answers
+    200 within the queue's short timeout, and the marking is done later."""
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    server = start("serve", "--no-worker", data_dir=data_dir)
+    worker = None
+    try:
+        url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+        full_run(url, agent, interface, ["X-1", "X-2"])
+        time.sleep(1.1)
+        lock = sqlite3.connect(data_dir / "queue.sqlite", isolation_level=None)
+        lock.execute("BEGIN EXCLUSIVE")
+        try:
+            started = time.monotonic()
+            full_run(url, agent, interface, ["X-1"])  # raises unless every call is 2xx
+            assert time.monotonic() - started < 25
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert neighbour_flags(data_dir / "hub.sqlite") == {"X-1": 0, "X-2": 0}
+        worker = start("worker", data_dir=data_dir)
+        assert wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}) == {"X-1": 0, "X-2": 1}
+    finally:
+        assert stop(server) == 0
+        if worker is not None:
+            assert stop(worker) == 0
