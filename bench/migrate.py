@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hub.migrations import migrate  # noqa: E402
+from hub.migrations import CURRENT_VERSION, migrate  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "schema-history"
 T = "2026-10-22T10:00:00+00:00"
@@ -130,7 +130,7 @@ def measure(name: str, template: Path, work: Path, repeat: int, floor=None) -> f
         started = time.perf_counter()
         result = migrate(db, work / f"backups-{name}-{i}")
         migrations.append(time.perf_counter() - started)
-        assert result.new_version == 6 and result.backup is not None
+        assert result.new_version == CURRENT_VERSION and result.backup is not None
 
         if floor is not None:
             raw = work / f"raw-{i}.sqlite"
@@ -165,8 +165,8 @@ def main() -> int:
         for template in (v1, v4):
             _checkpoint(template)
         ratios = [
-            measure("v1 -> v6 (100k issues)", v1, work, args.repeat),
-            measure("v4 -> v6 (300k comments)", v4, work, args.repeat, floor=rewrite_comments),
+            measure(f"v1 -> v{CURRENT_VERSION} (100k issues)", v1, work, args.repeat),
+            measure(f"v4 -> v{CURRENT_VERSION} (300k comments)", v4, work, args.repeat, floor=rewrite_comments),
         ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
