@@ -16,3 +16,7 @@ class HealthResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self._service.check()
+
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET, without the body: for probes that only look at the status."""
+        self.on_get(req, resp)

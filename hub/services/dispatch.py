@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import timedelta
+from typing import Callable
 
 from hub.clock import Clock, after, iso
 from hub.db import database
@@ -71,10 +72,13 @@ class Dispatcher:
     # -- claims ---------------------------------------------------------------
 
     def claim(self, agent_id: str, version: int, types: list[str] | None = None,
-              limit: int = 1, wait: float = 0) -> list[dict]:
+              limit: int = 1, wait: float = 0, *,
+              gone: Callable[[], bool] = lambda: False) -> list[dict]:
         """Claim up to ``limit`` of the oldest queued commands the agent can run.
 
-        With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass.
+        With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass,
+        or until ``gone()`` says the client has left (checked every POLL_SECONDS):
+        a waiting thread is worth more than an answer nobody will read.
         """
         allowed = claimable_types(version, types)
         deadline = time.monotonic() + wait
@@ -82,7 +86,7 @@ class Dispatcher:
             seen = self._signal.generation()
             claimed = self._claim_once(agent_id, version, allowed, limit)
             remaining = deadline - time.monotonic()
-            if claimed or remaining <= 0:
+            if claimed or remaining <= 0 or gone():
                 return claimed
             self._signal.wait(seen, min(POLL_SECONDS, remaining))
 
