@@ -331,3 +331,21 @@ def test_upload_leftovers_of_a_dead_process_go_at_start_and_a_live_ones_stay(tmp
     finally:
         live.kill()
         live.wait()
+
+
+def test_head_through_waitress_sends_headers_only_and_keeps_the_connection_usable(serve):
+    hub = serve()
+    content = upload(hub, 3 * MB)
+    conn = http.client.HTTPConnection("127.0.0.1", hub.port, timeout=30)
+    try:
+        for method, status, length in (("HEAD", 200, len(content)), ("GET", 200, len(content))):
+            conn.request(method, "/api/v1/attachments/31337/content", headers=hub.headers("interface"))
+            resp = conn.getresponse()
+            body = resp.read()
+            assert resp.status == status and resp.getheader("Content-Length") == str(length)
+            assert body == (b"" if method == "HEAD" else content)
+        conn.request("HEAD", "/healthz")
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.read() == b""
+    finally:
+        conn.close()

@@ -86,9 +86,13 @@ class Dispatcher:
             seen = self._signal.generation()
             claimed = self._claim_once(agent_id, version, allowed, limit)
             remaining = deadline - time.monotonic()
-            if claimed or remaining <= 0 or gone():
+            if claimed or remaining <= 0:
                 return claimed
             self._signal.wait(seen, min(POLL_SECONDS, remaining))
+            # Checked before the next claim: commands claimed for a client
+            # that has gone would sit out their lease unworked.
+            if gone():
+                return []
 
     def _claim_once(self, agent_id: str, version: int, allowed: list[str],
                     limit: int) -> list[dict]:
