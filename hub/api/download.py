@@ -68,9 +68,9 @@ def range_applies(if_range: str | None, etag: str) -> bool:
 def media_type(value: str | None) -> str:
     """The attachment's MIME type if it can be a ``Content-Type``, else octet-stream.
 
-    The type comes from Jira through the agent; one with CR/LF, non-Latin-1
-    characters or no ``type/subtype`` shape would break the header (or the
-    response), so the file is served as plain bytes instead.
+    The type comes from Jira through the agent; one with CR/LF, characters
+    outside ASCII or no ``type/subtype`` shape would break the header (or the
+    whole response), so the file is served as plain bytes instead.
     """
     if value and _MEDIA_TYPE.match(value):
         return value
