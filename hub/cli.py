@@ -21,7 +21,6 @@ from hub.services.tokens import ROLES
 
 log = logging.getLogger("hub")
 
-RECV_BYTES = 256 * 1024
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,20 +253,17 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     import waitress
 
     from hub.api.app import create_app
+    from hub.server import files_needed, raise_open_files_limit, waitress_settings
+    from hub.services.files import FileStore
 
     _prepare(config)
+    removed = FileStore(config.files_dir).remove_leftovers()
+    if removed:
+        log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
+    raise_open_files_limit(files_needed(config))
     app = create_app(config)
     try:
-        server = waitress.create_server(
-            app,
-            host=config.host,
-            port=config.port,
-            threads=config.threads,
-            max_request_body_size=config.max_upload_bytes,
-            # waitress reads request bodies 8 KiB per recv() by default, which
-            # makes it, not the disk, the bottleneck of a large upload.
-            recv_bytes=RECV_BYTES,
-        )
+        server = waitress.create_server(app, **waitress_settings(config))
     except OSError as exc:
         _say(f"hub: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}"
              " (set HUB_HOST / HUB_PORT)", sys.stderr)

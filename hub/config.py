@@ -43,6 +43,19 @@ def _text(name: str, raw: str) -> str:
 
 
 _CRON_FIELD = re.compile(r"[0-9*/,-]+\Z")
+CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
+
+
+def cron_schedule(cron: str):
+    """A five-field cron expression as Huey's schedule, read strictly.
+
+    Huey's ``crontab`` ignores a piece it does not understand (``5/2``, an empty
+    one) unless ``strict``; the hub reads it strictly, here and in the worker,
+    so that what was checked at start is what runs. Raises ValueError.
+    """
+    from huey import crontab
+
+    return crontab(**dict(zip(CRON_FIELDS, cron.split(" "))), strict=True)
 
 
 def _cron(name: str, raw: str) -> str:
@@ -52,6 +65,12 @@ def _cron(name: str, raw: str) -> str:
             f"{name} must be a five-field cron expression (minute hour day month weekday), "
             f"got {raw!r}"
         )
+    try:
+        cron_schedule(value)
+    except ValueError as exc:
+        # Huey's own words, e.g. "99 is not a valid input"; a step of 0 fails
+        # inside slicing ("slice step cannot be zero").
+        raise ConfigError(f"{name} is not a cron expression Huey can run ({exc}), got {raw!r}") from None
     return value
 
 
@@ -66,6 +85,23 @@ def _path(name: str, raw: str) -> Path:
     return Path(_text(name, raw)).expanduser()
 
 
+def _directory(name: str, raw: str) -> Path:
+    """A directory path that exists as a directory or can be created as one."""
+    path = _path(name, raw)
+    for place in (path, *path.parents):
+        try:
+            is_dir = place.is_dir()
+            exists = is_dir or place.exists()
+        except OSError as exc:  # e.g. a name too long, a loop of symlinks
+            raise ConfigError(f"{name} cannot be used: {place}: {exc.strerror or exc}") from None
+        if exists and not is_dir:
+            where = "names" if place == path else f"is under {place}, which is"
+            raise ConfigError(f"{name} {where} a file, not a directory: {raw.strip()!r}")
+        if exists:
+            break
+    return path
+
+
 @dataclass(frozen=True)
 class _Var:
     name: str
@@ -77,7 +113,7 @@ class _Var:
 
 # One table: the order here is the order docs/configuration.md lists them in.
 VARIABLES: tuple[_Var, ...] = (
-    _Var("HUB_DATA_DIR", "data_dir", "./hub-data", _path,
+    _Var("HUB_DATA_DIR", "data_dir", "./hub-data", _directory,
          "Directory holding hub.sqlite, backups/, files/ and queue.sqlite."),
     _Var("HUB_HOST", "host", "127.0.0.1", _text, "Address the HTTP API listens on."),
     _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),

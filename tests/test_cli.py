@@ -94,3 +94,26 @@ def test_projects_and_scope_make_the_base_jql(tmp_path):
     removed = run_hub("project", "remove", "KPI", data_dir=data_dir)
     assert 'base JQL: project = AURORA AND labels in ("AWPCA")' in removed.stdout
     assert run_hub("project", "remove", "KPI", data_dir=data_dir).returncode == 1
+
+
+@pytest.mark.parametrize("cron", ["*/0 * * * *", "99 99 * * *"])
+def test_a_bad_cleanup_cron_stops_serve_before_anything_is_created(tmp_path, cron):
+    result = run_hub("serve", "--no-worker", data_dir=tmp_path / "data", HUB_CLEANUP_CRON=cron,
+                     HUB_PORT="0")
+    assert result.returncode == 2
+    assert result.stderr.startswith("hub: configuration: HUB_CLEANUP_CRON")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("command", [("serve", "--no-worker"), ("migrate",)])
+def test_a_data_dir_naming_a_file_is_a_configuration_error(tmp_path, command):
+    (tmp_path / "data").write_text("a file")
+    result = run_hub(*command, data_dir=tmp_path / "data", HUB_PORT="0")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("hub: configuration: HUB_DATA_DIR names a file, not a directory: "
+                                     f"{str(tmp_path / 'data')!r}")
+    under = run_hub(*command, data_dir=tmp_path / "data" / "hub", HUB_PORT="0")
+    assert under.returncode == 2 and "HUB_DATA_DIR is under" in under.stderr
+    assert "Traceback" not in under.stderr
+    assert (tmp_path / "data").read_text() == "a file"

@@ -47,3 +47,37 @@ def test_environment_overrides_and_empty_means_default():
 def test_bad_values_name_the_variable(name, value, message):
     with pytest.raises(ConfigError, match=message):
         Config.from_env({name: value})
+
+
+@pytest.mark.parametrize("cron, message", [
+    ("*/0 * * * *", "slice step cannot be zero"),
+    ("99 99 * * *", "99 is not a valid input"),
+    ("0 3 32 * *", "32 is not a valid input"),
+    ("5/2 * * * *", "5/2 is not a valid input"),  # Huey's default would ignore it
+    ("1,,2 * * * *", "is not a valid input"),
+    ("0 0 * * */2", "day-of-week"),
+    ("0-5/0 * * * *", "slice step cannot be zero"),
+])
+def test_a_cron_huey_cannot_run_is_refused_naming_the_variable(cron, message):
+    with pytest.raises(ConfigError, match=rf"HUB_CLEANUP_CRON is not a cron expression .*{message}"):
+        Config.from_env({"HUB_CLEANUP_CRON": cron})
+
+
+@pytest.mark.parametrize("cron", ["0 3 * * *", "*/15 * * * 1-5", "0 0 1,15 * 0", "59 23 31 12 7"])
+def test_a_cron_huey_runs_is_accepted_as_written(cron):
+    assert Config.from_env({"HUB_CLEANUP_CRON": cron}).cleanup_cron == cron
+
+
+def test_a_data_dir_that_is_a_file_or_under_one_is_refused(tmp_path):
+    (tmp_path / "plain").write_text("not a directory")
+    with pytest.raises(ConfigError, match="HUB_DATA_DIR names a file"):
+        Config.from_env({"HUB_DATA_DIR": str(tmp_path / "plain")})
+    with pytest.raises(ConfigError, match="HUB_DATA_DIR is under .*plain, which is a file"):
+        Config.from_env({"HUB_DATA_DIR": str(tmp_path / "plain" / "data")})
+    # A directory to be created, however deep, is fine.
+    assert Config.from_env({"HUB_DATA_DIR": str(tmp_path / "a" / "b")}).data_dir == tmp_path / "a" / "b"
+
+
+def test_long_poll_threads_must_leave_threads_that_answer():
+    with pytest.raises(ConfigError, match="HUB_LONG_POLL_THREADS must be below HUB_THREADS"):
+        Config.from_env({"HUB_THREADS": "8", "HUB_LONG_POLL_THREADS": "8"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from huey import crontab
 
-from hub.config import Config
+from hub.config import Config, cron_schedule
 from hub.db import database, open_database
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
@@ -62,9 +62,8 @@ def expire_leases() -> dict:
 
 
 def cleanup_schedule(cron: str):
-    """HUB_CLEANUP_CRON's five fields as a Huey schedule."""
-    minute, hour, day, month, day_of_week = cron.split()
-    return crontab(minute=minute, hour=hour, day=day, month=month, day_of_week=day_of_week)
+    """HUB_CLEANUP_CRON as a Huey schedule, read as strictly as the settings checked it."""
+    return cron_schedule(cron)
 
 
 @huey.periodic_task(cleanup_schedule(config.cleanup_cron))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import falcon
 
 from hub.api import schemas
 from hub.api.auth import AGENT
+from hub.api.longpoll import LongPolls, client_gone
 from hub.api.validation import accepts, query
-from hub.errors import ContractError
+from hub.errors import ContractError, TooLarge
 from hub.services.files import is_sha256
 from hub.services.dispatch import Dispatcher
 from hub.services.reports import ReportService
@@ -30,15 +33,20 @@ class HeartbeatResource:
 class ClaimResource:
     roles = AGENT
 
-    def __init__(self, dispatcher: Dispatcher):
+    def __init__(self, dispatcher: Dispatcher, polls: LongPolls):
         self._dispatcher = dispatcher
+        self._polls = polls
 
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Claim commands; with ``wait``, long-poll if a long-poll slot is free."""
         body = req.context.body
-        commands = self._dispatcher.claim(
-            body["agent_id"], body["version"], body.get("types"),
-            body.get("limit", 1), body.get("wait", 0), token_id=req.context.principal.token_id)
+        wait = body.get("wait", 0)
+        with self._polls.slot(resp) if wait else nullcontext(True) as may_wait:
+            commands = self._dispatcher.claim(
+                body["agent_id"], body["version"], body.get("types"),
+                body.get("limit", 1), wait if may_wait else 0, gone=client_gone(req),
+                token_id=req.context.principal.token_id)
         resp.media = {"commands": commands}
 
 
@@ -88,6 +96,11 @@ class FileResource:
     @query(schemas.UPLOAD_QUERY)
     def on_put(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """The content of a held fetch_attachment, as the raw body."""
+        # Refused before the command is even looked up: waitress's own body
+        # limit is the larger of the upload and JSON limits, not this one.
+        if req.content_length is not None and req.content_length > self._max_upload_bytes:
+            raise TooLarge(f"the file is {req.content_length} bytes; this hub takes at most "
+                           f"{self._max_upload_bytes} (HUB_MAX_UPLOAD_BYTES)")
         expected = req.get_header("X-Content-SHA256")
         if expected is not None and not is_sha256(expected.strip().lower()):
             raise ContractError("X-Content-SHA256 must be 64 hex digits", "X-Content-SHA256")

@@ -15,6 +15,7 @@ from hub import startup
 from hub.api import admin, agent, attachments, errors, interface, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
+from hub.api.longpoll import LongPolls
 from hub.api.openapi import OpenAPIResource
 from hub.api.validation import IdConverter
 from hub.clock import Clock
@@ -75,16 +76,22 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     )
 
 
-def routes(services: Services, config: Config) -> list[tuple[str, object]]:
-    """The route table: every path the hub answers, with its resource."""
+def routes(services: Services, config: Config,
+           polls: LongPolls | None = None) -> list[tuple[str, object]]:
+    """The route table: every path the hub answers, with its resource.
+
+    ``polls`` is the long-poll gate the waiting routes share; by default one of
+    ``HUB_LONG_POLL_THREADS`` slots.
+    """
     s = services
+    polls = polls or LongPolls(config.long_poll_threads)
     openapi = OpenAPIResource()
     table = [
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
-        ("/agent/v1/claim", agent.ClaimResource(s.dispatcher)),
+        ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),
         ("/agent/v1/commands/{command_id:id}/state", agent.StateResource(s.reports)),
         ("/agent/v1/commands/{command_id:id}/done", agent.DoneResource(s.reports)),
         ("/agent/v1/commands/{command_id:id}/failed", agent.FailedResource(s.reports)),
@@ -111,7 +118,7 @@ def routes(services: Services, config: Config) -> list[tuple[str, object]]:
         ("/api/v1/tokens/{name}", admin.TokenResource(s.tokens)),
         ("/api/v1/issues/{key}/attachments", attachments.IssueAttachmentsResource(s.attachments)),
         ("/api/v1/attachments/states", attachments.AttachmentStatesResource(s.attachments)),
-        ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments)),
+        ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments, polls)),
         ("/api/v1/attachments/{attachment_id}/fetch", attachments.FetchResource(s.attachments)),
         ("/api/v1/attachments/{attachment_id}/content", attachments.ContentResource(s.attachments)),
     ]
@@ -136,7 +143,9 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
     app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
-    for path, resource in routes(services, config):
+    # One gate for the whole app: claims and attachment waits share the slots.
+    polls = LongPolls(config.long_poll_threads)
+    for path, resource in routes(services, config, polls):
         app.add_route(path, resource)
     return app
 

@@ -6,26 +6,37 @@ import falcon
 
 from hub.api import schemas
 from hub.api.auth import INTERFACE
-from hub.api.download import FileSlice, Unsatisfiable, content_disposition, etag_matches, parse_range
+from hub.api.longpoll import LongPolls, client_gone
+from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, etag_matches, media_type,
+                              parse_range, range_applies)
 from hub.api.validation import accepts, query
 from hub.errors import Conflict
-from hub.services.attachments import AttachmentService
+from hub.services.attachments import AttachmentService, Content
 
 
 class AttachmentResource:
     roles = INTERFACE
 
-    def __init__(self, attachments: AttachmentService):
+    def __init__(self, attachments: AttachmentService, polls: LongPolls):
         self._attachments = attachments
+        self._polls = polls
 
     @query(schemas.ATTACHMENT_QUERY)
     def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
-        """One attachment with its state; ``wait`` and ``known`` hold it until the state changes."""
+        """One attachment with its state; ``wait`` and ``known`` hold it until the state changes.
+
+        With no long-poll slot free, the state now comes back at once, with ``Retry-After``.
+        """
         q = req.context.query
-        if q.get("wait") and q.get("known"):
-            resp.media = self._attachments.wait_for_change(attachment_id, q["known"], q["wait"])
-        else:
+        if not (q.get("wait") and q.get("known")):
             resp.media = self._attachments.state(attachment_id)
+            return
+        with self._polls.slot(resp) as may_wait:
+            if may_wait:
+                resp.media = self._attachments.wait_for_change(
+                    attachment_id, q["known"], q["wait"], gone=client_gone(req))
+            else:
+                resp.media = self._attachments.state(attachment_id)
 
 
 class AttachmentStatesResource:
@@ -60,7 +71,33 @@ class ContentResource:
         self._attachments = attachments
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
-        """The file, streamed; ``Range`` and ``If-None-Match`` are honoured."""
+        """The file, streamed; ``Range``, ``If-Range`` and ``If-None-Match`` are honoured."""
+        content, span = self._describe(req, resp, attachment_id)
+        if content is None:
+            return
+        try:
+            file = open(content.path, "rb")
+        except FileNotFoundError:
+            # Cleanup removed it between the state check and here.
+            raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None
+        # Both go out through wsgi.file_wrapper (FileSlice is seekable), which
+        # waitress sends from its event loop: a client that stops reading holds
+        # a socket and an open file, never a worker thread.
+        if span is None:
+            resp.set_stream(file, content.size)
+        else:
+            first, last = span
+            resp.set_stream(FileSlice(file, first, last - first + 1), last - first + 1)
+
+    def on_head(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
+        """The headers a GET would send, without the file."""
+        content, span = self._describe(req, resp, attachment_id)
+        if content is not None:
+            resp.content_length = content.size if span is None else span[1] - span[0] + 1
+
+    def _describe(self, req: falcon.Request, resp: falcon.Response,
+                  attachment_id: str) -> tuple[Content | None, tuple[int, int] | None]:
+        """Set the response's status and headers; the content and range to send, if any."""
         content = self._attachments.content(attachment_id)
         etag = f'"{content.sha256}"'
         resp.set_header("ETag", etag)
@@ -68,27 +105,20 @@ class ContentResource:
         resp.set_header("Cache-Control", "private, no-cache")
         if etag_matches(req.get_header("If-None-Match"), etag):
             resp.status = falcon.HTTP_304
-            return
-        try:
-            span = parse_range(req.get_header("Range"), content.size)
-        except Unsatisfiable:
-            raise falcon.HTTPRangeNotSatisfiable(content.size) from None
-        try:
-            file = open(content.path, "rb")
-        except FileNotFoundError:
-            # Cleanup removed it between the state check and here.
-            raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None
-        resp.content_type = content.mime_type or "application/octet-stream"
+            return None, None
+        span = None
+        if range_applies(req.get_header("If-Range"), etag):
+            try:
+                span = parse_range(req.get_header("Range"), content.size)
+            except Unsatisfiable:
+                raise falcon.HTTPRangeNotSatisfiable(content.size) from None
+        resp.content_type = media_type(content.mime_type)
         resp.set_header("Content-Disposition", content_disposition(content.filename))
         resp.set_header("X-Content-Type-Options", "nosniff")
-        if span is None:
-            resp.set_stream(file, content.size)
-            return
-        first, last = span
-        file.seek(first)
-        resp.status = falcon.HTTP_206
-        resp.set_header("Content-Range", f"bytes {first}-{last}/{content.size}")
-        resp.set_stream(FileSlice(file, last - first + 1), last - first + 1)
+        if span is not None:
+            resp.status = falcon.HTTP_206
+            resp.set_header("Content-Range", f"bytes {span[0]}-{span[1]}/{content.size}")
+        return content, span
 
 
 class IssueAttachmentsResource:

@@ -22,3 +22,7 @@ class HealthResource:
             resp.set_header("Retry-After", "30")
             health = {"title": "Unhealthy", "description": "; ".join(health["problems"]), **health}
         resp.media = health
+
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET, without the body: for probes that only look at the status."""
+        self.on_get(req, resp)

@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from peewee import chunked
 
@@ -127,13 +128,18 @@ class AttachmentService:
             raise NotFound(f"no attachment {attachment_id!r} in the mirror")
         return states[0]
 
-    def wait_for_change(self, attachment_id: str, known: str, wait: float) -> dict:
-        """The state, held up to ``wait`` seconds while it is still ``known``."""
+    def wait_for_change(self, attachment_id: str, known: str, wait: float, *,
+                        gone: Callable[[], bool] = lambda: False) -> dict:
+        """The state, held up to ``wait`` seconds while it is still ``known``.
+
+        Stops early once ``gone()`` says the client has left (checked every
+        POLL_SECONDS), so a closed poll gives its thread back.
+        """
         deadline = time.monotonic() + wait
         while True:
             state = self.state(attachment_id)
             remaining = deadline - time.monotonic()
-            if state["state"] != known or remaining <= 0:
+            if state["state"] != known or remaining <= 0 or gone():
                 return state
             time.sleep(min(POLL_SECONDS, remaining))
 

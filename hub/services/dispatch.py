@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import timedelta
+from typing import Callable
 
 from hub.clock import Clock, after, iso
 from hub.db import database
@@ -80,10 +81,13 @@ class Dispatcher:
     # -- claims ---------------------------------------------------------------
 
     def claim(self, agent_id: str, version: int, types: list[str] | None = None,
-              limit: int = 1, wait: float = 0, *, token_id: int | None = None) -> list[dict]:
+              limit: int = 1, wait: float = 0, *, token_id: int | None = None,
+              gone: Callable[[], bool] = lambda: False) -> list[dict]:
         """Claim up to ``limit`` of the oldest queued commands the agent can run.
 
-        With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass.
+        With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass,
+        or until ``gone()`` says the client has left (checked every POLL_SECONDS):
+        a waiting thread is worth more than an answer nobody will read.
         """
         allowed = claimable_types(version, types)
         deadline = time.monotonic() + wait
@@ -94,6 +98,10 @@ class Dispatcher:
             if claimed or remaining <= 0:
                 return claimed
             self._signal.wait(seen, min(POLL_SECONDS, remaining))
+            # Checked before the next claim: commands claimed for a client
+            # that has gone would sit out their lease unworked.
+            if gone():
+                return []
 
     def _claim_once(self, agent_id: str, version: int, allowed: list[str],
                     limit: int, token_id: int | None) -> list[dict]:

@@ -22,6 +22,8 @@ from hub.errors import BadRequest, ContractError, TooLarge
 
 CHUNK = 4 * 1024 * 1024  # large reads and writes: fewer hand-offs to the hashing thread
 SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+# An upload in progress: files/.tmp/<pid of the process writing it>-<uuid>.part
+PART = re.compile(r"(\d{1,10})-[0-9a-f]{32}\.part\Z")
 
 
 def is_sha256(value: object) -> bool:
@@ -59,7 +61,9 @@ class FileStore:
                            "(HUB_MAX_UPLOAD_BYTES)")
         ensure_private_dir(self.root)
         ensure_private_dir(self.tmp)
-        partial = self.tmp / f"{uuid.uuid4().hex}.part"
+        # The writer's pid in the name lets a later start tell a leftover from
+        # an upload that another live process (a second `hub serve`) still writes.
+        partial = self.tmp / f"{os.getpid()}-{uuid.uuid4().hex}.part"
         hasher, size = _Hasher(), 0
         try:
             with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
@@ -95,6 +99,47 @@ class FileStore:
             partial.unlink(missing_ok=True)
             raise
         return sha256, size
+
+
+    def remove_leftovers(self) -> list[Path]:
+        """Remove upload parts that no live process writes; the paths removed.
+
+        Call at start, before serving: a part named with this process's own pid
+        is a leftover too (a restarted container's hub often gets the same pid).
+        Names without a pid (older hubs) are leftovers as well. A part of a live
+        process is kept; the periodic cleanup takes it after an hour if it stays.
+        """
+        removed = []
+        try:
+            entries = list(self.tmp.iterdir())
+        except FileNotFoundError:
+            return removed
+        for path in entries:
+            match = PART.match(path.name)
+            if match and int(match.group(1)) != os.getpid() and _alive(int(match.group(1))):
+                continue
+            try:
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()
+                    removed.append(path)
+            except FileNotFoundError:
+                pass
+        return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists (perhaps another user's)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OverflowError:
+        return False
+    return True
 
 
 class _Hasher:
