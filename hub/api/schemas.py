@@ -21,6 +21,25 @@ ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^\
 AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 PROTOCOL_VERSION = {"type": "integer", "minimum": 1, "maximum": 1000}
 DELIVERY = ID
+# Issues (matches and neighbours each) in one state page: a page is applied in
+# one write transaction, and 100 rich issues hold the write lock for well under
+# a second (see docs/agent-protocol.md).
+MAX_PAGE_ISSUES = 100
+
+
+def array(items: dict, max_items: int, **more) -> dict:
+    """An array schema whose size is checked before its items.
+
+    jsonschema applies keywords in the schema's order, so ``maxItems`` first
+    refuses a million items at once instead of validating each of them.
+    """
+    return {"type": "array", "maxItems": max_items, **more, "items": items}
+
+
+def nullable_array(items: dict, max_items: int) -> dict:
+    """:func:`array` that may also be null."""
+    return {**array(items, max_items), "type": ["array", "null"]}
+
 
 LINK = {
     "type": "object",
@@ -57,7 +76,7 @@ CHANGE = {
         "id": SHORT,
         "author": NULLABLE_SHORT,
         "created": SHORT,
-        "items": {"type": "array", "items": CHANGE_ITEM, "maxItems": 10_000},
+        "items": array(CHANGE_ITEM, 10_000),
     },
     "required": ["id", "created", "items"],
 }
@@ -89,14 +108,14 @@ ISSUE_STATE = {
         "planned_start": NULLABLE_SHORT,
         "planned_end": NULLABLE_SHORT,
         "epic_key": {"type": ["string", "null"], "maxLength": 255},
-        "labels": {"type": ["array", "null"], "items": SHORT, "maxItems": 1000},
+        "labels": nullable_array(SHORT, 1000),
         "sprint": {"type": ["string", "null"], "maxLength": 10_000},
         "created": NULLABLE_SHORT,
         "updated": NULLABLE_SHORT,
-        "links": {"type": "array", "items": LINK, "maxItems": 10_000},
-        "comments": {"type": "array", "items": COMMENT, "maxItems": 100_000},
-        "changes": {"type": "array", "items": CHANGE, "maxItems": 100_000},
-        "attachments": {"type": "array", "items": ATTACHMENT, "maxItems": 100_000},
+        "links": array(LINK, 10_000),
+        "comments": array(COMMENT, 100_000),
+        "changes": array(CHANGE, 100_000),
+        "attachments": array(ATTACHMENT, 100_000),
     },
     "required": ["key", "id"],
 }
@@ -116,7 +135,7 @@ CLAIM = {
     "properties": {
         "agent_id": AGENT_ID,
         "version": PROTOCOL_VERSION,
-        "types": {"type": "array", "items": {"enum": list(COMMAND_TYPES)}, "uniqueItems": True},
+        "types": array({"enum": list(COMMAND_TYPES)}, len(COMMAND_TYPES), uniqueItems=True),
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1},
         "wait": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
     },
@@ -127,8 +146,8 @@ STATE_PAGE = {
     "type": "object",
     "properties": {
         **_REPORT,
-        "issues": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
-        "neighbors": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
+        "issues": array(ISSUE_STATE, MAX_PAGE_ISSUES),
+        "neighbors": array(ISSUE_STATE, MAX_PAGE_ISSUES),
     },
 }
 DONE = {
@@ -184,7 +203,7 @@ ATTACHMENT_QUERY = {
 }
 ATTACHMENT_STATES = {
     "type": "object",
-    "properties": {"ids": {"type": "array", "items": SHORT, "maxItems": 1000}},
+    "properties": {"ids": array(SHORT, 1000)},
     "required": ["ids"],
     "additionalProperties": False,
 }
