@@ -38,7 +38,8 @@ class CommandsResource:
             return
         if "attachment_id" not in params or "jql" in params:
             raise ContractError("a fetch_attachment takes params.attachment_id", "params.attachment_id")
-        state, command, created = self._attachments.request_fetch(params["attachment_id"])
+        state, command, created = self._attachments.request_fetch(
+            params["attachment_id"], body.get("batch_id"))
         # Ready: nothing new; the command that fetched it stands for the request.
         resp.media = command or self._commands.get(state["command_id"])
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
