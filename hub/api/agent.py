@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import OCTETS, responds
 from hub.api.auth import AGENT
 from hub.api.validation import accepts, query
 from hub.errors import ContractError
@@ -21,6 +22,7 @@ class HeartbeatResource:
 
     @accepts(schemas.HEARTBEAT)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Say the agent is alive; extends its leases and names its cancelled commands."""
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"))
@@ -34,6 +36,7 @@ class ClaimResource:
 
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Claim the oldest queued commands, long-polling up to ``wait`` seconds."""
         body = req.context.body
         commands = self._dispatcher.claim(
             body["agent_id"], body["version"], body.get("types"),
@@ -47,8 +50,10 @@ class StateResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.STATE_PAGE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """One page of issue states of a held refresh, applied all or nothing."""
         resp.media = self._reports.state(command_id, req.context.body)
 
 
@@ -58,8 +63,10 @@ class DoneResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.DONE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """Finish a held command with its result."""
         resp.media = self._reports.done(command_id, req.context.body)
 
 
@@ -69,8 +76,10 @@ class FailedResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.FAILED)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """Fail a held command, keeping its error."""
         resp.media = self._reports.failed(command_id, req.context.body)
 
 
@@ -81,6 +90,10 @@ class FileResource:
         self._reports = reports
         self._max_upload_bytes = max_upload_bytes
 
+    @responds(errors=(400, 409, 422), request_media=OCTETS, header_params=({
+        "name": "X-Content-SHA256", "in": "header", "required": False,
+        "description": "the content's sha256, checked before the file is kept",
+        "schema": {"type": "string", "pattern": "^[0-9A-Fa-f]{64}(?![\\s\\S])"}},))
     @query(schemas.UPLOAD_QUERY)
     def on_put(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """The content of a held fetch_attachment, as the raw body."""

@@ -5,11 +5,28 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import OCTETS, responds
 from hub.api.auth import INTERFACE
 from hub.api.download import FileSlice, Unsatisfiable, content_disposition, etag_matches, parse_range
 from hub.api.validation import accepts, query
 from hub.errors import Conflict
 from hub.services.attachments import AttachmentService
+
+
+_HEADER = {"schema": {"type": "string"}}
+DOWNLOAD_HEADERS = {
+    200: {"ETag": _HEADER, "Accept-Ranges": _HEADER, "Content-Disposition": _HEADER},
+    206: {"ETag": _HEADER, "Content-Range": {**_HEADER, "required": True},
+          "Content-Disposition": _HEADER},
+    304: {"ETag": _HEADER},
+}
+DOWNLOAD_PARAMS = tuple(
+    {"name": name, "in": "header", "required": False, "description": description, "schema": {"type": "string"}}
+    for name, description in [
+        ("Range", "one byte range, e.g. bytes=0-1023 or bytes=-500 (206)"),
+        ("If-Range", "the ETag the client holds: the range is served only while it still names the file"),
+        ("If-None-Match", "ETags the client holds: 304 when one names the file"),
+    ])
 
 
 class AttachmentResource:
@@ -46,11 +63,14 @@ class FetchResource:
     def __init__(self, attachments: AttachmentService):
         self._attachments = attachments
 
+    @responds(201, 200, location="/api/v1/commands/{id}")
     def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """Ask for the content: 201 with a new command, or 200 (ready, or already fetching)."""
         state, command, created = self._attachments.request_fetch(attachment_id)
         resp.media = {**state, "command": command}
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+        if created:
+            resp.location = f"/api/v1/commands/{command['id']}"
 
 
 class ContentResource:
@@ -59,6 +79,8 @@ class ContentResource:
     def __init__(self, attachments: AttachmentService):
         self._attachments = attachments
 
+    @responds(200, 206, 304, media=OCTETS, errors=(409, 416), headers=DOWNLOAD_HEADERS,
+              header_params=DOWNLOAD_PARAMS)
     def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """The file, streamed; ``Range`` and ``If-None-Match`` are honoured."""
         content = self._attachments.content(attachment_id)

@@ -15,4 +15,5 @@ class HealthResource:
         self._service = service
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Whether the hub answers and its database with it."""
         resp.media = self._service.check()

@@ -8,6 +8,9 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
+from hub.services.projects import BOARD_TYPES, LABEL_PATTERN, ONE_WORD_PATTERN
+from hub.services.tokens import NAME_PATTERN, ROLES
+
 COMMAND_TYPES = ("refresh", "fetch_attachment")
 COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
 
@@ -17,7 +20,10 @@ ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
 NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
-ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^\S+$"}
+ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": ONE_WORD_PATTERN}
+ATTACHMENT_ID = SHORT
+PROJECT_LABEL = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": LABEL_PATTERN}
+TOKEN_NAME = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN}
 AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 PROTOCOL_VERSION = {"type": "integer", "minimum": 1, "maximum": 1000}
 DELIVERY = ID
@@ -160,6 +166,9 @@ FAILED = {
     "required": ["error"],
 }
 
+# A property that may not be there at all.
+ABSENT = {"not": {}}
+
 NEW_COMMAND = {
     "type": "object",
     "properties": {
@@ -167,13 +176,24 @@ NEW_COMMAND = {
         "params": {
             "type": "object",
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
-                           "attachment_id": SHORT},
+                           "attachment_id": ATTACHMENT_ID},
             "additionalProperties": False,
         },
         "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
     },
     "required": ["type"],
     "additionalProperties": False,
+    # The params each type takes: a refresh its optional jql (the base JQL
+    # without it), a fetch_attachment exactly its attachment_id. ABSENT rather
+    # than the schema false, whose errors jsonschema reports on the parent.
+    "allOf": [
+        {"if": {"properties": {"type": {"const": "refresh"}}},
+         "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
+        {"if": {"properties": {"type": {"const": "fetch_attachment"}}},
+         "then": {"required": ["params"],
+                  "properties": {"params": {"required": ["attachment_id"],
+                                            "properties": {"jql": ABSENT}}}}},
+    ],
 }
 
 _PAGE = {
@@ -240,11 +260,13 @@ NEW_BATCH = {
 BATCH_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
 NEW_PROJECT = {
     "type": "object",
-    "properties": {"label": SHORT, "name": SHORT,
+    "properties": {"label": PROJECT_LABEL, "name": SHORT,
                    "board_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
-                   "board_type": {"enum": ["scrum", "kanban", None]}},
+                   "board_type": {"enum": [*BOARD_TYPES, None]}},
     "required": ["label", "name"],
     "additionalProperties": False,
+    # A board is its id and its type: one without the other is no board.
+    "dependentRequired": {"board_id": ["board_type"], "board_type": ["board_id"]},
 }
 SCOPE = {
     "type": "object",
@@ -254,7 +276,7 @@ SCOPE = {
 }
 NEW_TOKEN = {
     "type": "object",
-    "properties": {"name": SHORT, "role": {"enum": ["agent", "interface", "admin"]}},
+    "properties": {"name": TOKEN_NAME, "role": {"enum": list(ROLES)}},
     "required": ["name", "role"],
     "additionalProperties": False,
 }

@@ -224,6 +224,8 @@ def _describe(error: ValidationError) -> str:
         return f"{_excerpt(value)} is not one of {', '.join(map(_excerpt, expected))}"
     if kind == "const":
         return f"must be {_excerpt(expected)}"
+    if kind == "not" and expected == {}:
+        return "is not allowed here"
     if kind == "uniqueItems":
         return "must not repeat an item"
     if kind == "oneOf":
