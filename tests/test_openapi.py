@@ -148,6 +148,8 @@ def test_params_by_command_type_are_checked_by_the_schema(hub, body, field):
 @pytest.mark.parametrize("body, field", [
     ({"label": "A", "name": "n", "board_id": 4}, "board_type"),
     ({"label": "A", "name": "n", "board_type": "scrum"}, "board_id"),
+    ({"label": "A", "name": "n", "board_id": 4, "board_type": None}, "board_type"),
+    ({"label": "A", "name": "n", "board_id": None, "board_type": "kanban"}, "board_id"),
     ({"label": "A B", "name": "n"}, "label"),
     ({"label": "A\n", "name": "n"}, "label"),
 ])

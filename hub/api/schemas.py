@@ -265,8 +265,15 @@ NEW_PROJECT = {
                    "board_type": {"enum": [*BOARD_TYPES, None]}},
     "required": ["label", "name"],
     "additionalProperties": False,
-    # A board is its id and its type: one without the other is no board.
+    # A board is its id and its type: one without the other is no board,
+    # whether the other is left out or sent as null.
     "dependentRequired": {"board_id": ["board_type"], "board_type": ["board_id"]},
+    "allOf": [
+        {"if": {"required": ["board_id"], "properties": {"board_id": {"type": "integer"}}},
+         "then": {"properties": {"board_type": {"enum": list(BOARD_TYPES)}}}},
+        {"if": {"required": ["board_type"], "properties": {"board_type": {"enum": list(BOARD_TYPES)}}},
+         "then": {"properties": {"board_id": {"type": "integer"}}}},
+    ],
 }
 SCOPE = {
     "type": "object",
