@@ -151,3 +151,26 @@ def test_an_error_body_quotes_only_an_excerpt_of_the_offending_value(hub, path, 
     assert len(resp.content) < 600, resp.text[:600]
     assert resp.json["field"] == field
     assert resp.json["description"].startswith(field + ": ")
+
+
+ODD_TEXT = ["", " ", "\x00", "%ED%A0%80", "\U0010ffff", "\u202e", "9" * 5000, "-1", "0", "1e5", "1.5", "٣",
+            "１", "true", "null", "a\nb", "../..", str(2**63), str(2**64), "-" + str(2**63), "NaN", "x" * 300]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/commands", "/api/v1/sync-runs", "/api/v1/issues",
+                                  "/api/v1/batches", "/api/v1/attachments/1"])
+def test_odd_query_strings_answer_4xx_never_500(hub, path):
+    for name in ("cursor", "limit", "status", "type", "neighbor", "fetched_since", "wait", "known", "x"):
+        for value in ODD_TEXT:
+            resp = hub.api("GET", path, params={name: value})
+            assert resp.status_code < 500, (name, value[:20], resp.text)
+
+
+@pytest.mark.parametrize("template", [
+    "/api/v1/issues/{}", "/api/v1/issues/{}/comments", "/api/v1/issues/{}/changes",
+    "/api/v1/issues/{}/notes", "/api/v1/issues/{}/attachments", "/api/v1/attachments/{}",
+    "/api/v1/attachments/{}/content", "/api/v1/commands/{}", "/api/v1/batches/{}"])
+def test_odd_path_values_answer_404_never_500(hub, template):
+    for value in ["%00", "%ff", "%ed%a0%80", "a%20b", "x" * 3000, "%e2%80%ae", "%2F", "9" * 30, "0", "-5"]:
+        resp = hub.api("GET", template.format(value))
+        assert resp.status_code in (404,), (value[:20], resp.status_code, resp.text[:200])

@@ -25,8 +25,9 @@ ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
 CONFIG = str(Path(__file__).with_name("schemathesis.toml"))
 # Examples per operation and role: enough to find what the fuzzer found
-# before, small enough to keep the whole file near two minutes on two cores.
-EXAMPLES = int(os.environ.get("HUB_FUZZ_EXAMPLES", "12"))
+# before, small enough to keep the whole file near a minute on two cores
+# (HUB_FUZZ_EXAMPLES and HUB_FUZZ_SEED run it longer or otherwise).
+EXAMPLES = int(os.environ.get("HUB_FUZZ_EXAMPLES", "25"))
 CONTENT = b"%PDF-1.7 fuzz " * 100
 
 
@@ -95,7 +96,7 @@ def live_hub(tmp_path_factory):
 def test_fuzzing_the_openapi_document_finds_no_5xx_and_no_nonconformance(live_hub, role, tmp_path):
     url, tokens = live_hub
     command = [ST, "--config-file", CONFIG, "run", f"{url}/openapi.json", "--checks", "all", "--max-examples", str(EXAMPLES),
-               "--seed", "7", "--no-shrink", "--workers", "1", "--request-timeout", "20",
+               "--seed", os.environ.get("HUB_FUZZ_SEED", "7"), "--no-shrink", "--workers", "1", "--request-timeout", "20",
                "--header", f"Authorization: Bearer {tokens[role]}",
                "--suppress-health-check", "all", "--report-dir", str(tmp_path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path,
