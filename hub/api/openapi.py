@@ -63,15 +63,21 @@ def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
     are the request headers it reads; ``db`` is False for the one responder
     that never touches the database.
     """
+    declared = _declaration(statuses, media, errors, headers, location, request_media,
+                            header_params, db, operation_id)
+
     def decorate(responder):
-        responder.responses = {
-            "statuses": statuses or (200,), "media": media, "errors": errors,
-            "headers": headers or {}, "location": location, "request_media": request_media,
-            "header_params": header_params, "db": db, "operation_id": operation_id,
-        }
+        responder.responses = declared
         return responder
 
     return decorate
+
+
+def _declaration(statuses=(), media=JSON, errors=(), headers=None, location=None,
+                 request_media=None, header_params=(), db=True, operation_id=None) -> dict:
+    return {"statuses": statuses or (200,), "media": media, "errors": errors,
+            "headers": headers or {}, "location": location, "request_media": request_media,
+            "header_params": header_params, "db": db, "operation_id": operation_id}
 
 
 def build_document(routes: list[tuple[str, object]]) -> dict:
@@ -106,7 +112,7 @@ def _operation_id(resource, method: str) -> str:
 def _operation(template: str, resource, method: str, responder) -> dict:
     roles = roles_for(resource, method)
     doc = (responder.__doc__ or type(resource).__doc__ or "").strip()
-    declared = getattr(responder, "responses", None) or responds()(lambda: None).responses
+    declared = getattr(responder, "responses", None) or _declaration()
     operation = {
         "operationId": declared["operation_id"] or _operation_id(resource, method),
         "summary": doc.splitlines()[0] if doc else _operation_id(resource, method),

@@ -5,8 +5,11 @@ its query string, as Falcon hooks; the parsed values land in
 ``req.context.body`` and ``req.context.query``. The same schemas are attached
 to the responders, which is what ``/openapi.json`` is generated from.
 
-Malformed JSON answers 400; JSON that breaks the schema answers 422 with the
-offending field named (``field`` in the error body).
+Bodies are bounded before they cost anything: a ``Content-Length`` past
+``HUB_MAX_JSON_BYTES`` answers 413 unread, and nesting past :data:`MAX_DEPTH`
+answers 400 before parsing. Malformed JSON answers 400; JSON that breaks the
+schema answers 422 at its first error, with the offending field named
+(``field`` in the error body) and at most an excerpt of the offending value.
 """
 
 from __future__ import annotations
