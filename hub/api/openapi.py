@@ -32,8 +32,10 @@ ERROR = {
 }
 # Path parameters by name (or by converter, for ``{name:id}``): what the
 # services can find. Anything else names nothing: 404.
+# A label in a path is any text: projects made from a v3 hub's base JQL may
+# carry labels with spaces, which the pattern for new ones refuses.
 PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
-                "label": schemas.PROJECT_LABEL, "name": schemas.TOKEN_NAME}
+                "label": schemas.SHORT, "name": schemas.TOKEN_NAME}
 CONVERTER_SCHEMAS = {"id": schemas.ID}
 _TEXT = {"schema": {"type": "string"}}
 ERROR_STATUSES = {
