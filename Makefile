@@ -27,6 +27,7 @@ test: $(VENV)/.installed-test
 bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
 	$(BIN)/python bench/states.py
+	$(BIN)/python bench/page.py
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
 

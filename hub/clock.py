@@ -29,7 +29,8 @@ def after(moment: datetime, seconds: float) -> str:
 
 def jira_to_utc(value: object) -> str | None:
     """A Jira time (``2026-10-22T13:05:11.000+0300``) in the hub's format, or None
-    when it does not parse or names no instant (no offset)."""
+    when it does not parse, names no instant (no offset), or names one that UTC
+    cannot write (``0001-01-01T00:00:00.000+0300`` falls before year 1)."""
     if not isinstance(value, str):
         return None
     try:
@@ -38,4 +39,7 @@ def jira_to_utc(value: object) -> str | None:
         return None
     if parsed.utcoffset() is None:
         return None
-    return iso(parsed)
+    try:
+        return iso(parsed)
+    except OverflowError:
+        return None

@@ -341,3 +341,30 @@ def test_fetch_requests_at_once_make_one_command(hub):
     assert sorted(code for code, _ in answers) == [200] * 7 + [201]
     assert len({command_id for _, command_id in answers}) == 1
     assert db_rows(hub, "SELECT count(*) FROM command WHERE type = 'fetch_attachment'") == [(1,)]
+
+
+def test_a_fetch_enqueued_into_a_batch_keeps_its_batch_id(hub):
+    listed(hub, attachment("1", "a.pdf"), attachment("2", "b.pdf"))
+    batch = hub.api("POST", "/api/v1/batches", {"title": "attachments"}).json
+    other = hub.api("POST", "/api/v1/batches", {"title": "another"}).json
+    first = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment",
+                                                 "params": {"attachment_id": "1"}, "batch_id": batch["id"]})
+    assert first.status_code == 201 and first.json["batch_id"] == batch["id"]
+    # The open command comes back as it is: in the batch it was enqueued into.
+    again = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment",
+                                                 "params": {"attachment_id": "1"}, "batch_id": other["id"]})
+    assert again.status_code == 200 and again.json["id"] == first.json["id"]
+    assert again.json["batch_id"] == batch["id"]
+    counted = hub.api("GET", f"/api/v1/batches/{batch['id']}").json
+    assert counted["commands"] == {"queued": 1}
+    unbatched = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment",
+                                                     "params": {"attachment_id": "2"}})
+    assert unbatched.status_code == 201 and unbatched.json["batch_id"] is None
+
+
+def test_a_fetch_into_an_unknown_batch_is_422_and_enqueues_nothing(hub):
+    listed(hub, attachment("1", "a.pdf"))
+    resp = hub.api("POST", "/api/v1/commands", {"type": "fetch_attachment",
+                                                "params": {"attachment_id": "1"}, "batch_id": 999})
+    assert resp.status_code == 422 and resp.json["field"] == "batch_id"
+    assert db_rows(hub, "SELECT count(*) FROM command WHERE type = 'fetch_attachment'") == [(0,)]

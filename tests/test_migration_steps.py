@@ -134,6 +134,10 @@ def test_command_params_that_are_not_json_are_left_alone(tmp_path):
         ("yesterday", None),
         ("", None),
         (None, None),
+        ("0001-01-01T00:00:00.000+0300", None),
+        ("9999-12-31T23:00:00.000-0300", None),
+        ("0001-01-01T03:00:00.000+0300", "0001-01-01T00:00:00+00:00"),
+        ("9999-12-31T20:59:59.000-0300", "9999-12-31T23:59:59+00:00"),
     ],
 )
 def test_comment_times_to_utc(jira, utc):
@@ -153,7 +157,9 @@ def jira_times(count: int, seed: int) -> list[str]:
             i = rng.randrange(len(value))
             value = value[:i] + rng.choice("0959:+-.xT ") + value[i + 1:]
         values.append(value)
-    return values + ["2026-02-29T10:00:00.000+0300", "2028-02-29T23:30:00.000-0530",
+    return values + ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300",
+                     "0001-01-01T00:30:00.000+0030", "9999-12-31T23:59:59.999-0001",
+                     "2026-02-29T10:00:00.000+0300", "2028-02-29T23:30:00.000-0530",
                      "2026-10-22T24:00:00.000+0300", "2026-10-22T13:05:11.000+2400",
                      "2026-12-31T23:59:59.999-1200", "2027-01-01T00:00:00.000+1400"]
 
@@ -184,3 +190,25 @@ def test_v7_moves_tokens_into_their_table_and_the_hub_still_knows_them(tmp_path,
     open_database(db)
     principal = TokenService().authenticate(V6_TOKEN)
     assert (principal.name, principal.role) == ("agent-1", "agent")
+
+
+def test_times_at_the_calendars_ends_convert_to_nothing_on_both_paths():
+    convert = JiraTimeConverter()
+    for value in ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300",
+                  "0001-01-01T00:00:00+03:00", "9999-12-31T23:00:00-03:00"]:
+        assert convert(value) is None and jira_time_to_utc(value) is None, value
+
+
+def test_a_v4_database_with_comments_at_the_calendars_ends_migrates(tmp_path):
+    db = make_db(tmp_path / "hub.sqlite", 4)
+    conn = sqlite3.connect(db)
+    conn.executemany(
+        "INSERT INTO issue_comment (key, comment_id, author, created, updated, body)"
+        " VALUES ('AURORA-13', ?, 'petrov', ?, NULL, 'edge')",
+        [("201", "0001-01-01T00:00:00.000+0300"), ("202", "9999-12-31T23:00:00.000-0300"),
+         ("203", "0001-01-01T00:00:00+03:00")])
+    conn.commit()
+    migrate(db, tmp_path / "backups")
+    rows = conn.execute("SELECT comment_id, created_at FROM issue_comment"
+                        " WHERE comment_id IN ('101', '201', '202', '203') ORDER BY comment_id").fetchall()
+    assert rows == [("101", "2026-10-22T10:05:11+00:00"), ("201", None), ("202", None), ("203", None)]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlparse
+
+import pytest
+from openapi_spec_validator import validate
+
 from hub.api import schemas
+from hub.services.projects import LABEL_PATTERN
+from hub.services.tokens import NAME_PATTERN
 
 
 def test_openapi_lists_every_route_with_its_schemas(hub):
@@ -33,7 +41,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "schema"] == schemas.NEW_COMMAND
     state = paths["/agent/v1/commands/{command_id}/state"]["post"]
     assert state["parameters"][0] == {"name": "command_id", "in": "path", "required": True,
-                                      "schema": {"type": "integer", "minimum": 1}}
+                                      "schema": schemas.ID}
     assert "security" not in paths["/healthz"]["get"]
 
 
@@ -41,3 +49,115 @@ def test_openapi_tells_roles_per_method(hub):
     paths = hub.client.simulate_get("/openapi.json").json["paths"]
     assert paths["/api/v1/projects"]["get"]["x-roles"] == ["admin", "interface"]
     assert paths["/api/v1/projects"]["post"]["x-roles"] == ["admin"]
+
+
+def document(hub) -> dict:
+    return hub.client.simulate_get("/openapi.json").json
+
+
+def operations(doc: dict):
+    for path, methods in doc["paths"].items():
+        for method, operation in methods.items():
+            yield path, method, operation
+
+
+def test_the_document_is_valid_openapi_3_1(hub):
+    validate(document(hub))
+
+
+def test_every_operation_has_an_id_a_summary_and_no_catch_all_response(hub):
+    doc = document(hub)
+    ids = [op["operationId"] for _, _, op in operations(doc)]
+    assert len(ids) == len(set(ids))
+    for path, method, op in operations(doc):
+        assert op["summary"], (path, method)
+        assert "default" not in op["responses"], (path, method)
+        if op.get("security"):
+            assert {"401", "403"} <= set(op["responses"])
+            assert op["responses"]["401"]["headers"]["WWW-Authenticate"]["required"] is True
+        if path != "/openapi.json":
+            assert "Retry-After" in op["responses"]["503"]["headers"], (path, method)
+        if "{" in path:
+            assert "404" in op["responses"], (path, method)
+        if "requestBody" in op:
+            assert {"413"} <= set(op["responses"]), (path, method)
+
+
+def test_real_success_statuses_and_media_types(hub):
+    paths = document(hub)["paths"]
+    created = {path: op for path, _, op in operations(document(hub)) if "201" in op["responses"]}
+    assert set(created) == {"/api/v1/commands", "/api/v1/issues/{key}/notes", "/api/v1/batches",
+                            "/api/v1/projects", "/api/v1/tokens", "/api/v1/attachments/{attachment_id}/fetch"}
+    for op in created.values():
+        assert op["responses"]["201"]["headers"]["Location"]["required"] is True
+    assert set(paths["/api/v1/notes/{note_id}"]["delete"]["responses"]) >= {"204"}
+    download = paths["/api/v1/attachments/{attachment_id}/content"]["get"]
+    assert {"200", "206", "304", "409", "416"} <= set(download["responses"])
+    assert "application/octet-stream" in download["responses"]["200"]["content"]
+    assert "Content-Range" in download["responses"]["206"]["headers"]
+    assert {p["name"] for p in download["parameters"] if p["in"] == "header"} == {
+        "Range", "If-Range", "If-None-Match"}
+    upload = paths["/agent/v1/commands/{command_id}/file"]["put"]
+    assert "application/octet-stream" in upload["requestBody"]["content"]
+    assert [p["name"] for p in upload["parameters"] if p["in"] == "header"] == ["X-Content-SHA256"]
+    assert "409" in paths["/agent/v1/commands/{command_id}/done"]["post"]["responses"]
+
+
+def test_each_201_names_its_new_resource_in_location(hub):
+    batch = hub.api("POST", "/api/v1/batches", {"title": "t"})
+    assert batch.headers["Location"].endswith(f"/api/v1/batches/{batch.json['id']}")
+    assert hub.api("GET", urlparse(batch.headers["Location"]).path).status_code == 200
+    command = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "x"}})
+    assert command.headers["Location"].endswith(f"/api/v1/commands/{command.json['id']}")
+    note = hub.api("POST", "/api/v1/issues/X-1/notes", {"body": "b"})
+    if note.status_code == 201:
+        assert note.headers["Location"].endswith(f"/api/v1/notes/{note.json['id']}")
+    project = hub.api("POST", "/api/v1/projects", {"label": "Ядро", "name": "n"}, role="admin")
+    assert project.headers["Location"].endswith("/api/v1/projects/%D0%AF%D0%B4%D1%80%D0%BE")
+    token = hub.api("POST", "/api/v1/tokens", {"name": "ui-2", "role": "interface"}, role="admin")
+    assert token.headers["Location"].endswith("/api/v1/tokens/ui-2")
+
+
+@pytest.mark.parametrize("pattern, good, bad", [
+    (LABEL_PATTERN, ["AWPCA", "Ядро", "a-b_c.d", "x" * 255],
+     ["", "A B", "A\n", "\nA", "A\u00a0B", "A\u2028", "A\u3000", "A\x00", "A\x7f", "A\x85", "A\x1c"]),
+    (schemas.ISSUE_KEY["pattern"], ["AURORA-12"], ["AURORA-12\n", "AURORA 12", "\tA"]),
+    (NAME_PATTERN, ["ui", "mcp-1.2_x"], ["", "-x", "ui\n", "ui x", "x" * 65, "й"]),
+])
+def test_patterns_mean_the_same_in_python_and_ecma_262(pattern, good, bad):
+    # No \\s, \\w, . or $, whose meanings differ between the two dialects.
+    outside_classes = re.sub(r"\[(?:\\.|[^\]])*\]", "", pattern)
+    assert not re.search(r"\\[sSwWdD]|(?<!\\)\.|\$", outside_classes), outside_classes
+    for value in good:
+        assert re.match(pattern, value), value
+    for value in bad:
+        assert not re.match(pattern, value), value
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"type": "refresh", "params": {"attachment_id": "1"}}, "params.attachment_id"),
+    ({"type": "fetch_attachment"}, "params"),
+    ({"type": "fetch_attachment", "params": {}}, "params.attachment_id"),
+    ({"type": "fetch_attachment", "params": {"attachment_id": "1", "jql": "x"}}, "params.jql"),
+])
+def test_params_by_command_type_are_checked_by_the_schema(hub, body, field):
+    resp = hub.api("POST", "/api/v1/commands", body)
+    assert resp.status_code == 422 and resp.json["field"] == field, resp.json
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"label": "A", "name": "n", "board_id": 4}, "board_type"),
+    ({"label": "A", "name": "n", "board_type": "scrum"}, "board_id"),
+    ({"label": "A", "name": "n", "board_id": 4, "board_type": None}, "board_type"),
+    ({"label": "A", "name": "n", "board_id": None, "board_type": "kanban"}, "board_id"),
+    ({"label": "A B", "name": "n"}, "label"),
+    ({"label": "A\n", "name": "n"}, "label"),
+])
+def test_project_rules_are_checked_by_the_schema(hub, body, field):
+    resp = hub.api("POST", "/api/v1/projects", body, role="admin")
+    assert resp.status_code == 422 and resp.json["field"] == field, resp.json
+
+
+def test_token_names_follow_the_schemas_pattern(hub):
+    resp = hub.api("POST", "/api/v1/tokens", {"name": "ui\n", "role": "interface"}, role="admin")
+    assert resp.status_code == 422 and resp.json["field"] == "name"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import responds
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.validation import accepts, query
 from hub.services.batches import BatchService
@@ -23,12 +26,14 @@ class BatchesResource:
         """Batches, newest first, with their commands counted by status."""
         resp.media = self._batches.list(**req.context.query)
 
+    @responds(201, location="/api/v1/batches/{id}")
     @accepts(schemas.NEW_BATCH)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Open a batch; enqueue commands into it with ``batch_id``."""
         body = req.context.body
         resp.media = self._batches.create(body["title"], req.context.principal.name, body.get("project"))
         resp.status = falcon.HTTP_201
+        resp.location = f"/api/v1/batches/{resp.media['id']}"
 
 
 class BatchResource:
@@ -53,6 +58,7 @@ class ProjectsResource:
         resp.media = {"items": self._projects.list(), "next_cursor": None,
                       "scope": self._projects.scope(), "base_jql": self._projects.base_jql()}
 
+    @responds(201, errors=(409,), location="/api/v1/projects/{label}")
     @accepts(schemas.NEW_PROJECT)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Add a project (admin)."""
@@ -60,6 +66,7 @@ class ProjectsResource:
         resp.media = self._projects.add(body["label"], body["name"], body.get("board_id"),
                                         body.get("board_type"))
         resp.status = falcon.HTTP_201
+        resp.location = f"/api/v1/projects/{quote(resp.media['label'], safe='')}"
 
 
 class ProjectResource:
@@ -68,6 +75,7 @@ class ProjectResource:
     def __init__(self, projects: ProjectService):
         self._projects = projects
 
+    @responds(204, errors=(409,))
     def on_delete(self, req: falcon.Request, resp: falcon.Response, label: str) -> None:
         """Remove a project that no batch names (admin)."""
         self._projects.remove(label)
@@ -101,6 +109,7 @@ class TokensResource:
         """Tokens: name, role, created; never the tokens themselves."""
         resp.media = {"items": self._tokens.list(), "next_cursor": None}
 
+    @responds(201, errors=(409,), location="/api/v1/tokens/{name}")
     @accepts(schemas.NEW_TOKEN)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Make a token; the answer is the only time it is shown."""
@@ -108,6 +117,7 @@ class TokensResource:
         token = self._tokens.add(body["name"], body["role"])
         resp.media = {"name": body["name"], "role": body["role"], "token": token}
         resp.status = falcon.HTTP_201
+        resp.location = f"/api/v1/tokens/{body['name']}"
         resp.set_header("Cache-Control", "no-store")
 
 
@@ -117,6 +127,7 @@ class TokenResource:
     def __init__(self, tokens: TokenService):
         self._tokens = tokens
 
+    @responds(204)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         """Revoke a token: its holder gets 401 from now on."""
         self._tokens.revoke(name)

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import OCTETS, responds
 from hub.api.auth import AGENT
 from hub.api.longpoll import LongPolls, client_gone
 from hub.api.validation import accepts, query
@@ -24,6 +25,7 @@ class HeartbeatResource:
 
     @accepts(schemas.HEARTBEAT)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Say the agent is alive; extends its leases and names its cancelled commands."""
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"),
@@ -39,7 +41,7 @@ class ClaimResource:
 
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Claim commands; with ``wait``, long-poll if a long-poll slot is free."""
+        """Claim the oldest queued commands, long-polling up to ``wait`` seconds."""
         body = req.context.body
         wait = body.get("wait", 0)
         with self._polls.slot(resp) if wait else nullcontext(True) as may_wait:
@@ -56,8 +58,10 @@ class StateResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.STATE_PAGE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """One page of issue states of a held refresh, applied all or nothing."""
         resp.media = self._reports.state(command_id, req.context.body,
                                            token_id=req.context.principal.token_id)
 
@@ -68,8 +72,10 @@ class DoneResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.DONE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """Finish a held command with its result."""
         resp.media = self._reports.done(command_id, req.context.body,
                                            token_id=req.context.principal.token_id)
 
@@ -80,8 +86,10 @@ class FailedResource:
     def __init__(self, reports: ReportService):
         self._reports = reports
 
+    @responds(errors=(409,))
     @accepts(schemas.FAILED)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """Fail a held command, keeping its error."""
         resp.media = self._reports.failed(command_id, req.context.body,
                                            token_id=req.context.principal.token_id)
 
@@ -93,6 +101,10 @@ class FileResource:
         self._reports = reports
         self._max_upload_bytes = max_upload_bytes
 
+    @responds(errors=(400, 409, 422), request_media=OCTETS, header_params=({
+        "name": "X-Content-SHA256", "in": "header", "required": False,
+        "description": "the content's sha256, checked before the file is kept",
+        "schema": {"type": "string", "pattern": "^[0-9A-Fa-f]{64}(?![\\s\\S])"}},))
     @query(schemas.UPLOAD_QUERY)
     def on_put(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """The content of a held fetch_attachment, as the raw body."""

@@ -17,7 +17,7 @@ from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
 from hub.api.openapi import OpenAPIResource
-from hub.api.validation import IdConverter
+from hub.api.validation import IdConverter, JsonBodyLimit
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
@@ -140,7 +140,8 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
         on_full_run_done = mark_neighbours
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
     services = build_services(config, on_full_run_done, clock)
-    app = falcon.App(middleware=[AuthMiddleware(services.tokens)])
+    app = falcon.App(middleware=[AuthMiddleware(services.tokens),
+                               JsonBodyLimit(config.max_json_bytes)])
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
     # One gate for the whole app: claims and attachment waits share the slots.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import OCTETS, responds
 from hub.api.auth import INTERFACE
 from hub.api.longpoll import LongPolls, client_gone
 from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, etag_matches, media_type,
@@ -12,6 +13,22 @@ from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, eta
 from hub.api.validation import accepts, query
 from hub.errors import Conflict
 from hub.services.attachments import AttachmentService, Content
+
+
+_HEADER = {"schema": {"type": "string"}}
+DOWNLOAD_HEADERS = {
+    200: {"ETag": _HEADER, "Accept-Ranges": _HEADER, "Content-Disposition": _HEADER},
+    206: {"ETag": _HEADER, "Content-Range": {**_HEADER, "required": True},
+          "Content-Disposition": _HEADER},
+    304: {"ETag": _HEADER},
+}
+DOWNLOAD_PARAMS = tuple(
+    {"name": name, "in": "header", "required": False, "description": description, "schema": {"type": "string"}}
+    for name, description in [
+        ("Range", "one byte range, e.g. bytes=0-1023 or bytes=-500 (206)"),
+        ("If-Range", "the ETag the client holds: the range is served only while it still names the file"),
+        ("If-None-Match", "ETags the client holds: 304 when one names the file"),
+    ])
 
 
 class AttachmentResource:
@@ -57,11 +74,14 @@ class FetchResource:
     def __init__(self, attachments: AttachmentService):
         self._attachments = attachments
 
+    @responds(201, 200, location="/api/v1/commands/{id}")
     def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """Ask for the content: 201 with a new command, or 200 (ready, or already fetching)."""
         state, command, created = self._attachments.request_fetch(attachment_id)
         resp.media = {**state, "command": command}
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+        if created:
+            resp.location = f"/api/v1/commands/{command['id']}"
 
 
 class ContentResource:
@@ -70,6 +90,8 @@ class ContentResource:
     def __init__(self, attachments: AttachmentService):
         self._attachments = attachments
 
+    @responds(200, 206, 304, media=OCTETS, errors=(409, 416), headers=DOWNLOAD_HEADERS,
+              header_params=DOWNLOAD_PARAMS)
     def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """The file, streamed; ``Range``, ``If-Range`` and ``If-None-Match`` are honoured."""
         content, span = self._describe(req, resp, attachment_id)

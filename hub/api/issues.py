@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
+from hub.api.openapi import responds
 from hub.api.auth import INTERFACE
 from hub.api.validation import accepts, query
 from hub.services.issues import IssueService
@@ -65,11 +66,13 @@ class NotesResource:
         """The notes interfaces keep on an issue."""
         resp.media = self._issues.notes(key)
 
+    @responds(201, location="/api/v1/notes/{id}")
     @accepts(schemas.NOTE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """Add a note; its author is the token's name."""
         resp.media = self._issues.add_note(key, req.context.principal.name, req.context.body["body"])
         resp.status = falcon.HTTP_201
+        resp.location = f"/api/v1/notes/{resp.media['id']}"
 
 
 class NoteResource:
@@ -83,6 +86,7 @@ class NoteResource:
         """Change a note's text."""
         resp.media = self._issues.edit_note(note_id, req.context.body["body"])
 
+    @responds(204)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
         """Delete a note."""
         self._issues.delete_note(note_id)

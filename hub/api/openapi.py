@@ -2,8 +2,12 @@
 
 Nothing here is written by hand per endpoint: paths come from the route table,
 methods from the resources' responders, request bodies and query parameters
-from the JSON Schemas that validate them, and security from each resource's
-``roles``. A route added to the table appears here with what it accepts.
+from the JSON Schemas that validate them, security from each resource's
+``roles``, and success statuses, media types and state conflicts from each
+responder's :func:`responds`. The error statuses follow from those: 401 and
+403 where a token is needed, 404 where the path names something, 400, 413 and
+422 where a body or a query is read, 503 wherever the database is used. A
+route added to the table appears here with what it accepts and answers.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ import re
 import falcon
 
 from hub import __version__
+from hub.api import schemas
 from hub.api.auth import PUBLIC, roles_for
 
-METHODS = ("get", "post", "put", "delete", "patch")
+METHODS = ("get", "head", "post", "put", "delete", "patch")
+JSON = "application/json"
+OCTETS = "application/octet-stream"
 _PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
 ERROR = {
     "type": "object",
@@ -23,9 +30,60 @@ ERROR = {
                    "field": {"type": "string"}},
     "required": ["title", "description"],
 }
+# Path parameters by name (or by converter, for ``{name:id}``): what the
+# services can find. Anything else names nothing: 404.
+# A label in a path is any text: projects made from a v3 hub's base JQL may
+# carry labels with spaces, which the pattern for new ones refuses.
+PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
+                "label": schemas.SHORT, "name": schemas.TOKEN_NAME}
+CONVERTER_SCHEMAS = {"id": schemas.ID}
+_TEXT = {"schema": {"type": "string"}}
+ERROR_STATUSES = {
+    400: ("Malformed: the body is not JSON, or nests too deep", {}),
+    401: ("No token, or one this hub does not know", {"WWW-Authenticate": {**_TEXT, "required": True}}),
+    403: ("The token's role may not call this", {}),
+    404: ("Nothing by that name or id", {}),
+    409: ("The request does not fit the current state", {}),
+    413: ("The body is too large", {}),
+    416: ("The range starts past the end of the file", {"Content-Range": _TEXT}),
+    422: ("Valid JSON that breaks the contract; field names the offending field", {}),
+    503: ("The database stayed busy; retry later", {"Retry-After": {**_TEXT, "required": False}}),
+}
+
+
+def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
+             headers: dict[int, dict] | None = None, location: str | None = None,
+             request_media: str | None = None, header_params: tuple[dict, ...] = (),
+             db: bool = True, operation_id: str | None = None):
+    """Declare what the decorated responder answers, for ``/openapi.json``.
+
+    ``statuses`` are its success statuses (200 by default) with body ``media``;
+    ``errors`` the statuses it gives beyond those that follow from its route
+    (409 for a state conflict, ...). ``headers`` adds response headers by
+    status; ``location`` is the path template a 201's ``Location`` names.
+    ``request_media`` is a body that is not JSON (read raw); ``header_params``
+    are the request headers it reads; ``db`` is False for the one responder
+    that never touches the database.
+    """
+    declared = _declaration(statuses, media, errors, headers, location, request_media,
+                            header_params, db, operation_id)
+
+    def decorate(responder):
+        responder.responses = declared
+        return responder
+
+    return decorate
+
+
+def _declaration(statuses=(), media=JSON, errors=(), headers=None, location=None,
+                 request_media=None, header_params=(), db=True, operation_id=None) -> dict:
+    return {"statuses": statuses or (200,), "media": media, "errors": errors,
+            "headers": headers or {}, "location": location, "request_media": request_media,
+            "header_params": header_params, "db": db, "operation_id": operation_id}
 
 
 def build_document(routes: list[tuple[str, object]]) -> dict:
+    """The OpenAPI 3.1 document of ``routes``."""
     paths = {}
     for template, resource in routes:
         path = _PARAM.sub(r"{\1}", template)
@@ -48,36 +106,80 @@ def build_document(routes: list[tuple[str, object]]) -> dict:
     }
 
 
+def _operation_id(resource, method: str) -> str:
+    name = type(resource).__name__.removesuffix("Resource")
+    return method + name[:1].upper() + name[1:]
+
+
 def _operation(template: str, resource, method: str, responder) -> dict:
     roles = roles_for(resource, method)
     doc = (responder.__doc__ or type(resource).__doc__ or "").strip()
+    declared = getattr(responder, "responses", None) or _declaration()
     operation = {
-        "summary": doc.splitlines()[0] if doc else "",
+        "operationId": declared["operation_id"] or _operation_id(resource, method),
+        "summary": doc.splitlines()[0] if doc else _operation_id(resource, method),
         "parameters": [
             {"name": name, "in": "path", "required": True,
-             "schema": {"type": "integer", "minimum": 1} if kind in ("id", "int") else {"type": "string"}}
+             "schema": CONVERTER_SCHEMAS.get(kind) or PATH_SCHEMAS.get(name, {"type": "string"})}
             for name, kind in _PARAM.findall(template)
         ],
-        "responses": {
-            "200": {"description": "OK", "content": {"application/json": {}}},
-            "default": {"description": "Error",
-                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-        },
     }
+    errors = set(declared["errors"])
     query = getattr(responder, "query_schema", None)
     if query is not None:
+        errors.add(422)
         operation["parameters"] += [
             {"name": name, "in": "query", "required": name in query.get("required", []), "schema": schema}
             for name, schema in query.get("properties", {}).items()
         ]
+    operation["parameters"] += list(declared["header_params"])
     body = getattr(responder, "request_schema", None)
     if body is not None:
-        operation["requestBody"] = {"required": True,
-                                    "content": {"application/json": {"schema": body}}}
+        errors |= {400, 413, 422}
+        operation["requestBody"] = {"required": True, "content": {JSON: {"schema": body}}}
+    elif declared["request_media"]:
+        errors.add(413)
+        operation["requestBody"] = {"required": True, "content": {
+            declared["request_media"]: {"schema": {"type": "string", "contentMediaType": declared["request_media"]}}}}
+    if _PARAM.search(template):
+        errors.add(404)
     if roles:
+        errors |= {401, 403}
         operation["security"] = [{"bearer": []}]
         operation["x-roles"] = sorted(roles)
+    if declared["db"]:
+        errors.add(503)
+    operation["responses"] = {**_successes(declared), **{
+        str(status): _error_response(status) for status in sorted(errors)}}
     return operation
+
+
+def _successes(declared: dict) -> dict:
+    responses = {}
+    for status in declared["statuses"]:
+        response: dict = {"description": falcon.code_to_http_status(status)[4:]}
+        if status not in (204, 304):
+            media = declared["media"]
+            response["content"] = {media: {} if media == JSON else {"schema": {"type": "string"}}}
+            if media != JSON:
+                response["content"]["*/*"] = {"schema": {"type": "string"}}
+        headers = dict(declared["headers"].get(status, {}))
+        if status == 201 and declared["location"]:
+            headers["Location"] = {"description": f"the new resource: {declared['location']}",
+                                   "required": True, **_TEXT}
+        if headers:
+            response["headers"] = headers
+        responses[str(status)] = response
+    return responses
+
+
+def _error_response(status: int) -> dict:
+    description, headers = ERROR_STATUSES[status]
+    response: dict = {"description": description,
+                      "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    if headers:
+        response["headers"] = headers
+    return response
 
 
 class OpenAPIResource:
@@ -92,5 +194,7 @@ class OpenAPIResource:
         """Describe ``routes``, this resource's own among them."""
         self._document = build_document(routes)
 
+    @responds(db=False, operation_id="getOpenAPI")
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """This document: the API as OpenAPI 3.1."""
         resp.media = self._document

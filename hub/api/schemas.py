@@ -8,6 +8,9 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
+from hub.services.projects import BOARD_TYPES, LABEL_PATTERN, ONE_WORD_PATTERN
+from hub.services.tokens import NAME_PATTERN, ROLES
+
 COMMAND_TYPES = ("refresh", "fetch_attachment")
 COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
 
@@ -17,10 +20,32 @@ ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
 NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
-ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^\S+$"}
+ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": ONE_WORD_PATTERN}
+ATTACHMENT_ID = SHORT
+PROJECT_LABEL = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": LABEL_PATTERN}
+TOKEN_NAME = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN}
 AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 PROTOCOL_VERSION = {"type": "integer", "minimum": 1, "maximum": 1000}
 DELIVERY = ID
+# Issues (matches and neighbours each) in one state page: a page is applied in
+# one write transaction, and 100 rich issues hold the write lock for well under
+# a second (see docs/agent-protocol.md).
+MAX_PAGE_ISSUES = 100
+
+
+def array(items: dict, max_items: int, **more) -> dict:
+    """An array schema whose size is checked before its items.
+
+    jsonschema applies keywords in the schema's order, so ``maxItems`` first
+    refuses a million items at once instead of validating each of them.
+    """
+    return {"type": "array", "maxItems": max_items, **more, "items": items}
+
+
+def nullable_array(items: dict, max_items: int) -> dict:
+    """:func:`array` that may also be null."""
+    return {**array(items, max_items), "type": ["array", "null"]}
+
 
 LINK = {
     "type": "object",
@@ -57,7 +82,7 @@ CHANGE = {
         "id": SHORT,
         "author": NULLABLE_SHORT,
         "created": SHORT,
-        "items": {"type": "array", "items": CHANGE_ITEM, "maxItems": 10_000},
+        "items": array(CHANGE_ITEM, 10_000),
     },
     "required": ["id", "created", "items"],
 }
@@ -89,14 +114,14 @@ ISSUE_STATE = {
         "planned_start": NULLABLE_SHORT,
         "planned_end": NULLABLE_SHORT,
         "epic_key": {"type": ["string", "null"], "maxLength": 255},
-        "labels": {"type": ["array", "null"], "items": SHORT, "maxItems": 1000},
+        "labels": nullable_array(SHORT, 1000),
         "sprint": {"type": ["string", "null"], "maxLength": 10_000},
         "created": NULLABLE_SHORT,
         "updated": NULLABLE_SHORT,
-        "links": {"type": "array", "items": LINK, "maxItems": 10_000},
-        "comments": {"type": "array", "items": COMMENT, "maxItems": 100_000},
-        "changes": {"type": "array", "items": CHANGE, "maxItems": 100_000},
-        "attachments": {"type": "array", "items": ATTACHMENT, "maxItems": 100_000},
+        "links": array(LINK, 10_000),
+        "comments": array(COMMENT, 100_000),
+        "changes": array(CHANGE, 100_000),
+        "attachments": array(ATTACHMENT, 100_000),
     },
     "required": ["key", "id"],
 }
@@ -116,7 +141,7 @@ CLAIM = {
     "properties": {
         "agent_id": AGENT_ID,
         "version": PROTOCOL_VERSION,
-        "types": {"type": "array", "items": {"enum": list(COMMAND_TYPES)}, "uniqueItems": True},
+        "types": array({"enum": list(COMMAND_TYPES)}, len(COMMAND_TYPES), uniqueItems=True),
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1},
         "wait": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
     },
@@ -127,8 +152,8 @@ STATE_PAGE = {
     "type": "object",
     "properties": {
         **_REPORT,
-        "issues": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
-        "neighbors": {"type": "array", "items": ISSUE_STATE, "maxItems": 10_000},
+        "issues": array(ISSUE_STATE, MAX_PAGE_ISSUES),
+        "neighbors": array(ISSUE_STATE, MAX_PAGE_ISSUES),
     },
 }
 DONE = {
@@ -141,6 +166,9 @@ FAILED = {
     "required": ["error"],
 }
 
+# A property that may not be there at all.
+ABSENT = {"not": {}}
+
 NEW_COMMAND = {
     "type": "object",
     "properties": {
@@ -148,13 +176,24 @@ NEW_COMMAND = {
         "params": {
             "type": "object",
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
-                           "attachment_id": SHORT},
+                           "attachment_id": ATTACHMENT_ID},
             "additionalProperties": False,
         },
         "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
     },
     "required": ["type"],
     "additionalProperties": False,
+    # The params each type takes: a refresh its optional jql (the base JQL
+    # without it), a fetch_attachment exactly its attachment_id. ABSENT rather
+    # than the schema false, whose errors jsonschema reports on the parent.
+    "allOf": [
+        {"if": {"properties": {"type": {"const": "refresh"}}},
+         "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
+        {"if": {"properties": {"type": {"const": "fetch_attachment"}}},
+         "then": {"required": ["params"],
+                  "properties": {"params": {"required": ["attachment_id"],
+                                            "properties": {"jql": ABSENT}}}}},
+    ],
 }
 
 _PAGE = {
@@ -184,7 +223,7 @@ ATTACHMENT_QUERY = {
 }
 ATTACHMENT_STATES = {
     "type": "object",
-    "properties": {"ids": {"type": "array", "items": SHORT, "maxItems": 1000}},
+    "properties": {"ids": array(SHORT, 1000)},
     "required": ["ids"],
     "additionalProperties": False,
 }
@@ -221,11 +260,20 @@ NEW_BATCH = {
 BATCH_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
 NEW_PROJECT = {
     "type": "object",
-    "properties": {"label": SHORT, "name": SHORT,
+    "properties": {"label": PROJECT_LABEL, "name": SHORT,
                    "board_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
-                   "board_type": {"enum": ["scrum", "kanban", None]}},
+                   "board_type": {"enum": [*BOARD_TYPES, None]}},
     "required": ["label", "name"],
     "additionalProperties": False,
+    # A board is its id and its type: one without the other is no board,
+    # whether the other is left out or sent as null.
+    "dependentRequired": {"board_id": ["board_type"], "board_type": ["board_id"]},
+    "allOf": [
+        {"if": {"required": ["board_id"], "properties": {"board_id": {"type": "integer"}}},
+         "then": {"properties": {"board_type": {"enum": list(BOARD_TYPES)}}}},
+        {"if": {"required": ["board_type"], "properties": {"board_type": {"enum": list(BOARD_TYPES)}}},
+         "then": {"properties": {"board_id": {"type": "integer"}}}},
+    ],
 }
 SCOPE = {
     "type": "object",
@@ -235,7 +283,7 @@ SCOPE = {
 }
 NEW_TOKEN = {
     "type": "object",
-    "properties": {"name": SHORT, "role": {"enum": ["agent", "interface", "admin"]}},
+    "properties": {"name": TOKEN_NAME, "role": {"enum": list(ROLES)}},
     "required": ["name", "role"],
     "additionalProperties": False,
 }

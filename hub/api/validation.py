@@ -5,8 +5,11 @@ its query string, as Falcon hooks; the parsed values land in
 ``req.context.body`` and ``req.context.query``. The same schemas are attached
 to the responders, which is what ``/openapi.json`` is generated from.
 
-Malformed JSON answers 400; JSON that breaks the schema answers 422 with the
-offending field named (``field`` in the error body).
+Bodies are bounded before they cost anything: a ``Content-Length`` past
+``HUB_MAX_JSON_BYTES`` answers 413 unread, and nesting past :data:`MAX_DEPTH`
+answers 400 before parsing. Malformed JSON answers 400; JSON that breaks the
+schema answers 422 at its first error, with the offending field named
+(``field`` in the error body) and at most an excerpt of the offending value.
 """
 
 from __future__ import annotations
@@ -64,23 +67,53 @@ def query(schema: dict):
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
-# A JSON body is read whole; file contents travel as raw bodies, not JSON.
-MAX_JSON_BYTES = 64 * 1024 * 1024
+# Far above any body the contract allows (a state page is about 6 levels deep)
+# and far below the depth at which the parser or the validator would recurse
+# past Python's stack.
+MAX_DEPTH = 64
+# A JSON string, or an unterminated one running to the end: it always matches at
+# a quote, so stripping strings stays linear whatever the body holds.
+_STRING = re.compile(rb'"[^"\\]*(?:\\[\s\S][^"\\]*)*(?:"|\\?\Z)')
+_PAIR = re.compile(rb"\[\]|\{\}")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# How much of an offending value an error body may quote.
+EXCERPT_CHARS = 40
+
+
+class JsonBodyLimit:
+    """Middleware that tells the ``@accepts`` hooks how large a JSON body may be.
+
+    The limit is a setting (``HUB_MAX_JSON_BYTES``), so it travels with the
+    request rather than living in a module constant.
+    """
+
+    def __init__(self, max_bytes: int):
+        self._max_bytes = max_bytes
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        req.context.max_json_bytes = self._max_bytes
+
+
+def _too_large(limit: int) -> falcon.HTTPContentTooLarge:
+    return falcon.HTTPContentTooLarge(
+        title="Body too large",
+        description=f"A JSON body may be at most {limit} bytes (HUB_MAX_JSON_BYTES); "
+                    "send fewer issues per page.",
+    )
 
 
 def _read_json(req: falcon.Request):
-    if req.content_length is not None and req.content_length > MAX_JSON_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Body too large",
-            description=f"A JSON body may be at most {MAX_JSON_BYTES} bytes; send fewer issues per page.",
-        )
-    raw = req.bounded_stream.read(MAX_JSON_BYTES + 1)
-    if len(raw) > MAX_JSON_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Body too large", description=f"A JSON body may be at most {MAX_JSON_BYTES} bytes."
-        )
+    limit = req.context.max_json_bytes
+    # Refused from the header alone: a body past the limit is never read.
+    if req.content_length is not None and req.content_length > limit:
+        raise _too_large(limit)
+    raw = req.bounded_stream.read(limit + 1)
+    if len(raw) > limit:
+        raise _too_large(limit)
     if not raw:
         raise falcon.HTTPBadRequest(title="Malformed JSON", description="The request body is empty.")
+    if _nested_deeper_than(raw, MAX_DEPTH):
+        raise _too_deep()
     try:
         value = json.loads(raw, parse_constant=_reject_constant)
         if _SURROGATE_ESCAPE.search(raw):
@@ -88,10 +121,40 @@ def _read_json(req: falcon.Request):
             # text (and so no database column) can hold.
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
+    except RecursionError:
+        # Unbalanced brackets escape the depth check; the parser then stops
+        # at the interpreter's limit instead.
+        raise _too_deep() from None
     except (ValueError, UnicodeError) as exc:
         raise falcon.HTTPBadRequest(
-            title="Malformed JSON", description=f"The request body is not JSON text: {exc}."
+            title="Malformed JSON", description=f"The request body is not JSON text: {_cut(str(exc))}."
         ) from None
+
+
+def _too_deep() -> falcon.HTTPBadRequest:
+    return falcon.HTTPBadRequest(
+        title="JSON nested too deep",
+        description=f"Arrays and objects may nest at most {MAX_DEPTH} levels deep.")
+
+
+def _nested_deeper_than(raw: bytes, limit: int) -> bool:
+    """Whether arrays and objects in ``raw`` nest more than ``limit`` deep.
+
+    Done on the bytes, before parsing, at C speed: strings are cut out, every
+    byte but brackets dropped, then innermost pairs removed one level per pass.
+    Unbalanced brackets are left for the parser to call malformed.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        inner = _PAIR.sub(b"", brackets)
+        if len(inner) == len(brackets):
+            return False
+        brackets = inner
+    return _PAIR.search(brackets) is not None
 
 
 def _reject_constant(name: str):
@@ -100,18 +163,79 @@ def _reject_constant(name: str):
 
 
 def _checked(validator: Draft202012Validator, value):
-    error = _first_error(validator, value)
+    # The first error is enough to refuse the request; iter_errors is lazy, so
+    # a body of a million wrong values costs one error, not a million.
+    error = next(validator.iter_errors(value), None)
     if error is not None:
         field = _field(error)
         where = f"{field}: " if field else ""
-        raise ContractError(f"{where}{error.message}", field)
+        raise ContractError(f"{where}{_describe(error)}", field)
     return value
 
 
-def _first_error(validator: Draft202012Validator, value) -> ValidationError | None:
-    # The deepest, then leftmost error names the field most precisely.
-    errors = sorted(validator.iter_errors(value), key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path))))
-    return errors[0] if errors else None
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _excerpt(value) -> str:
+    """A short, JSON-like rendering of ``value``: never the whole of a large one."""
+    if isinstance(value, str):
+        return json.dumps(value[:EXCERPT_CHARS], ensure_ascii=False)[:-1] + (
+            "…\"" if len(value) > EXCERPT_CHARS else "\"")
+    if isinstance(value, list):
+        return f"an array of {len(value)} items"
+    if isinstance(value, dict):
+        return f"an object of {len(value)} members"
+    return _cut(json.dumps(value), EXCERPT_CHARS)
+
+
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number",
+               list: "array", dict: "object", type(None): "null"}
+
+
+def _describe(error: ValidationError) -> str:
+    """What is wrong, in words that quote at most an excerpt of the value.
+
+    jsonschema's own messages embed the whole offending value, which for a
+    10 MB string would be echoed back whole.
+    """
+    kind, expected, value = error.validator, error.validator_value, error.instance
+    if kind == "type":
+        wanted = expected if isinstance(expected, list) else [expected]
+        return f"must be {' or '.join(wanted)}, not {_JSON_TYPES.get(type(value), 'unknown')}"
+    if kind == "required":
+        return "is required"
+    if kind in ("additionalProperties", "unevaluatedProperties") or kind is None:
+        return "is not allowed here"
+    if kind == "dependentRequired":
+        missing = next((f"{name} is required with {prop}" for prop, names in expected.items()
+                        if prop in value for name in names if name not in value), "")
+        return missing or "is missing a property that goes with another"
+    if kind in ("minLength", "maxLength"):
+        bound = "at least" if kind == "minLength" else "at most"
+        return f"must be {bound} {expected} characters, not {len(value)}"
+    if kind in ("minItems", "maxItems"):
+        bound = "at least" if kind == "minItems" else "at most"
+        return f"must have {bound} {expected} items, not {len(value)}"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "maximum": "at most",
+                 "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
+        return f"must be {words[kind]} {expected}, not {_excerpt(value)}"
+    if kind == "pattern":
+        return f"{_excerpt(value)} does not match {expected}"
+    if kind == "enum":
+        return f"{_excerpt(value)} is not one of {', '.join(map(_excerpt, expected))}"
+    if kind == "const":
+        return f"must be {_excerpt(expected)}"
+    if kind == "not" and expected == {}:
+        return "is not allowed here"
+    if kind == "uniqueItems":
+        return "must not repeat an item"
+    if kind == "oneOf":
+        return "must match exactly one of the allowed forms"
+    if kind == "anyOf":
+        return "matches none of the allowed forms"
+    return _cut(f"breaks the rule {kind!r}")
 
 
 def _field(error: ValidationError) -> str | None:
@@ -120,12 +244,18 @@ def _field(error: ValidationError) -> str | None:
         missing = next((name for name in error.validator_value if name not in error.instance), None)
         if missing:
             path.append(missing)
+    elif error.validator == "dependentRequired" and isinstance(error.instance, dict):
+        missing = next((name for prop, names in error.validator_value.items() if prop in error.instance
+                        for name in names if name not in error.instance), None)
+        if missing:
+            path.append(missing)
     elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - allowed)
         if extra:
             path.append(extra[0])
-    return ".".join(path) or None
+    # A member's name is the client's text too: quoted, like values, only in part.
+    return ".".join(_cut(part, EXCERPT_CHARS) for part in path) or None
 
 
 class IdConverter(falcon.routing.BaseConverter):

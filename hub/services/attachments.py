@@ -23,8 +23,8 @@ from peewee import chunked
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.errors import Conflict, NotFound
-from hub.models import AttachmentFile, Command, Issue, IssueAttachment
+from hub.errors import Conflict, ContractError, NotFound
+from hub.models import AttachmentFile, Batch, Command, Issue, IssueAttachment
 from hub.services.commands import OPEN_STATUSES as OPEN, serialize_command
 from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
@@ -150,14 +150,18 @@ class AttachmentService:
                .where(IssueAttachment.key == key).order_by(IssueAttachment.attachment_id)]
         return self.states(ids)
 
-    def request_fetch(self, attachment_id: str) -> tuple[dict, dict | None, bool]:
+    def request_fetch(self, attachment_id: str,
+                      batch_id: int | None = None) -> tuple[dict, dict | None, bool]:
         """Ask for an attachment's content: ``(state, command, created)``.
 
         Ready: nothing is enqueued. Fetching: the open command is returned, never
-        a second one. None or failed: a new ``fetch_attachment`` is enqueued. The
+        a second one, in whatever batch it already is. None or failed: a new
+        ``fetch_attachment`` is enqueued, into ``batch_id`` when given. The
         check and the insert share one write transaction.
         """
         with database.atomic():
+            if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
+                raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             state = self.state(attachment_id)
             if state["state"] == "ready":
                 return state, None, False
@@ -165,7 +169,8 @@ class AttachmentService:
                 return state, serialize_command(Command.get_by_id(state["command_id"])), False
             command = Command.create(type="fetch_attachment",
                                      params={"attachment_id": attachment_id},
-                                     status="queued", created_at=iso(self._clock.now()))
+                                     status="queued", batch=batch_id,
+                                     created_at=iso(self._clock.now()))
         # Read again only after COMMIT: the history must never see a command
         # that a rollback could still take back.
         state = self.state(attachment_id)

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Batch, Project, Setting
 
 BOARD_TYPES = ("scrum", "kanban")
+# One word: no whitespace (what str.isspace() calls space) and no control
+# characters. Written so that it means the same in ECMA-262, the dialect of
+# JSON Schema, and in Python's re: explicit code points instead of \s, and
+# (?![\s\S]) for the end of the string, since Python's $ also matches
+# before a final newline.
+ONE_WORD_PATTERN = (r"^[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029"
+                    r"\u202f\u205f\u3000]+(?![\s\S])")
+LABEL_PATTERN = ONE_WORD_PATTERN
+_LABEL = re.compile(LABEL_PATTERN)
 
 
 def compose_base_jql(scope: str, labels: list[str]) -> str | None:
@@ -36,8 +47,8 @@ class ProjectService:
             board_type: str | None = None) -> dict:
         """Add a project: one Jira label, shown under ``name``."""
         label, name = label.strip(), name.strip()
-        if not label or any(c.isspace() for c in label):
-            raise ContractError(f"label {label!r} must be one Jira label: no spaces", "label")
+        if not _LABEL.match(label):
+            raise ContractError(f"label {label!r} must be one Jira label: no spaces or control characters", "label")
         if not name:
             raise ContractError("name must not be empty", "name")
         if board_type is not None and board_type not in BOARD_TYPES:

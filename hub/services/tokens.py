@@ -19,7 +19,10 @@ from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Token
 
 ROLES = ("agent", "interface", "admin")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+# The same in ECMA-262 (JSON Schema's dialect) and Python: (?![\s\S]) ends the
+# string in both, where Python's $ would let a final newline through.
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?![\s\S])"
+NAME = re.compile(NAME_PATTERN)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 ``issue_comment.created_at`` is filled from ``created`` (a Jira time such as
 ``2026-10-22T13:05:11.000+0300``) converted to UTC at whole seconds
 (``2026-10-22T10:05:11+00:00``). A time that does not parse, or carries no
-offset and so names no instant, gives NULL. Existing runs get
+offset and so names no instant, or whose instant falls outside the years
+1–9999 once in UTC (``0001-01-01T00:00:00.000+0300``), gives NULL. Existing runs get
 ``history_at = NULL``.
 """
 
@@ -26,7 +27,10 @@ def jira_time_to_utc(value: object) -> str | None:
         return None
     # Naive arithmetic and formatting: the same instant as astimezone(utc),
     # at a third of the cost, which counts over a few hundred thousand comments.
-    utc = parsed.replace(tzinfo=None, microsecond=0) - offset
+    try:
+        utc = parsed.replace(tzinfo=None, microsecond=0) - offset
+    except OverflowError:  # at the calendar's ends: before year 1 or after 9999
+        return None
     return utc.isoformat(timespec="seconds") + "+00:00"
 
 

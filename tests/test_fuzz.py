@@ -1,0 +1,104 @@
+"""Schemathesis against a live hub on loopback, with a token of each role.
+
+The hub is seeded first (a project, issues with attachments loaded by an agent,
+a ready file, a note, a batch, commands), then Schemathesis reads /openapi.json
+and runs every check on every operation with a bounded number of examples:
+no answer may be a 5xx, and every answer must conform to the document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run_hub
+from tests.test_processes import start, stop, wait_for_line
+from tests.test_transfers import Client
+
+ST = str(Path(sys.executable).parent / "st")
+HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
+CONFIG = str(Path(__file__).with_name("schemathesis.toml"))
+# Examples per operation and role: enough to find what the fuzzer found
+# before, small enough to keep the whole file near a minute on two cores
+# (HUB_FUZZ_EXAMPLES and HUB_FUZZ_SEED run it longer or otherwise).
+EXAMPLES = int(os.environ.get("HUB_FUZZ_EXAMPLES", "25"))
+CONTENT = b"%PDF-1.7 fuzz " * 100
+
+
+def seed(client: Client) -> None:
+    """Rows for every table the API reads, through the API itself."""
+    status, _ = client.json("POST", "/api/v1/projects", "admin",
+                            {"label": "AWPCA", "name": "Cards", "board_id": 4216, "board_type": "scrum"})
+    assert status == 201
+    status, batch = client.json("POST", "/api/v1/batches", "interface", {"title": "seed", "project": "AWPCA"})
+    assert status == 201
+    status, refresh = client.json("POST", "/api/v1/commands", "interface",
+                                  {"type": "refresh", "params": {"jql": "key in (X-1, X-2)"},
+                                   "batch_id": batch["id"]})
+    assert status == 201
+    client.json("POST", "/agent/v1/claim", "agent", {"agent_id": "seed", "version": 14})
+    issues = [{"key": f"X-{n}", "id": str(n), "summary": f"issue {n}", "labels": ["AWPCA"],
+               "created": "2026-10-01T09:00:00.000+0300", "updated": "2026-10-22T13:05:11.000+0300",
+               "links": [{"type": "Blocks", "outward": f"X-{n + 1}"}],
+               "comments": [{"id": f"{n}01", "author": "a", "created": "2026-10-22T13:05:11.000+0300",
+                             "body": "text"}],
+               "changes": [{"id": f"{n}001", "created": "2026-10-22T13:05:11.000+0300",
+                            "items": [{"field": "status", "from": "1", "to": "3"}]}],
+               "attachments": [{"id": f"{n}0", "filename": f"f{n}.pdf", "size": len(CONTENT),
+                                "mime_type": "application/pdf"}]} for n in (1, 2)]
+    status, _ = client.json("POST", f"/agent/v1/commands/{refresh['id']}/state", "agent",
+                            {"issues": issues, "neighbors": [{"key": "Y-1", "id": "99"}]})
+    assert status == 200
+    client.json("POST", f"/agent/v1/commands/{refresh['id']}/done", "agent", {"result": {"total": 2}})
+    status, fetched = client.json("POST", "/api/v1/attachments/10/fetch", "interface")
+    assert status == 201
+    client.json("POST", "/agent/v1/claim", "agent",
+                {"agent_id": "seed", "version": 14, "types": ["fetch_attachment"]})
+    conn = client.connection()
+    conn.request("PUT", f"/agent/v1/commands/{fetched['command']['id']}/file", body=CONTENT,
+                 headers={"Authorization": f"Bearer {client.tokens['agent']}"})
+    assert conn.getresponse().status == 200
+    conn.close()
+    status, _ = client.json("POST", f"/agent/v1/commands/{fetched['command']['id']}/done", "agent",
+                            {"result": {"sha256": hashlib.sha256(CONTENT).hexdigest(), "size": len(CONTENT)}})
+    assert status == 200
+    client.json("POST", "/api/v1/attachments/20/fetch", "interface")
+    client.json("POST", "/api/v1/issues/X-1/notes", "interface", {"body": "seeded"})
+    for _ in range(20):  # work for the fuzzer's claims, so that they need not wait
+        client.json("POST", "/api/v1/commands", "interface", {"type": "refresh", "params": {"jql": "x"}})
+
+
+@pytest.fixture(scope="module")
+def live_hub(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("fuzz") / "data"
+    tokens = {role: run_hub("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir).stdout.strip()
+              for role in ("agent", "interface", "admin")}
+    proc = start("serve", "--no-worker", data_dir=data_dir)
+    try:
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        # Keep reading the log, or a full pipe would stall the hub.
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
+        client = Client(url, tokens["agent"], tokens["interface"])
+        client.tokens["admin"] = tokens["admin"]
+        seed(client)
+        yield url, tokens
+    finally:
+        assert stop(proc) == 0
+
+
+@pytest.mark.parametrize("role", ["agent", "interface", "admin"])
+def test_fuzzing_the_openapi_document_finds_no_5xx_and_no_nonconformance(live_hub, role, tmp_path):
+    url, tokens = live_hub
+    command = [ST, "--config-file", CONFIG, "run", f"{url}/openapi.json", "--checks", "all", "--max-examples", str(EXAMPLES),
+               "--seed", os.environ.get("HUB_FUZZ_SEED", "7"), "--no-shrink", "--workers", "1", "--request-timeout", "20",
+               "--header", f"Authorization: Bearer {tokens[role]}",
+               "--suppress-health-check", "all", "--report-dir", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          env={**os.environ, "SCHEMATHESIS_HOOKS": HOOKS, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
