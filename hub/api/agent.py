@@ -9,7 +9,7 @@ import falcon
 from hub.api import schemas
 from hub.api.openapi import OCTETS, responds
 from hub.api.auth import AGENT
-from hub.api.longpoll import LongPolls, client_gone
+from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.validation import accepts, query
 from hub.errors import ContractError, TooLarge
 from hub.services.files import is_sha256
@@ -39,6 +39,7 @@ class ClaimResource:
         self._dispatcher = dispatcher
         self._polls = polls
 
+    @responds(headers=RETRY_AFTER_HEADER)
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Claim the oldest queued commands, long-polling up to ``wait`` seconds."""

@@ -7,7 +7,7 @@ import falcon
 from hub.api import schemas
 from hub.api.openapi import OCTETS, responds
 from hub.api.auth import INTERFACE
-from hub.api.longpoll import LongPolls, client_gone
+from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, etag_matches, media_type,
                               parse_range, range_applies)
 from hub.api.validation import accepts, query
@@ -38,6 +38,7 @@ class AttachmentResource:
         self._attachments = attachments
         self._polls = polls
 
+    @responds(headers=RETRY_AFTER_HEADER)
     @query(schemas.ATTACHMENT_QUERY)
     def on_get(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """One attachment with its state; ``wait`` and ``known`` hold it until the state changes.

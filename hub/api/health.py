@@ -15,7 +15,7 @@ class HealthResource:
         self._service = service
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """``{status: "ok", schema_version}``; 503 with the problems when the hub cannot work."""
+        """Whether the hub can work: 200, or 503 with the problems found."""
         health = self._service.check()
         if health["status"] != "ok":
             resp.status = falcon.HTTP_503

@@ -22,6 +22,13 @@ import falcon
 RETRY_AFTER_SECONDS = 2
 
 
+# How /openapi.json describes the header on a poll that was not let wait.
+RETRY_AFTER_HEADER = {200: {"Retry-After": {
+    "description": "sent when no long-poll slot was free: the answer is what is there now; "
+                   "poll again after this many seconds",
+    "required": False, "schema": {"type": "string"}}}}
+
+
 def never_gone() -> bool:
     """The client of a call made outside an HTTP server never goes away."""
     return False

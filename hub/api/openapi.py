@@ -47,8 +47,11 @@ ERROR_STATUSES = {
     413: ("The body is too large", {}),
     416: ("The range starts past the end of the file", {"Content-Range": _TEXT}),
     422: ("Valid JSON that breaks the contract; field names the offending field", {}),
-    503: ("The database stayed busy; retry later", {"Retry-After": {**_TEXT, "required": False}}),
+    503: ("The database stayed busy, or cannot be used (read-only, I/O error); retry later",
+          {"Retry-After": {**_TEXT, "required": False}}),
+    507: ("The hub's disk is full; nothing was written", {}),
 }
+WRITES = ("post", "put", "patch", "delete")
 
 
 def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
@@ -115,6 +118,9 @@ def _operation(template: str, resource, method: str, responder) -> dict:
     roles = roles_for(resource, method)
     doc = (responder.__doc__ or type(resource).__doc__ or "").strip()
     declared = getattr(responder, "responses", None) or _declaration()
+    if method == "head":
+        # HEAD answers as GET does, headers and statuses alike, without a body.
+        declared = getattr(getattr(resource, "on_get", None), "responses", None) or declared
     operation = {
         "operationId": declared["operation_id"] or _operation_id(resource, method),
         "summary": doc.splitlines()[0] if doc else _operation_id(resource, method),
@@ -149,16 +155,18 @@ def _operation(template: str, resource, method: str, responder) -> dict:
         operation["x-roles"] = sorted(roles)
     if declared["db"]:
         errors.add(503)
-    operation["responses"] = {**_successes(declared), **{
+        if method in WRITES:
+            errors.add(507)
+    operation["responses"] = {**_successes(declared, body=method != "head"), **{
         str(status): _error_response(status) for status in sorted(errors)}}
     return operation
 
 
-def _successes(declared: dict) -> dict:
+def _successes(declared: dict, body: bool = True) -> dict:
     responses = {}
     for status in declared["statuses"]:
         response: dict = {"description": falcon.code_to_http_status(status)[4:]}
-        if status not in (204, 304):
+        if body and status not in (204, 304):
             media = declared["media"]
             response["content"] = {media: {} if media == JSON else {"schema": {"type": "string"}}}
             if media != JSON:
