@@ -7,6 +7,7 @@ the variable, rather than running with a guess.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass
@@ -81,6 +82,29 @@ def _log_level(name: str, raw: str) -> str:
     return value
 
 
+# An RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens.
+_HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z")
+
+
+def _host(name: str, raw: str) -> str:
+    """An address to listen on: an IPv4 or IPv6 literal, or a host name.
+
+    Checked for shape only, never looked up, so that a command that does not
+    listen never waits on DNS; ``hub serve`` says so if the name does not resolve.
+    """
+    value = _text(name, raw)
+    literal = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+    try:
+        ipaddress.ip_address(literal)
+        return literal
+    except ValueError:
+        pass
+    if not _HOST_NAME.match(value):
+        raise ConfigError(f"{name} must be an IP address or a host name, got {raw!r}")
+    return value
+
+
 def _path(name: str, raw: str) -> Path:
     return Path(_text(name, raw)).expanduser()
 
@@ -115,7 +139,7 @@ class _Var:
 VARIABLES: tuple[_Var, ...] = (
     _Var("HUB_DATA_DIR", "data_dir", "./hub-data", _directory,
          "Directory holding hub.sqlite, backups/, files/ and queue.sqlite."),
-    _Var("HUB_HOST", "host", "127.0.0.1", _text, "Address the HTTP API listens on."),
+    _Var("HUB_HOST", "host", "127.0.0.1", _host, "Address the HTTP API listens on."),
     _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),
     _Var("HUB_THREADS", "threads", "32", _integer(2, 1024),
          "waitress worker threads: every request in progress holds one."),

@@ -81,3 +81,15 @@ def test_a_data_dir_that_is_a_file_or_under_one_is_refused(tmp_path):
 def test_long_poll_threads_must_leave_threads_that_answer():
     with pytest.raises(ConfigError, match="HUB_LONG_POLL_THREADS must be below HUB_THREADS"):
         Config.from_env({"HUB_THREADS": "8", "HUB_LONG_POLL_THREADS": "8"})
+
+
+@pytest.mark.parametrize("value", ["http://hub:8765", "a b", "-hub", "hub_1", "x" * 300])
+def test_a_host_that_cannot_be_listened_on_is_refused(value):
+    with pytest.raises(ConfigError, match="HUB_HOST must be an IP address or a host name"):
+        Config.from_env({"HUB_HOST": value})
+
+
+@pytest.mark.parametrize("value, host", [("0.0.0.0", "0.0.0.0"), ("[::1]", "::1"), ("::", "::"),
+                                         ("localhost", "localhost"), ("hub.example.org", "hub.example.org")])
+def test_addresses_and_host_names_are_kept(value, host):
+    assert Config.from_env({"HUB_HOST": value}).host == host
