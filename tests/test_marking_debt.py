@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 
@@ -92,37 +93,41 @@ def test_marking_that_ran_settles_the_debt(hub):
     assert [r.neighbors_due for r in SyncRun.select()] == [0]
 
 
-def test_a_replaced_queue_under_a_separate_worker_still_gets_the_marking_done(tmp_path):
-    """queue.sqlite deleted while the API and a separate worker run: the task the API
-    enqueues lands in a file no worker reads, and the worker pays the debt anyway."""
-    data_dir = tmp_path / "data"
+@contextlib.contextmanager
+def api_apart(data_dir):
+    """``hub serve --no-worker`` on a prepared hub: its URL, tokens and a worker starter."""
     agent, interface = prepared_hub(data_dir)
     server = start("serve", "--no-worker", data_dir=data_dir)
-    worker = None
+    workers = []
     try:
         url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+        yield url, agent, interface, lambda: workers.append(start("worker", data_dir=data_dir))
+    finally:
+        assert stop(server) == 0
+        for worker in workers:
+            assert stop(worker) == 0
+
+
+def test_a_deleted_queue_under_a_separate_worker_still_gets_the_marking_done(tmp_path):
+    """queue.sqlite deleted while the API and a separate worker run: what the API
+    enqueues lands where no worker reads, and the worker's periodic task pays the
+    debt anyway (within its minute)."""
+    data_dir = tmp_path / "data"
+    with api_apart(data_dir) as (url, agent, interface, start_worker):
+        start_worker()
         full_run(url, agent, interface, ["X-1", "X-2"])
         (data_dir / "queue.sqlite").unlink()
         time.sleep(1.1)
         full_run(url, agent, interface, ["X-1"])
-        worker = start("worker", data_dir=data_dir)
         flags = wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}, timeout=90)
         assert flags == {"X-1": 0, "X-2": 1}
-    finally:
-        assert stop(server) == 0
-        if worker is not None:
-            assert stop(worker) == 0
 
 
 def test_a_busy_queue_does_not_hold_the_done(tmp_path):
     """While another process holds queue.sqlite's write lock, the done still answers
-    200 within the queue's short timeout, and the marking is done later."""
+    200 within the queue's short timeout, and a worker started later does the marking."""
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    server = start("serve", "--no-worker", data_dir=data_dir)
-    worker = None
-    try:
-        url = wait_for_line(server, r"serving on (http://\S+)").group(1)
+    with api_apart(data_dir) as (url, agent, interface, start_worker):
         full_run(url, agent, interface, ["X-1", "X-2"])
         time.sleep(1.1)
         lock = sqlite3.connect(data_dir / "queue.sqlite", isolation_level=None)
@@ -135,9 +140,5 @@ def test_a_busy_queue_does_not_hold_the_done(tmp_path):
             lock.execute("ROLLBACK")
             lock.close()
         assert neighbour_flags(data_dir / "hub.sqlite") == {"X-1": 0, "X-2": 0}
-        worker = start("worker", data_dir=data_dir)
+        start_worker()
         assert wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}) == {"X-1": 0, "X-2": 1}
-    finally:
-        assert stop(server) == 0
-        if worker is not None:
-            assert stop(worker) == 0
