@@ -252,7 +252,7 @@ def _migrate(config: Config, args: argparse.Namespace) -> int:
 def _serve(config: Config, args: argparse.Namespace) -> int:
     import waitress
 
-    from hub.api.app import create_app
+    from hub.assembly import build_app
     from hub.server import files_needed, raise_open_files_limit, waitress_settings
     from hub.services.files import FileStore
 
@@ -261,7 +261,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     if removed:
         log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
     raise_open_files_limit(files_needed(config))
-    app = create_app(config)
+    app = build_app(config)
     try:
         server = waitress.create_server(app, **waitress_settings(config))
     except OSError as exc:
@@ -271,12 +271,13 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     _first_admin_token(config)
     consumer = None
     if not args.no_worker:
+        from hub.assembly import build_worker
         from worker.consumer import start_in_process
-        from worker.instance import huey
         from worker.tasks import catch_up
 
+        queue = build_worker(config)
         catch_up()
-        consumer = start_in_process(huey)
+        consumer = start_in_process(queue)
     try:
         # SIGTERM (systemd, kill) ends the server like Ctrl-C does, whenever it
         # comes: waitress's loop catches the interrupt, and so does this block
@@ -294,13 +295,14 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _worker(config: Config, args: argparse.Namespace) -> int:
+    from hub.assembly import build_worker
     from worker.consumer import run_forever
-    from worker.instance import huey
-    from worker.tasks import catch_up  # also registers the tasks with the consumer
+    from worker.tasks import catch_up
 
-    _open(config)
+    _prepare(config, quiet=True)
+    queue = build_worker(config)
     catch_up()
-    run_forever(huey)
+    run_forever(queue)
     return 0
 
 

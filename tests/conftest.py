@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,6 @@ from hub.config import Config
 
 
 def pytest_configure(config):
-    # worker.instance opens <HUB_DATA_DIR>/queue.sqlite when imported; point
-    # it at a scratch dir so no test run leaves ./hub-data behind.
-    os.environ.setdefault("HUB_DATA_DIR", tempfile.mkdtemp(prefix="hub-test-queue-"))
     # Task bodies run inline, in the test's thread, on the test's database.
     from worker.instance import huey
 
@@ -69,13 +64,13 @@ class Hub:
         import falcon.testing
 
         from hub import startup
-        from hub.api.app import create_app
+        from hub.assembly import build_app
         from hub.services.tokens import TokenService
 
         startup.prepare(config)
         self.config = config
         self.clock = TickingClock()
-        self.app = create_app(config, clock=self.clock)
+        self.app = build_app(config, clock=self.clock)
         self.client = falcon.testing.TestClient(self.app)
         tokens = TokenService()
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}

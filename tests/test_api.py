@@ -6,13 +6,13 @@ import falcon.testing
 import pytest
 
 from hub import startup
-from hub.api.app import create_app
+from hub.assembly import build_app
 
 
 @pytest.fixture
 def client(config):
     startup.prepare(config)
-    return falcon.testing.TestClient(create_app(config))
+    return falcon.testing.TestClient(build_app(config))
 
 
 def test_healthz_answers_without_a_token(client):

@@ -141,12 +141,15 @@ def test_hub_cleanup_prints_what_it_removed(tmp_path):
     assert list(files_dir.iterdir()) == []
 
 
-def test_the_periodic_task_runs_the_same_cleanup(hub, monkeypatch):
+def test_the_periodic_task_runs_the_same_cleanup_on_its_schedule(hub):
+    from datetime import datetime
+
     from worker import tasks
 
-    monkeypatch.setattr(tasks, "config", hub.config)
     stored(hub, b"old", age_seconds=HOUR + 5)
-    summary = tasks.clean_file_store.call_local()
+    # HUB_CLEANUP_CRON is "0 3 * * *" by default: at 03:01 it is not the time.
+    assert tasks.clean_file_store.call_local(datetime(2026, 11, 30, 3, 1)) is None
+    summary = tasks.clean_file_store.call_local(datetime(2026, 11, 30, 3, 0))
     assert summary["by_rule"]["unnamed"] == {"files": 1, "bytes": 3}
 
 

@@ -98,11 +98,11 @@ def test_a_read_only_database_is_503_on_healthz(tmp_path):
             subprocess.run(["mount", "-o", "remount,ro,bind", str(view)], check=True)
             hub = Hub.__new__(Hub)  # the same hub and tokens, through the read-only view
             hub.__dict__.update(writable.__dict__)
-            from hub.api.app import create_app
+            from hub.assembly import build_app
             import falcon.testing
 
             hub.config = Config(data_dir=view)
-            hub.client = falcon.testing.TestClient(create_app(hub.config))
+            hub.client = falcon.testing.TestClient(build_app(hub.config))
             health = hub.client.simulate_get("/healthz")
             assert health.status_code == 503, health.text
             # SQLite's own words: it cannot open a WAL database it may not write.

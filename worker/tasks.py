@@ -1,38 +1,46 @@
 """Huey tasks: idempotent housekeeping that calls services, nothing more.
 
-The database is opened when a consumer starts (``hub serve``, ``hub worker``
-or ``huey_consumer worker.instance.huey``); in ``hub serve`` the API has
-opened it already.
+Every task reads the hub's settings from the Huey instance they were configured
+on (``huey.config``), never from the environment. The database is opened by
+whoever built the hub (:mod:`hub.assembly`), and again on a consumer's start
+for a consumer built elsewhere.
 """
 
 from __future__ import annotations
+
+from datetime import datetime, timezone
 
 from huey import crontab
 
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
-from hub.services.work_signal import WorkSignal
-from hub.services.dispatch import Dispatcher
 from hub.services.cleanup import CleanupService
+from hub.services.dispatch import Dispatcher
 from hub.services.health import HealthService
 from hub.services.sync_runs import SyncRunService
+from hub.services.work_signal import WorkSignal
 from worker.instance import huey
 
-config = Config.from_env()
+EVERY_MINUTE = crontab(minute="*")
+
+
+def _config() -> Config:
+    if huey.config is None:
+        raise RuntimeError("worker tasks need the hub's settings: build the hub with hub.assembly")
+    return huey.config
 
 
 @huey.on_startup()
 def open_hub_database() -> None:
     if database.obj is None:
+        config = _config()
         open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
 
 
 def catch_up() -> None:
     """What a starting worker does first, before its periodic tasks come round: say
     it is alive, and do the neighbour marking that full runs still owe."""
-    if database.obj is None:
-        open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    HealthService(config).worker_seen()
+    HealthService(_config()).worker_seen()
     SyncRunService().mark_due()
 
 
@@ -42,22 +50,23 @@ def mark_neighbours(run_id: int) -> int:
     return SyncRunService().mark_neighbours(run_id)
 
 
-@huey.periodic_task(crontab(minute="*"))
+@huey.periodic_task(EVERY_MINUTE)
 def pay_neighbour_marking() -> int:
     """Every minute: neighbour marking that full runs still owe (its task was lost,
     or could not be enqueued); returns how many runs were settled."""
     return SyncRunService().mark_due()
 
 
-@huey.periodic_task(crontab(minute="*"))
+@huey.periodic_task(EVERY_MINUTE)
 def note_worker_alive() -> None:
     """Every minute: tell /healthz, in every process, that periodic tasks run."""
-    HealthService(config).worker_seen()
+    HealthService(_config()).worker_seen()
 
 
-@huey.periodic_task(crontab(minute="*"))
+@huey.periodic_task(EVERY_MINUTE)
 def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
+    config = _config()
     return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
 
 
@@ -66,7 +75,15 @@ def cleanup_schedule(cron: str):
     return cron_schedule(cron)
 
 
-@huey.periodic_task(cleanup_schedule(config.cleanup_cron))
-def clean_file_store() -> dict:
-    """On HUB_CLEANUP_CRON: keep the file store in bounds (see hub.services.cleanup)."""
+@huey.periodic_task(EVERY_MINUTE)
+def clean_file_store(now: datetime | None = None) -> dict | None:
+    """On HUB_CLEANUP_CRON (checked every minute, since the schedule is a setting
+    and tasks are declared before settings are read): keep the file store in
+    bounds (see hub.services.cleanup). None when it is not the time."""
+    config = _config()
+    moment = now or datetime.now(timezone.utc)
+    if moment.tzinfo is not None:  # Huey's schedules read naive UTC
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    if not cleanup_schedule(config.cleanup_cron)(moment):
+        return None
     return CleanupService.from_config(config).run().summary()

@@ -126,18 +126,14 @@ def routes(services: Services, config: Config,
     return table
 
 
-def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = None,
+def create_app(config: Config, on_full_run_done: Callable[[int], None],
                clock: Clock | None = None) -> falcon.App:
     """The API over ``config``'s database, which must already be migrated.
 
-    ``on_full_run_done(run_id)`` is called after a full run finishes; by default
-    it enqueues the neighbour-marking task on the worker's queue. ``clock``
-    lets tests set the time.
+    ``on_full_run_done(run_id)`` is called after a full run finishes, to enqueue
+    its neighbour marking (:mod:`hub.assembly` passes the worker's task; tests may
+    pass anything). ``clock`` lets tests set the time.
     """
-    if on_full_run_done is None:
-        from worker.tasks import mark_neighbours
-
-        on_full_run_done = mark_neighbours
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
     services = build_services(config, on_full_run_done, clock)
     app = falcon.App(middleware=[AuthMiddleware(services.tokens),
@@ -152,7 +148,10 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None] | None = 
 
 
 def get_app() -> falcon.App:
-    """The API configured from the environment, after preparing the data dir."""
+    """The API configured from the environment, after preparing the data dir
+    (for any WSGI server: ``waitress-serve --call hub.api.app:get_app``)."""
+    from hub.assembly import build_app
+
     config = Config.from_env()
     startup.prepare(config)
-    return create_app(config)
+    return build_app(config)
