@@ -16,8 +16,7 @@ from typing import Sequence
 from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
-from hub.services.projects import BOARD_TYPES
-from hub.services.tokens import ROLES
+from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
 
@@ -56,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
     add = token_commands.add_parser("add", help="create a token and print it, once")
     add.add_argument("name", help="a name for the token: who or what uses it")
-    add.add_argument("--role", required=True, choices=ROLES)
+    add.add_argument("--role", required=True, choices=TOKEN_ROLES)
     add.set_defaults(handler=_token_add)
     token_commands.add_parser("list", help="list tokens: name, role, created").set_defaults(
         handler=_token_list)

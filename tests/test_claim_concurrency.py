@@ -15,7 +15,9 @@ from pathlib import Path
 from hub import startup
 from hub.config import Config
 from hub.db import open_database
+from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
+from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
@@ -51,7 +53,9 @@ CLAIMER = textwrap.dedent(
 def seeded(config: Config, count: int) -> list[int]:
     startup.prepare(config)
     open_database(config.db_path)
-    commands = CommandService(ProjectService(), WorkSignal())
+    signal = WorkSignal()
+    commands = CommandService(ProjectService(), AttachmentService(FileStore(config.files_dir), signal),
+                              signal)
     return [commands.enqueue_refresh(f"key = A-{i}")["id"] for i in range(count)]
 
 

@@ -10,7 +10,9 @@ from hub.api.app import create_app
 from hub.config import Config
 from hub.errors import Conflict
 from hub.models import Command, SyncRun
+from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
+from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
 from hub.services.projects import ProjectService
@@ -31,7 +33,9 @@ def queue(config: Config, clock):
     startup.prepare(config)
     create_app(config, on_full_run_done=lambda run_id: None, clock=clock)  # opens the database
     signal = WorkSignal()
-    return (Dispatcher(LEASE, 3, signal, clock), CommandService(ProjectService(), signal, clock))
+    attachments = AttachmentService(FileStore(config.files_dir), signal, clock)
+    return (Dispatcher(LEASE, 3, signal, clock),
+            CommandService(ProjectService(), attachments, signal, clock))
 
 
 def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):
@@ -122,7 +126,9 @@ def test_claims_over_http_with_a_short_real_lease(config):
     from hub.services.tokens import TokenService
 
     headers = {"Authorization": f"Bearer {TokenService().add('a', 'agent')}"}
-    CommandService(ProjectService(), WorkSignal()).enqueue_refresh("key = A-1")
+    signal = WorkSignal()
+    attachments = AttachmentService(FileStore(config.files_dir), signal)
+    CommandService(ProjectService(), attachments, signal).enqueue_refresh("key = A-1")
     first = client.simulate_post("/agent/v1/claim", json={"agent_id": "a1", "version": 14}, headers=headers)
     assert first.json["commands"][0]["deliveries"] == 1
     time.sleep(2.1)

@@ -1,7 +1,8 @@
 """The Falcon application: ``create_app(config)`` builds it, ``get_app()`` serves it.
 
 ``get_app`` takes no arguments so that any WSGI server can load it, e.g.
-``waitress-serve --call hub.api.app:get_app``; ``hub serve`` uses ``create_app``.
+``waitress-serve --call hub.api.app:get_app``; ``hub serve`` builds the app the
+same way, through :mod:`hub.assembly`.
 """
 
 from __future__ import annotations
@@ -61,14 +62,15 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     projects = ProjectService(clock)
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
     store = FileStore(config.files_dir)
+    attachments = AttachmentService(store, signal, clock)
     return Services(
         tokens=TokenService(clock),
-        commands=CommandService(projects, signal, clock),
+        commands=CommandService(projects, attachments, signal, clock),
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock),
         runs=SyncRunService(),
         agents=AgentService(clock),
-        attachments=AttachmentService(store, signal, clock),
+        attachments=attachments,
         issues=IssueService(clock),
         projects=projects,
         batches=BatchService(clock),
@@ -98,7 +100,7 @@ def routes(services: Services, config: Config,
         ("/agent/v1/commands/{command_id:id}/file",
          agent.FileResource(s.reports, config.max_upload_bytes)),
         # interfaces
-        ("/api/v1/commands", interface.CommandsResource(s.commands, s.attachments)),
+        ("/api/v1/commands", interface.CommandsResource(s.commands)),
         ("/api/v1/commands/{command_id:id}", interface.CommandResource(s.commands)),
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import falcon
 
+from hub import vocabulary
 from hub.services.tokens import TokenService
 
 PUBLIC: frozenset[str] = frozenset()
-AGENT = frozenset({"agent"})
-INTERFACE = frozenset({"interface", "admin"})
-ADMIN = frozenset({"admin"})
+AGENT = frozenset({vocabulary.AGENT})
+INTERFACE = frozenset({vocabulary.INTERFACE, vocabulary.ADMIN})
+ADMIN = frozenset({vocabulary.ADMIN})
 
 
 class AuthMiddleware:

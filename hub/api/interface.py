@@ -9,7 +9,6 @@ from hub.api.openapi import responds
 from hub.api.auth import INTERFACE
 from hub.api.validation import accepts, query
 from hub.services.agents import AgentService
-from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
 from hub.services.sync_runs import SyncRunService
 
@@ -17,34 +16,25 @@ from hub.services.sync_runs import SyncRunService
 class CommandsResource:
     roles = INTERFACE
 
-    def __init__(self, commands: CommandService, attachments: AttachmentService):
+    def __init__(self, commands: CommandService):
         self._commands = commands
-        self._attachments = attachments
 
     @query(schemas.COMMAND_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Commands, newest first, filtered by status and type."""
         resp.media = self._commands.list(**req.context.query)
 
-    @responds(201, 200, errors=(404,), location="/api/v1/commands/{id}")
+    @responds(201, 200, errors=(404, 409), location="/api/v1/commands/{id}")
     @accepts(schemas.NEW_COMMAND)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Enqueue a command: 201 with it, or 200 with the command already there."""
-        # NEW_COMMAND has already checked which params each type takes.
         body = req.context.body
-        params = body.get("params") or {}
-        if body["type"] == "refresh":
-            resp.media = self._commands.enqueue_refresh(params.get("jql"), body.get("batch_id"))
-            resp.status = falcon.HTTP_201
-            resp.location = f"/api/v1/commands/{resp.media['id']}"
-            return
-        state, command, created = self._attachments.request_fetch(
-            params["attachment_id"], body.get("batch_id"))
-        # Ready: nothing new; the command that fetched it stands for the request.
-        resp.media = command or self._commands.get(state["command_id"])
+        command, created = self._commands.enqueue(body["type"], body.get("params"),
+                                                  body.get("batch_id"))
+        resp.media = command
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created:
-            resp.location = f"/api/v1/commands/{resp.media['id']}"
+            resp.location = f"/api/v1/commands/{command['id']}"
 
 
 class CommandResource:

@@ -8,11 +8,19 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
-from hub.services.projects import BOARD_TYPES, LABEL_PATTERN, ONE_WORD_PATTERN
-from hub.services.tokens import NAME_PATTERN, ROLES
+from hub.services.projects import LABEL_PATTERN, ONE_WORD_PATTERN
+from hub.services.tokens import NAME_PATTERN
+from hub.vocabulary import (
+    ATTACHMENT_STATES,
+    BOARD_TYPES,
+    COMMAND_STATUSES,
+    COMMAND_TYPES,
+    FETCH_ATTACHMENT,
+    REFRESH,
+    RUN_STATUSES,
+    TOKEN_ROLES,
+)
 
-COMMAND_TYPES = ("refresh", "fetch_attachment")
-COMMAND_STATUSES = ("queued", "claimed", "done", "failed", "cancelled")
 
 # SQLite stores integers in 64 bits; larger ones cannot be stored or compared.
 INT64_MAX = 2**63 - 1
@@ -187,9 +195,9 @@ NEW_COMMAND = {
     # without it), a fetch_attachment exactly its attachment_id. ABSENT rather
     # than the schema false, whose errors jsonschema reports on the parent.
     "allOf": [
-        {"if": {"properties": {"type": {"const": "refresh"}}},
+        {"if": {"properties": {"type": {"const": REFRESH}}},
          "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
-        {"if": {"properties": {"type": {"const": "fetch_attachment"}}},
+        {"if": {"properties": {"type": {"const": FETCH_ATTACHMENT}}},
          "then": {"required": ["params"],
                   "properties": {"params": {"required": ["attachment_id"],
                                             "properties": {"jql": ABSENT}}}}},
@@ -211,11 +219,11 @@ COMMAND_LIST = {
 }
 SYNC_RUN_LIST = {
     "type": "object",
-    "properties": {**_PAGE, "status": {"enum": ["running", "done", "failed"]}},
+    "properties": {**_PAGE, "status": {"enum": list(RUN_STATUSES)}},
     "additionalProperties": False,
 }
 
-ATTACHMENT_STATE = {"enum": ["ready", "fetching", "failed", "none"]}
+ATTACHMENT_STATE = {"enum": list(ATTACHMENT_STATES)}
 ATTACHMENT_QUERY = {
     "type": "object",
     "properties": {"wait": {"type": "integer", "minimum": 0, "maximum": 30}, "known": ATTACHMENT_STATE},
@@ -283,7 +291,7 @@ SCOPE = {
 }
 NEW_TOKEN = {
     "type": "object",
-    "properties": {"name": TOKEN_NAME, "role": {"enum": list(ROLES)}},
+    "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},
     "required": ["name", "role"],
     "additionalProperties": False,
 }

@@ -1,6 +1,13 @@
-"""Commands as interfaces see them: enqueue, list, read, cancel."""
+"""Commands as interfaces see them: enqueue, list, read, cancel.
+
+:meth:`CommandService.enqueue` holds the rules of each command type: which
+params it takes, the batch it may join, the base JQL a bare refresh loads, and
+that an attachment has at most one open fetch. Resources only parse and call.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -10,8 +17,18 @@ from hub.services.pagination import page
 from hub.services.projects import ProjectService
 from hub.services.sync_runs import close_open_run
 from hub.services.work_signal import WorkSignal
+from hub.vocabulary import (
+    CANCELLED,
+    COMMAND_TYPES,
+    FETCH_ATTACHMENT,
+    OPEN_STATUSES,
+    QUEUED,
+    READY,
+    REFRESH,
+)
 
-OPEN_STATUSES = ("queued", "claimed")
+if TYPE_CHECKING:  # the attachment service builds command objects with serialize_command
+    from hub.services.attachments import AttachmentService
 
 
 def serialize_command(command: Command) -> dict:
@@ -33,10 +50,44 @@ def serialize_command(command: Command) -> dict:
 
 
 class CommandService:
-    def __init__(self, projects: ProjectService, signal: WorkSignal, clock: Clock | None = None):
+    def __init__(self, projects: ProjectService, attachments: AttachmentService,
+                 signal: WorkSignal, clock: Clock | None = None):
         self._projects = projects
+        self._attachments = attachments
         self._signal = signal
         self._clock = clock or Clock()
+
+    def enqueue(self, type: str, params: dict | None = None,
+                batch_id: int | None = None) -> tuple[dict, bool]:
+        """Enqueue a command by the rules of its type: ``(command, created)``.
+
+        - ``refresh`` takes ``params.jql`` only; without it, the base JQL (a full
+          run). It always makes a new command.
+        - ``fetch_attachment`` takes ``params.attachment_id`` only. While a fetch of
+          that attachment is open, that command comes back (not created); a ready
+          attachment enqueues nothing, and the command that fetched it comes back.
+        - ``batch_id``, for either, names an existing batch the new command joins.
+        """
+        params = params or {}
+        if type not in COMMAND_TYPES:
+            raise ContractError(f"type must be one of {', '.join(COMMAND_TYPES)}, got {type!r}", "type")
+        allowed = {REFRESH: {"jql"}, FETCH_ATTACHMENT: {"attachment_id"}}[type]
+        extra = sorted(set(params) - allowed)
+        if extra:
+            raise ContractError(f"a {type} takes params.{' and params.'.join(sorted(allowed))} "
+                                "only", f"params.{extra[0]}")
+        if type == REFRESH:
+            return self.enqueue_refresh(params.get("jql"), batch_id), True
+        if "attachment_id" not in params:
+            raise ContractError("a fetch_attachment needs params.attachment_id",
+                                "params.attachment_id")
+        state, command, created = self._attachments.request_fetch(params["attachment_id"], batch_id)
+        if command is None:  # ready: the command that fetched it stands for the request
+            if state["command_id"] is None:
+                raise Conflict(f"attachment {params['attachment_id']!r} is ready already, "
+                               "fetched before this hub kept its commands", state=READY)
+            command = self.get(state["command_id"])
+        return command, created
 
     def enqueue_refresh(self, jql: str | None = None, batch_id: int | None = None) -> dict:
         """Queue a ``refresh``; without ``jql`` it loads the base JQL (a full run)."""
@@ -52,9 +103,9 @@ class CommandService:
             if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             command = Command.create(
-                type="refresh",
+                type=REFRESH,
                 params={"jql": jql},
-                status="queued",
+                status=QUEUED,
                 batch=batch_id,
                 created_at=iso(self._clock.now()),
             )
@@ -81,7 +132,7 @@ class CommandService:
                 raise Conflict(f"command {command_id} is {command.status}; only queued or "
                                "claimed commands can be cancelled")
             now = iso(self._clock.now())
-            command.status = "cancelled"
+            command.status = CANCELLED
             command.finished_at = now
             command.lease_until = None
             command.save()

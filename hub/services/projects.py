@@ -8,8 +8,8 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Batch, Project, Setting
+from hub.vocabulary import BOARD_TYPES
 
-BOARD_TYPES = ("scrum", "kanban")
 # One word: no whitespace (what str.isspace() calls space) and no control
 # characters. Written so that it means the same in ECMA-262, the dialect of
 # JSON Schema, and in Python's re: explicit code points instead of \s, and

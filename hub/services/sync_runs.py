@@ -7,6 +7,7 @@ import logging
 from hub.db import database
 from hub.models import Issue, SyncRun
 from hub.services.pagination import page
+from hub.vocabulary import DONE, RUNNING
 
 log = logging.getLogger(__name__)
 
@@ -26,13 +27,13 @@ def serialize_run(run: SyncRun) -> dict:
 
 
 def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
-    return SyncRun.create(command=command_id, query=query, status="running",
+    return SyncRun.create(command=command_id, query=query, status=RUNNING,
                           started_at=started_at, issues_loaded=0)
 
 
 def running_run(command_id: int) -> SyncRun | None:
     return (SyncRun.select()
-            .where(SyncRun.command == command_id, SyncRun.status == "running")
+            .where(SyncRun.command == command_id, SyncRun.status == RUNNING)
             .order_by(SyncRun.id.desc())
             .first())
 
@@ -67,7 +68,7 @@ class SyncRunService:
             if run is None:
                 return 0
             changed = 0
-            if run.status == "done" and run.issues_loaded >= 1:
+            if run.status == DONE and run.issues_loaded >= 1:
                 changed = (Issue.update(neighbor=1)
                            .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
                            .execute())

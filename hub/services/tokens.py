@@ -17,8 +17,8 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Token
+from hub.vocabulary import ADMIN, TOKEN_ROLES
 
-ROLES = ("agent", "interface", "admin")
 # The same in ECMA-262 (JSON Schema's dialect) and Python: (?![\s\S]) ends the
 # string in both, where Python's $ would let a final newline through.
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(?![\s\S])"
@@ -47,8 +47,8 @@ class TokenService:
         if not NAME.match(name):
             raise ContractError(
                 f"token name {name!r} must be 1-64 letters, digits, '.', '_' or '-'", "name")
-        if role not in ROLES:
-            raise ContractError(f"role must be one of {', '.join(ROLES)}, got {role!r}", "role")
+        if role not in TOKEN_ROLES:
+            raise ContractError(f"role must be one of {', '.join(TOKEN_ROLES)}, got {role!r}", "role")
         token = secrets.token_urlsafe(32)
         with database.atomic():
             if Token.select().where(Token.name == name).exists():
@@ -80,7 +80,7 @@ class TokenService:
         with database.atomic():
             if Token.select().exists():
                 return None
-            Token.create(name="admin", role="admin", sha256=_digest(token),
+            Token.create(name="admin", role=ADMIN, sha256=_digest(token),
                          created_at=iso(self._clock.now()))
         return token
 

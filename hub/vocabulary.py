@@ -1,0 +1,37 @@
+"""The hub's vocabularies, each written once; schemas, services, the CLI and the
+models' readers import them from here.
+
+The values are part of the contract (docs/api.md, docs/agent-protocol.md) and of
+the database: changing one is a schema and protocol change, not a refactoring.
+"""
+
+from __future__ import annotations
+
+# Commands: what agents are asked to do.
+REFRESH = "refresh"
+FETCH_ATTACHMENT = "fetch_attachment"
+COMMAND_TYPES = (REFRESH, FETCH_ATTACHMENT)
+# The first protocol version that knows fetch_attachment.
+FETCH_ATTACHMENT_SINCE = 14
+
+# A command's life: queued -> claimed -> done | failed, or cancelled from either.
+QUEUED, CLAIMED, DONE, FAILED, CANCELLED = "queued", "claimed", "done", "failed", "cancelled"
+COMMAND_STATUSES = (QUEUED, CLAIMED, DONE, FAILED, CANCELLED)
+OPEN_STATUSES = (QUEUED, CLAIMED)
+FINAL_STATUSES = (DONE, FAILED, CANCELLED)
+GIVEN_UP_STATUSES = (FAILED, CANCELLED)
+
+# A sync run: one delivery of a refresh.
+RUNNING = "running"
+RUN_STATUSES = (RUNNING, DONE, FAILED)
+
+# An attachment's state, computed at read time (data-model spec, «Скачанные вложения»).
+READY, FETCHING, NONE = "ready", "fetching", "none"
+ATTACHMENT_STATES = (READY, FETCHING, FAILED, NONE)
+
+# Who a token speaks for.
+AGENT, INTERFACE, ADMIN = "agent", "interface", "admin"
+TOKEN_ROLES = (AGENT, INTERFACE, ADMIN)
+
+# A project's agile board.
+BOARD_TYPES = ("scrum", "kanban")
