@@ -295,30 +295,55 @@ def test_enqueue_fetch_through_the_commands_endpoint_is_idempotent(hub):
     assert unknown.status_code == 404
 
 
-def test_fetch_history_follows_new_and_changing_commands(hub):
-    from hub.db import database
-    from hub.services.attachments import FetchHistory
+def test_states_follow_new_and_changing_commands_of_many_attachments(hub):
+    """The newest fetch decides, the newest open one wins, other commands never count."""
+    listed(hub, *(attachment(str(n), f"{n}.pdf") for n in range(1, 6)))
 
-    def add(aid, status):
-        return Command.create(type="fetch_attachment", params={"attachment_id": aid}, status=status,
-                              created_at="2026-11-02T09:00:00+00:00").id
+    def add(aid, status, error=None, **params):
+        return Command.create(type="fetch_attachment", params={"attachment_id": aid, **params},
+                              status=status, error=error, created_at="2026-11-02T09:00:00+00:00").id
 
-    history = FetchHistory()
+    def states(*ids):
+        items = hub.api("POST", "/api/v1/attachments/states", {"ids": list(ids)}).json["items"]
+        return [(a["attachment_id"], a["state"], a["error"], a["command_id"]) for a in items]
+
+    # Params that name no attachment, or name it in another command type, count for nothing.
+    Command.create(type="refresh", params={"jql": "x", "attachment_id": "1"}, created_at="2026-11-02T09:00:00+00:00")
+    Command.create(type="fetch_attachment", params="not an object", created_at="2026-11-02T09:00:00+00:00")
+    Command.create(type="fetch_attachment", params={"attachment_id": 1}, created_at="2026-11-02T09:00:00+00:00")
+    assert states("1") == [("1", "none", None, None)]
+
     first = add("1", "queued")
-    Command.create(type="refresh", params={"jql": "x"}, created_at="2026-11-02T09:00:00+00:00")
-    Command.create(type="fetch_attachment", params="not json", created_at="2026-11-02T09:00:00+00:00")
-    with database.atomic("DEFERRED"):
-        assert history.commands(["1", "2"]) == {"1": [[first, "queued", None]]}
+    gave_up = add("2", "failed", "Jira answered 404")
+    add("3", "failed", "old")
+    done = add("3", "done")
+    cancelled = add("4", "cancelled", "cancelled by ivanov")
+    assert states("4", "1", "2", "3", "5") == [
+        ("4", "failed", "cancelled by ivanov", cancelled), ("1", "fetching", None, first),
+        ("2", "failed", "Jira answered 404", gave_up), ("3", "none", None, done),
+        ("5", "none", None, None)]
 
     Command.update(status="failed", error="404").where(Command.id == first).execute()
     second = add("1", "claimed")
-    third = add("2", "done")
-    with database.atomic("DEFERRED"):
-        assert history.commands(["1", "2"]) == {"1": [[first, "failed", "404"], [second, "claimed", None]],
-                                                "2": [[third, "done", None]]}
-    Command.update(status="queued").where(Command.id == second).execute()  # lease expired
-    with database.atomic("DEFERRED"):
-        assert history.commands(["1"])["1"][1] == [second, "queued", None]
+    assert states("1") == [("1", "fetching", None, second)]
+    newer_failure = add("1", "failed", "later")
+    # An open fetch wins over a newer one that failed; its id comes with the state.
+    assert states("1") == [("1", "fetching", None, second)]
+    Command.update(status="cancelled", error="lease gone").where(Command.id == second).execute()
+    assert states("1") == [("1", "failed", "later", newer_failure)]
+
+
+def test_states_read_fetches_through_the_attachment_index(hub):
+    """Both fetch lookups seek the partial expression index; nothing scans a table."""
+    from hub.db import database
+    from hub.services.attachments import GIVEN_UP, OPEN, STATES_SQL
+
+    params = (*GIVEN_UP, *GIVEN_UP, '["1", "2"]', *OPEN)
+    plan = [row[3] for row in database.execute_sql("EXPLAIN QUERY PLAN " + STATES_SQL, params)]
+    command_reads = [step for step in plan if step.startswith(("SEARCH c ", "SCAN c"))]
+    assert command_reads == ["SEARCH c USING INDEX command_attachment (<expr>=?)"] * 2, plan
+    # Only the asked ids (json_each) are walked one by one.
+    assert [step for step in plan if step.startswith("SCAN") and not step.startswith("SCAN asked")] == [], plan
 
 
 def test_fetch_requests_at_once_make_one_command(hub):

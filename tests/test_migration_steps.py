@@ -212,3 +212,31 @@ def test_a_v4_database_with_comments_at_the_calendars_ends_migrates(tmp_path):
     rows = conn.execute("SELECT comment_id, created_at FROM issue_comment"
                         " WHERE comment_id IN ('101', '201', '202', '203') ORDER BY comment_id").fetchall()
     assert rows == [("101", "2026-10-22T10:05:11+00:00"), ("201", None), ("202", None), ("203", None)]
+
+
+def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
+    """The step indexes the fetch_attachment commands already there; commands of other
+    types are never parsed, so a v3 refresh whose params are not JSON does not stop it."""
+    from hub.services.attachments import AttachmentService
+    from hub.services.files import FileStore
+    from hub.services.work_signal import WorkSignal
+
+    db = make_db(tmp_path / "v6.sqlite", 6)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE command SET params = 'not json' WHERE id = 3")
+    conn.executemany(
+        "INSERT INTO command (type, params, status, error, created_at) VALUES ('fetch_attachment', ?, ?, ?, ?)",
+        [(json.dumps({"attachment_id": "31337"}), "done", None, T0),
+         (json.dumps({"attachment_id": "31337"}), "failed", "Jira answered 404", T0)])
+    conn.commit()
+    migrate(db, tmp_path / "backups")
+    assert conn.execute(
+        "SELECT id FROM command INDEXED BY command_attachment"
+        " WHERE type = 'fetch_attachment' AND json_extract(params, '$.attachment_id') = ?",
+        ("31337",)).fetchall() == [(6,), (7,)]
+    conn.close()
+
+    open_database(db)
+    # The v6 file row names a file this store does not have: the last fetch decides.
+    [state] = AttachmentService(FileStore(tmp_path / "files"), WorkSignal()).states(["31337"])
+    assert (state["state"], state["error"], state["command_id"]) == ("failed", "Jira answered 404", 7)

@@ -12,7 +12,8 @@ from tests.dbfactory import make_db
 
 
 def describe(path: Path) -> dict:
-    """Tables with their columns, indexes with their columns, foreign keys; names sorted."""
+    """Tables with their columns, indexes with their columns (and the SQL of partial
+    and expression indexes), foreign keys; names sorted."""
     conn = sqlite3.connect(path)
     try:
         tables = [name for (name,) in conn.execute(
@@ -22,10 +23,15 @@ def describe(path: Path) -> dict:
             # (name, type, notnull, default, pk) in column order
             columns = [row[1:] for row in conn.execute(f"PRAGMA table_info({table})")]
             indexes = {}
-            for _, name, unique, origin, _ in conn.execute(f"PRAGMA index_list({table})"):
+            for _, name, unique, origin, partial in conn.execute(f"PRAGMA index_list({table})"):
                 cols = [row[2] for row in conn.execute(f"PRAGMA index_info({name})")]
                 key = name if origin == "c" else f"{origin}:{cols}"
                 indexes[key] = (unique, cols)
+                if partial or None in cols:
+                    # index_info names no expression and no WHERE: compare the SQL,
+                    # which a query must match exactly to use the index.
+                    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
+                    indexes[key] += (" ".join(sql.split()),)
             fks = sorted(row[2:5] for row in conn.execute(f"PRAGMA foreign_key_list({table})"))
             autoincrement = "AUTOINCREMENT" in conn.execute(
                 "SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0].upper()

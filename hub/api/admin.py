@@ -11,6 +11,7 @@ from hub.api.openapi import responds
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.validation import accepts, query
 from hub.services.batches import BatchService
+from hub.services.pagination import listing
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
 
@@ -55,8 +56,8 @@ class ProjectsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Projects, the scope, and the base JQL they make (null without projects)."""
-        resp.media = {"items": self._projects.list(), "next_cursor": None,
-                      "scope": self._projects.scope(), "base_jql": self._projects.base_jql()}
+        resp.media = listing(self._projects.list(), scope=self._projects.scope(),
+                             base_jql=self._projects.base_jql())
 
     @responds(201, errors=(409,), location="/api/v1/projects/{label}")
     @accepts(schemas.NEW_PROJECT)
@@ -107,7 +108,7 @@ class TokensResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Tokens: name, role, created; never the tokens themselves."""
-        resp.media = {"items": self._tokens.list(), "next_cursor": None}
+        resp.media = listing(self._tokens.list())
 
     @responds(201, errors=(409,), location="/api/v1/tokens/{name}")
     @accepts(schemas.NEW_TOKEN)

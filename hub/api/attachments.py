@@ -13,6 +13,7 @@ from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, eta
 from hub.api.validation import accepts, query
 from hub.errors import Conflict
 from hub.services.attachments import AttachmentService, Content
+from hub.services.pagination import listing
 
 
 _HEADER = {"schema": {"type": "string"}}
@@ -152,4 +153,4 @@ class IssueAttachmentsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """The attachments listed on one issue, with their states."""
-        resp.media = {"items": self._attachments.for_issue(key), "next_cursor": None}
+        resp.media = listing(self._attachments.for_issue(key))

@@ -79,6 +79,9 @@ CREATE TABLE command (
   token_id    INTEGER
 );
 CREATE INDEX command_status ON command (status, id);
+-- An attachment's fetches, newest last; see steps/v7_tokens.py for how to hit it.
+CREATE INDEX command_attachment ON command (json_extract(params, '$.attachment_id'), id)
+  WHERE type = 'fetch_attachment';
 
 CREATE TABLE sync_run (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from hub.clock import Clock, iso
 from hub.models import AgentStatus
+from hub.services.pagination import listing
 
 # An agent heard from within this long is online. Agents heartbeat every few
 # seconds while they work, and at least once a minute while idle.
@@ -17,9 +18,9 @@ class AgentService:
         self._clock = clock or Clock()
 
     def list(self) -> dict:
+        """Every agent ever heard from, by id, each with whether it is online."""
         since = iso(self._clock.now() - timedelta(seconds=ONLINE_SECONDS))
-        items = [{
+        return listing({
             "agent_id": a.agent_id, "version": a.version, "last_seen_at": a.last_seen_at,
             "state": a.state, "detail": a.detail, "online": a.last_seen_at >= since,
-        } for a in AgentStatus.select().order_by(AgentStatus.agent_id)]
-        return {"items": items, "next_cursor": None}
+        } for a in AgentStatus.select().order_by(AgentStatus.agent_id))

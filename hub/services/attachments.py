@@ -13,13 +13,10 @@ data-model spec defines it:
 from __future__ import annotations
 
 import json
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
-
-from peewee import chunked
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -33,58 +30,53 @@ GIVEN_UP = ("failed", "cancelled")
 # How often a long-polling read looks at the state again.
 POLL_SECONDS = 0.25
 
-FINAL = ("done", "failed", "cancelled")
+# An attachment's fetches are found through the partial expression index
+# ``command_attachment`` (schema v7): the expression and ``type = ...`` below
+# must stay exactly as the index has them, and the attachment id compared with
+# them must carry no column affinity (``asked.value`` from json_each, not
+# ``issue_attachment.attachment_id``), or SQLite scans every command instead.
+_FETCHES = ("FROM command AS c WHERE c.type = 'fetch_attachment'"
+                     " AND json_extract(c.params, '$.attachment_id') = asked.value")
 
 
-class FetchHistory:
-    """Which fetch_attachment commands each attachment has, kept up to date cheaply.
+def _marks(values: tuple) -> str:
+    return ", ".join("?" * len(values))
 
-    Finding an attachment's commands means reading ``params`` JSON, which no
-    index covers; doing that at every read would scan the whole command table.
-    But commands are never deleted, their ids are never reused (AUTOINCREMENT),
-    and a command in a final status (done, failed, cancelled) never changes
-    again. So this keeps what it has read; each read looks only at commands
-    added since, and re-reads the open ones of the attachments asked about.
-    Each process keeps its own, all from the same database: none goes stale.
+
+# Everything but the store check, for many ids in one statement: each asked id
+# that the mirror lists, in the order asked, with its file row (if any), its
+# newest fetch and its newest open fetch, and what its state is unless the
+# file turns out to be in the store.
+STATES_SQL = f"""
+SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.id,
+       CASE WHEN pending.id IS NOT NULL THEN 'fetching'
+            WHEN newest.status IN ({_marks(GIVEN_UP)}) THEN 'failed'
+            ELSE 'none' END,
+       CASE WHEN pending.id IS NULL AND newest.status IN ({_marks(GIVEN_UP)}) THEN newest.error END,
+       coalesce(pending.id, newest.id)
+FROM json_each(?) AS asked
+JOIN issue_attachment AS a ON a.attachment_id = asked.value
+LEFT JOIN attachment_file AS f ON f.attachment_id = a.attachment_id
+LEFT JOIN command AS newest ON newest.id = (
+    SELECT c.id {_FETCHES} ORDER BY c.id DESC LIMIT 1)
+LEFT JOIN command AS pending ON pending.id = (
+    SELECT c.id {_FETCHES} AND c.status IN ({_marks(OPEN)})
+    ORDER BY c.id DESC LIMIT 1)
+ORDER BY asked.key
+"""
+
+
+def state_rows(ids: list[str]) -> list[tuple]:
+    """The rows the states of ``ids`` are made of, one per listed id, in order.
+
+    Each is ``(attachment_id, key, filename, size, mime_type, file, last_id,
+    state, error, command_id)``: ``file`` the ``attachment_file`` row's file
+    (or None), ``last_id`` the newest fetch, and ``state``/``error``/``command_id``
+    what the attachment reads as when that file is not in the store. Ids must be
+    distinct; one statement, so one snapshot, whatever their number.
     """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last_id = 0
-        self._by_attachment: dict[str, list[list]] = {}  # aid -> [[id, status, error], ...] by id
-
-    def commands(self, ids: list[str]) -> dict[str, list[list]]:
-        """Call inside a read transaction: ``{attachment_id: [[id, status, error], ...]}``."""
-        with self._lock:
-            self._read_new()
-            found = {aid: self._by_attachment[aid] for aid in ids if aid in self._by_attachment}
-            self._refresh_open([entry for entries in found.values() for entry in entries
-                                if entry[1] not in FINAL])
-            return {aid: [list(entry) for entry in entries] for aid, entries in found.items()}
-
-    def _read_new(self) -> None:
-        rows = database.execute_sql(
-            "SELECT id, status, error, params FROM command"
-            " WHERE id > ? AND type = 'fetch_attachment' ORDER BY id", (self._last_id,))
-        for command_id, status, error, params in rows:
-            try:
-                aid = json.loads(params).get("attachment_id")
-            except (ValueError, TypeError, AttributeError):
-                aid = None
-            if aid is not None:
-                self._by_attachment.setdefault(str(aid), []).append([command_id, status, error])
-        newest = database.execute_sql("SELECT max(id) FROM command").fetchone()[0] or 0
-        self._last_id = max(self._last_id, newest)
-
-    @staticmethod
-    def _refresh_open(entries: list[list]) -> None:
-        by_id = {entry[0]: entry for entry in entries}
-        for chunk in chunked(list(by_id), 500):
-            rows = database.execute_sql(
-                f"SELECT id, status, error FROM command WHERE id IN ({', '.join('?' * len(chunk))})",
-                chunk)
-            for command_id, status, error in rows:
-                by_id[command_id][1], by_id[command_id][2] = status, error
+    params = (*GIVEN_UP, *GIVEN_UP, json.dumps(ids), *OPEN)
+    return database.execute_sql(STATES_SQL, params).fetchall()
 
 
 @dataclass(frozen=True)
@@ -100,27 +92,13 @@ class Content:
 
 class AttachmentService:
     def __init__(self, store: FileStore, signal: WorkSignal, clock: Clock | None = None):
-        self._history = FetchHistory()
         self._store = store
         self._signal = signal
         self._clock = clock or Clock()
 
     def states(self, ids: list[str]) -> list[dict]:
         """The state objects of the known ids among ``ids``, in their order."""
-        ids = list(dict.fromkeys(ids))
-        with database.atomic("DEFERRED"):  # one snapshot for all three reads
-            listed, files = {}, {}
-            for chunk in chunked(ids, 500):
-                marks = ", ".join("?" * len(chunk))
-                listed.update((row[0], row) for row in database.execute_sql(
-                    "SELECT attachment_id, key, filename, size, mime_type FROM issue_attachment"
-                    f" WHERE attachment_id IN ({marks})", chunk))
-                files.update(database.execute_sql(
-                    f"SELECT attachment_id, file FROM attachment_file WHERE attachment_id IN ({marks})",
-                    chunk))
-            commands = self._history.commands(list(listed))
-        return [self._describe(listed[i], files.get(i), commands.get(i, []))
-                for i in ids if i in listed]
+        return [self._describe(row) for row in state_rows(list(dict.fromkeys(ids)))]
 
     def state(self, attachment_id: str) -> dict:
         states = self.states([attachment_id])
@@ -171,9 +149,8 @@ class AttachmentService:
                                      params={"attachment_id": attachment_id},
                                      status="queued", batch=batch_id,
                                      created_at=iso(self._clock.now()))
-        # Read again only after COMMIT: the history must never see a command
-        # that a rollback could still take back.
-        state = self.state(attachment_id)
+            state = self.state(attachment_id)
+        # Agents hear of it only once it is committed.
         self._signal.notify()
         return state, serialize_command(command), True
 
@@ -188,18 +165,12 @@ class AttachmentService:
         return Content(self._store.path(row.file), row.file, row.size,
                        state["filename"], state["mime_type"])
 
-    def _describe(self, attachment: tuple, file: str | None, commands: list[list]) -> dict:
-        attachment_id, key, filename, size, mime_type = attachment
-        state, error, command_id = "none", None, None
-        if commands:
-            command_id = commands[-1][0]
-        open_ = [c for c in commands if c[1] in OPEN]
+    def _describe(self, row: tuple) -> dict:
+        attachment_id, key, filename, size, mime_type, file, last_id, state, error, command_id = row
+        # The store is checked here, not in SQL: cleanup may have removed the
+        # file while its row stays, and then the attachment is not ready.
         if file is not None and self._store.size(file) is not None:
-            state = "ready"
-        elif open_:
-            state, command_id = "fetching", open_[-1][0]
-        elif commands and commands[-1][1] in GIVEN_UP:
-            state, error = "failed", commands[-1][2]
+            state, error, command_id = "ready", None, last_id
         return {
             "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,
             "mime_type": mime_type, "state": state, "error": error, "command_id": command_id,

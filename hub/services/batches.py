@@ -30,7 +30,7 @@ class BatchService:
         return self._serialize(batch)
 
     def list(self, cursor: int | None = None, limit: int = 50) -> dict:
-        return page(Batch.select(), Batch, cursor, limit, self._serialize)
+        return page(Batch.select(), Batch.id, cursor, limit, self._serialize)
 
     @staticmethod
     def _serialize(batch: Batch) -> dict:

@@ -122,7 +122,7 @@ class CommandService:
             query = query.where(Command.status == status)
         if type is not None:
             query = query.where(Command.type == type)
-        return page(query, Command, cursor, limit, serialize_command)
+        return page(query, Command.id, cursor, limit, serialize_command)
 
     def cancel(self, command_id: int) -> dict:
         """Cancel a queued or claimed command; its agent hears of it at its next heartbeat."""

@@ -13,6 +13,7 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote
+from hub.services.pagination import listing, page
 
 SUMMARY_FIELDS = (
     "key", "id", "issue_type", "summary", "status", "priority", "assignee", "reporter",
@@ -41,8 +42,8 @@ class IssueService:
     def list(self, *, status: str | None = None, assignee: str | None = None,
              epic_key: str | None = None, label: str | None = None, neighbor: int | None = None,
              fetched_since: str | None = None, cursor: int | None = None, limit: int = 50) -> dict:
-        """Issues, most recently mirrored first; ``next_cursor`` pages on."""
-        query = Issue.select(Issue, SQL("rowid").alias("row_id"))
+        """Issues, most recently added to the mirror first; ``next_cursor`` pages on."""
+        query = Issue.select()
         for column, value in ((Issue.status, status), (Issue.assignee, assignee),
                               (Issue.epic_key, epic_key), (Issue.neighbor, neighbor)):
             if value is not None:
@@ -52,13 +53,9 @@ class IssueService:
                                     [label]))
         if fetched_since is not None:
             query = query.where(Issue.fetched_at >= fetched_since)
-        if cursor is not None:
-            query = query.where(SQL("rowid < ?", [cursor]))
-        rows = list(query.order_by(SQL("rowid DESC")).limit(limit + 1))
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return {"items": [serialize_issue(row) for row in rows],
-                "next_cursor": rows[-1].row_id if more else None}
+        # The rowid grows as issues are added, so it orders the mirror by
+        # arrival, as an integer cursor can follow; ``key`` (TEXT) could not.
+        return page(query, SQL("rowid"), cursor, limit, serialize_issue)
 
     def get(self, key: str) -> dict:
         """One issue with its description and its links both ways."""
@@ -79,9 +76,9 @@ class IssueService:
         self._issue(key)
         rows = (IssueComment.select().where(IssueComment.key == key)
                 .order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id))
-        return {"items": [{"id": c.comment_id, "author": c.author, "created": c.created,
-                           "updated": c.updated, "created_at": c.created_at, "body": c.body}
-                          for c in rows], "next_cursor": None}
+        return listing({"id": c.comment_id, "author": c.author, "created": c.created,
+                        "updated": c.updated, "created_at": c.created_at, "body": c.body}
+                       for c in rows)
 
     def changes(self, key: str) -> dict:
         """The changelog, oldest first: one item per changed field."""
@@ -89,18 +86,18 @@ class IssueService:
         rows = (IssueChange.select().where(IssueChange.key == key)
                 .order_by(IssueChange.created_at.asc(nulls="LAST"), IssueChange.history_id,
                           IssueChange.item_no))
-        return {"items": [{"history_id": c.history_id, "item_no": c.item_no, "author": c.author,
-                           "created": c.created, "created_at": c.created_at, "field": c.field,
-                           "field_type": c.field_type, "from": c.from_value,
-                           "from_string": c.from_string, "to": c.to_value,
-                           "to_string": c.to_string} for c in rows], "next_cursor": None}
+        return listing({"history_id": c.history_id, "item_no": c.item_no, "author": c.author,
+                        "created": c.created, "created_at": c.created_at, "field": c.field,
+                        "field_type": c.field_type, "from": c.from_value,
+                        "from_string": c.from_string, "to": c.to_value,
+                        "to_string": c.to_string} for c in rows)
 
     # -- notes -----------------------------------------------------------------
 
     def notes(self, key: str) -> dict:
         self._issue(key)
         rows = IssueNote.select().where(IssueNote.key == key).order_by(IssueNote.id)
-        return {"items": [serialize_note(n) for n in rows], "next_cursor": None}
+        return listing(map(serialize_note, rows))
 
     def add_note(self, key: str, author: str, body: str) -> dict:
         now = iso(self._clock.now())

@@ -1,18 +1,41 @@
-"""Cursor pagination over an integer id, newest first."""
+"""Lists as the API answers them, built here and nowhere else.
+
+Every list is ``{"items": [...], "next_cursor": ...}``. A paged list goes newest
+first by an integer key that is unique per row (a table's ``id``, or the
+``rowid`` of ``issue``); its ``next_cursor`` is the key of the last item shown,
+and a client passes it back as ``cursor`` for the next page. Because the next
+page starts below that key rather than at an offset, rows added meanwhile never
+shift a page or show an item twice. A list that is shown whole (agents,
+projects, tokens, what one issue holds) has ``next_cursor`` null.
+"""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Iterable
+
+# The alias the pager selects its key under, to read the cursor off the last row.
+_KEY = "page_key"
 
 
-def page(query, model, cursor: int | None, limit: int, serialize: Callable) -> dict:
-    """``{items, next_cursor}``; pass ``next_cursor`` back as ``cursor`` for the next page.
+def listing(items: Iterable, next_cursor: int | None = None, **extra: Any) -> dict:
+    """``{"items": [...], "next_cursor": ...}``, then any ``extra`` members.
 
-    The cursor is the last id shown, so rows added meanwhile never shift a page.
+    ``next_cursor`` None (null) says there is nothing more to fetch.
+    """
+    return {"items": list(items), "next_cursor": next_cursor, **extra}
+
+
+def page(query, key, cursor: int | None, limit: int, serialize: Callable) -> dict:
+    """One page of a Peewee ``query``, newest first by ``key``, as a :func:`listing`.
+
+    ``key`` is an integer column or expression unique per row (``Command.id``,
+    ``SQL("rowid")``); ``cursor`` is a ``next_cursor`` this gave before, or None
+    for the first page. ``serialize`` turns each row into its item. One row more
+    than ``limit`` is read to learn whether another page follows.
     """
     if cursor is not None:
-        query = query.where(model.id < cursor)
-    rows = list(query.order_by(model.id.desc()).limit(limit + 1))
+        query = query.where(key < cursor)
+    rows = list(query.select_extend(key.alias(_KEY)).order_by(key.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    return {"items": [serialize(row) for row in rows], "next_cursor": rows[-1].id if more else None}
+    return listing(map(serialize, rows), getattr(rows[-1], _KEY) if more else None)

@@ -53,7 +53,7 @@ class SyncRunService:
         query = SyncRun.select()
         if status is not None:
             query = query.where(SyncRun.status == status)
-        return page(query, SyncRun, cursor, limit, serialize_run)
+        return page(query, SyncRun.id, cursor, limit, serialize_run)
 
     def mark_neighbours(self, run_id: int) -> int:
         """After a full run: issues it did not update become neighbours.

@@ -1,5 +1,5 @@
-"""v6 → v7: tokens in a table of their own, the token that claimed a command, and
-the neighbour marking a full run still owes.
+"""v6 → v7: tokens in a table of their own, the token that claimed a command, the
+neighbour marking a full run still owes, and an attachment's fetches found by index.
 
 - ``token (id, name UNIQUE, role, sha256 UNIQUE, created_at)``: a request finds its
   token by the index on ``sha256`` instead of decoding every ``setting`` row. Each
@@ -12,6 +12,13 @@ the neighbour marking a full run still owes.
   the migration have NULL; their holder is known by ``agent_id`` alone.
 - ``sync_run.neighbors_due``: 1 while a finished full run's neighbour marking has
   not been done. Existing runs owe nothing.
+- ``command_attachment``: a partial index on the ``attachment_id`` in the params of
+  ``fetch_attachment`` commands, then ``id``, so an attachment's state reads its
+  newest and its open fetches with an index seek instead of every command. Only
+  ``fetch_attachment`` rows are indexed, so the ``params`` of other commands (some
+  v3 ones are not JSON) are never parsed. Queries must repeat the expression and
+  the ``WHERE`` exactly, and compare it with a value that has no column affinity,
+  or SQLite will not use the index.
 """
 
 from __future__ import annotations
@@ -55,6 +62,9 @@ def apply(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sync_run ADD COLUMN neighbors_due INTEGER NOT NULL DEFAULT 0")
     conn.execute(
         "CREATE INDEX sync_run_neighbors_due ON sync_run (id) WHERE neighbors_due = 1")
+    conn.execute(
+        "CREATE INDEX command_attachment ON command (json_extract(params, '$.attachment_id'), id)"
+        " WHERE type = 'fetch_attachment'")
 
 
 def _token_record(value: str) -> dict | None:
