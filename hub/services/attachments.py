@@ -22,11 +22,19 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, Issue, IssueAttachment
-from hub.services.commands import OPEN_STATUSES as OPEN, serialize_command
+from hub.services.commands import serialize_command
 from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
-
-GIVEN_UP = ("failed", "cancelled")
+from hub.vocabulary import (
+    FAILED,
+    FETCH_ATTACHMENT,
+    FETCHING,
+    GIVEN_UP_STATUSES as GIVEN_UP,
+    NONE,
+    OPEN_STATUSES as OPEN,
+    QUEUED,
+    READY,
+)
 # How often a long-polling read looks at the state again.
 POLL_SECONDS = 0.25
 
@@ -35,7 +43,7 @@ POLL_SECONDS = 0.25
 # must stay exactly as the index has them, and the attachment id compared with
 # them must carry no column affinity (``asked.value`` from json_each, not
 # ``issue_attachment.attachment_id``), or SQLite scans every command instead.
-_FETCHES = ("FROM command AS c WHERE c.type = 'fetch_attachment'"
+_FETCHES = (f"FROM command AS c WHERE c.type = '{FETCH_ATTACHMENT}'"
                      " AND json_extract(c.params, '$.attachment_id') = asked.value")
 
 
@@ -49,9 +57,9 @@ def _marks(values: tuple) -> str:
 # file turns out to be in the store.
 STATES_SQL = f"""
 SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.id,
-       CASE WHEN pending.id IS NOT NULL THEN 'fetching'
-            WHEN newest.status IN ({_marks(GIVEN_UP)}) THEN 'failed'
-            ELSE 'none' END,
+       CASE WHEN pending.id IS NOT NULL THEN '{FETCHING}'
+            WHEN newest.status IN ({_marks(GIVEN_UP)}) THEN '{FAILED}'
+            ELSE '{NONE}' END,
        CASE WHEN pending.id IS NULL AND newest.status IN ({_marks(GIVEN_UP)}) THEN newest.error END,
        coalesce(pending.id, newest.id)
 FROM json_each(?) AS asked
@@ -141,13 +149,13 @@ class AttachmentService:
             if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             state = self.state(attachment_id)
-            if state["state"] == "ready":
+            if state["state"] == READY:
                 return state, None, False
-            if state["state"] == "fetching":
+            if state["state"] == FETCHING:
                 return state, serialize_command(Command.get_by_id(state["command_id"])), False
-            command = Command.create(type="fetch_attachment",
+            command = Command.create(type=FETCH_ATTACHMENT,
                                      params={"attachment_id": attachment_id},
-                                     status="queued", batch=batch_id,
+                                     status=QUEUED, batch=batch_id,
                                      created_at=iso(self._clock.now()))
             state = self.state(attachment_id)
         # Agents hear of it only once it is committed.
@@ -157,7 +165,7 @@ class AttachmentService:
     def content(self, attachment_id: str) -> Content:
         """The file of a ready attachment; Conflict (with the state) otherwise."""
         state = self.state(attachment_id)
-        if state["state"] != "ready":
+        if state["state"] != READY:
             raise Conflict(f"attachment {attachment_id!r} is {state['state']}, not ready; "
                            "request it with POST /api/v1/attachments/{id}/fetch",
                            state=state["state"], error=state["error"])
@@ -170,7 +178,7 @@ class AttachmentService:
         # The store is checked here, not in SQL: cleanup may have removed the
         # file while its row stays, and then the attachment is not ready.
         if file is not None and self._store.size(file) is not None:
-            state, error, command_id = "ready", None, last_id
+            state, error, command_id = READY, None, last_id
         return {
             "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,
             "mime_type": mime_type, "state": state, "error": error, "command_id": command_id,
