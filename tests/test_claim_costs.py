@@ -190,3 +190,12 @@ def test_a_write_undone_is_not_taken_as_written(app, dispatcher, clock):
     assert raw(config, "SELECT count(*) FROM agent_status") == [(0,)]
     dispatcher.heartbeat("agent-1", 14, "idle")
     assert raw(config, "SELECT state FROM agent_status") == [("idle",)]
+
+
+def test_a_sqlite_without_returning_is_refused_when_the_database_opens(tmp_path, monkeypatch):
+    from hub.db import SQLiteTooOld, open_database
+
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 34, 1))
+    monkeypatch.setattr(sqlite3, "sqlite_version", "3.34.1")
+    with pytest.raises(SQLiteTooOld, match=r"SQLite 3\.34\.1 is too old: the hub needs 3\.35\.0"):
+        open_database(tmp_path / "hub.sqlite")

@@ -60,9 +60,13 @@ def close_open_run(command_id: int, status: str, finished_at: str, *,
 
 def open_runs(runs: list[tuple[int, str, str]]) -> None:
     """Open a running run for each ``(command_id, query, started_at)``, in one statement."""
-    database.cursor().executemany(
+    # One INSERT over a JSON array rather than executemany: it goes through the
+    # database's own execute, whose errors the API knows how to answer.
+    database.execute_sql(
         "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded) "
-        "VALUES (?, ?, 'running', ?, 0)", runs)
+        "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'running', "
+        "json_extract(value, '$[2]'), 0 FROM json_each(?) "
+        "ORDER BY key", (json.dumps(runs, ensure_ascii=False),))
 
 
 def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
