@@ -30,6 +30,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/page.py
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
+	$(BIN)/python bench/claims.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

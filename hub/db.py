@@ -7,11 +7,22 @@ open the database only after :func:`hub.migrations.migrate` has run.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from peewee import DatabaseProxy, SqliteDatabase
 
+from hub.errors import HubError
+
 database = DatabaseProxy()
+# Claims and reports take their command in one UPDATE … RETURNING (3.35).
+MIN_SQLITE_VERSION = (3, 35, 0)
+
+
+class SQLiteTooOld(HubError):
+    """The SQLite library Python was built with lacks what the hub needs."""
+
+    title = "SQLite too old"
 
 
 class HubDatabase(SqliteDatabase):
@@ -34,8 +45,13 @@ def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> HubDatabas
     Every transaction starts with ``BEGIN IMMEDIATE``: in WAL mode a deferred
     transaction that reads and then writes fails with SQLITE_BUSY at once when
     another writer got in between, whatever the busy timeout; an immediate one
-    waits for the write lock instead.
+    waits for the write lock instead. Raises SQLiteTooOld below SQLite 3.35.
     """
+    if sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
+        raise SQLiteTooOld(
+            f"SQLite {sqlite3.sqlite_version} is too old: the hub needs "
+            f"{'.'.join(map(str, MIN_SQLITE_VERSION))} or later (UPDATE … RETURNING); "
+            "use a Python built with a newer SQLite")
     db = HubDatabase(
         str(path),
         timeout=busy_timeout_seconds,

@@ -12,17 +12,18 @@ delivered ``HUB_MAX_DELIVERIES`` times, to ``failed`` with an error that says so
 
 from __future__ import annotations
 
+import json
 import logging
 import time
-from datetime import timedelta
-from typing import Callable
+from datetime import datetime, timedelta
+from typing import Any, Callable
 
 from hub.clock import Clock, after, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
 from hub.models import AgentStatus, Command
 from hub.services.work_signal import WorkSignal
-from hub.services.sync_runs import close_open_run, open_run
+from hub.services.sync_runs import fail_runs_of_expired, open_runs
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,34 @@ ALL_TYPES = ("refresh", "fetch_attachment")
 # A long-polling claim looks for work this often even without a signal, to
 # see commands enqueued by another process.
 POLL_SECONDS = 1.0
+# An agent's last_seen_at is written at most once per this many seconds (the
+# column holds whole seconds anyway); a change of version, state or detail is
+# written at once.
+SEEN_EVERY_SECONDS = 1
+# Agents remembered as written; past this many the memory starts over, which
+# costs one write per agent.
+SEEN_MEMORY = 10_000
+
+# The columns of ``command`` in model order, for RETURNING.
+_COMMAND_FIELDS = Command._meta.sorted_fields
+_RETURN_COMMAND = "RETURNING " + ", ".join(f.column_name for f in _COMMAND_FIELDS)
+# A report comes from the holder: the token that claimed the command (or, for
+# a command claimed before tokens were recorded, a report naming an agent),
+# narrowed by agent_id and delivery when the report carries them. Parameters:
+# command id, token_id, agent_id, agent_id, agent_id, delivery, delivery.
+_HELD_BY = ("WHERE id = ? AND status = 'claimed' "
+            "AND (token_id = ? OR (token_id IS NULL AND ? IS NOT NULL)) "
+            "AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR deliveries = ?)")
+
+
+def command_from_row(row) -> Command:
+    """A Command built from a row in ``_COMMAND_FIELDS`` order, without a query."""
+    return Command(**{f.name: f.python_value(v) for f, v in zip(_COMMAND_FIELDS, row)})
+
+
+def _holder(command_id: int, token_id: int | None, agent_id: str | None,
+            delivery: int | None) -> tuple:
+    return (command_id, token_id, agent_id, agent_id, agent_id, delivery, delivery)
 
 
 def claimable_types(version: int, types: list[str] | None) -> list[str]:
@@ -47,12 +76,17 @@ def _claimed_with(token_id: int | None):
 
 
 class Dispatcher:
+    """Claims, leases and the holder check, over the ``command`` table."""
+
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
                  clock: Clock | None = None):
         self._lease_seconds = lease_seconds
         self._max_deliveries = max_deliveries
         self._signal = signal
         self._clock = clock or Clock()
+        # agent_id -> (last_seen_at, version, state, detail) as last committed by
+        # this process. Threads may race on it; the worst is one extra write.
+        self._written: dict[str, tuple[datetime, int, str | None, str | None]] = {}
 
     # -- agents ---------------------------------------------------------------
 
@@ -64,7 +98,7 @@ class Dispatcher:
         """
         now = self._clock.now()
         with database.atomic():
-            self._seen(agent_id, version, now, state, detail)
+            written = self._seen(agent_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == "claimed", Command.agent_id == agent_id,
                     _claimed_with(token_id))
@@ -76,6 +110,7 @@ class Dispatcher:
             cancelled = [c.id for c in Command.select(Command.id).where(
                 Command.status == "cancelled", Command.agent_id == agent_id,
                 _claimed_with(token_id), Command.finished_at >= since).order_by(Command.id)]
+        self._remember(agent_id, written)
         return {"now": iso(now), "cancelled": cancelled}
 
     # -- claims ---------------------------------------------------------------
@@ -107,25 +142,29 @@ class Dispatcher:
                     limit: int, token_id: int | None) -> list[dict]:
         now = self._clock.now()
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
+        rows: list[tuple] = []
         with database.atomic():
-            self._seen(agent_id, version, now)
+            written = self._seen(agent_id, version, now)
             self._expire(now)
-            if not allowed:
-                return []
-            commands = list(Command.select()
-                            .where(Command.status == "queued", Command.type.in_(allowed))
-                            .order_by(Command.id)
-                            .limit(limit))
-            for command in commands:
-                command.status, command.agent_id = "claimed", agent_id
-                command.token_id = token_id
-                command.claimed_at, command.lease_until = claimed_at, lease_until
-                command.deliveries += 1
-                command.save()
-                if command.type == "refresh":
-                    open_run(command.id, (command.params or {}).get("jql", ""), claimed_at)
-        return [{"id": c.id, "type": c.type, "params": c.params, "deliveries": c.deliveries,
-                 "lease_until": c.lease_until} for c in commands]
+            if allowed:
+                # One statement picks and takes the oldest: inside BEGIN
+                # IMMEDIATE no other writer runs between the two.
+                marks = ", ".join("?" * len(allowed))
+                rows = database.execute_sql(
+                    "UPDATE command SET status = 'claimed', agent_id = ?, token_id = ?, "
+                    "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
+                    "WHERE id IN (SELECT id FROM command WHERE status = 'queued' "
+                    f"AND type IN ({marks}) ORDER BY id LIMIT ?) "
+                    "RETURNING id, type, params, deliveries, lease_until",
+                    (agent_id, token_id, claimed_at, lease_until, *allowed, limit)).fetchall()
+                rows.sort()  # RETURNING promises no order; oldest first
+                runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at)
+                        for row in rows if row[1] == "refresh"]
+                if runs:
+                    open_runs(runs)
+        self._remember(agent_id, written)
+        return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
+                 "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
 
     # -- reports --------------------------------------------------------------
 
@@ -138,28 +177,73 @@ class Dispatcher:
         inside the report's transaction. Raises NotFound for an unknown id and
         Conflict for a report from anyone but the current holder.
         """
+        row = database.execute_sql(
+            f"UPDATE command SET lease_until = ? {_HELD_BY} {_RETURN_COMMAND}",
+            (after(self._clock.now(), self._lease_seconds),
+             *_holder(command_id, token_id, agent_id, delivery))).fetchone()
+        if row is None:
+            raise self.refusal(self.find(command_id), token_id, agent_id, delivery)
+        return command_from_row(row)
+
+    def finish(self, command_id: int, token_id: int | None, agent_id: str | None,
+               delivery: int | None, status: str, finished_at: str, *,
+               error: str | None = None, results: dict[str, Any] | None = None) -> Command | None:
+        """End a held command as ``status`` in one statement; None if not held.
+
+        ``results`` maps each command type to the result to record for it (the
+        type is known only once the row is found); ``error``, when given, is
+        recorded. Call inside the report's transaction; a caller that finds
+        the result wrong raises, and the transaction undoes this.
+        """
+        params: list[Any] = [status, finished_at]
+        sets = "status = ?, finished_at = ?, lease_until = NULL"
+        if error is not None:
+            sets += ", error = ?"
+            params.append(error)
+        if results:
+            cases = " ".join("WHEN ? THEN ?" for _ in results)
+            sets += f", result = CASE type {cases} ELSE result END"
+            for type_, result in results.items():
+                params += [type_, None if result is None else json.dumps(result, ensure_ascii=False)]
+        row = database.execute_sql(
+            f"UPDATE command SET {sets} {_HELD_BY} {_RETURN_COMMAND}",
+            (*params, *_holder(command_id, token_id, agent_id, delivery))).fetchone()
+        return command_from_row(row) if row else None
+
+    @staticmethod
+    def find(command_id: int) -> Command:
+        """The command, or NotFound."""
         command = Command.get_or_none(Command.id == command_id)
         if command is None:
             raise NotFound(f"no command {command_id}")
+        return command
+
+    @staticmethod
+    def refusal(command: Command, token_id: int | None, agent_id: str | None,
+                delivery: int | None) -> Conflict:
+        """Why a report about ``command`` does not come from its holder.
+
+        Asked only after the holder check in SQL failed, so one of the reasons
+        applies; the last line is there should the two ever disagree.
+        """
+        command_id = command.id
         if command.status != "claimed":
-            raise Conflict(f"command {command_id} is {command.status}, not held by any agent: "
-                           "stop working on it")
+            return Conflict(f"command {command_id} is {command.status}, not held by any agent: "
+                            "stop working on it")
         if command.token_id is not None and command.token_id != token_id:
-            raise Conflict(f"command {command_id} is held by another agent (claimed with "
-                           "another token): stop working on it")
+            return Conflict(f"command {command_id} is held by another agent (claimed with "
+                            "another token): stop working on it")
         if command.token_id is None and agent_id is None:
             # Claimed before the hub recorded tokens: agent_id is all that tells.
-            raise Conflict(f"command {command_id} was claimed before this hub recorded claiming "
-                           "tokens: report with the agent_id that claimed it")
+            return Conflict(f"command {command_id} was claimed before this hub recorded claiming "
+                            "tokens: report with the agent_id that claimed it")
         if agent_id is not None and agent_id != command.agent_id:
-            raise Conflict(f"command {command_id} is held by another agent: stop working on it")
+            return Conflict(f"command {command_id} is held by another agent: stop working on it")
         if delivery is not None and delivery != command.deliveries:
-            raise Conflict(f"command {command_id} was delivered again after this delivery's "
-                           f"lease ran out (delivery {delivery}, now {command.deliveries}): "
-                           "stop working on it")
-        command.lease_until = after(self._clock.now(), self._lease_seconds)
-        command.save()
-        return command
+            return Conflict(f"command {command_id} was delivered again after this delivery's "
+                            f"lease ran out (delivery {delivery}, now {command.deliveries}): "
+                            "stop working on it")
+        return Conflict(f"command {command_id} is not held by this agent: stop working on it")
 
     # -- leases ---------------------------------------------------------------
 
@@ -169,36 +253,76 @@ class Dispatcher:
             return self._expire(self._clock.now())
 
     def _expire(self, now) -> dict:
-        stamp = iso(now)
-        expired = list(Command.select()
-                       .where(Command.status == "claimed", Command.lease_until < stamp))
-        counts = {"requeued": 0, "failed": 0}
-        for command in expired:
-            holder = command.agent_id
-            if command.deliveries >= self._max_deliveries:
-                # Failed: agent_id stays, naming the last agent that held it.
-                command.status, command.finished_at = "failed", stamp
-                command.error = (f"lease expired on delivery {command.deliveries} of "
-                                 f"{self._max_deliveries} (HUB_MAX_DELIVERIES): given up")
-                counts["failed"] += 1
-            else:
-                command.status, command.agent_id, command.claimed_at = "queued", None, None
-                command.token_id = None
-                counts["requeued"] += 1
-            command.lease_until = None
-            command.save()
-            close_open_run(command.id, "failed", stamp,
-                           error=f"lease of agent {holder} expired")
-        if expired:
-            log.info("leases expired: %(requeued)d re-queued, %(failed)d failed", counts)
-            if counts["requeued"]:
-                self._signal.notify()
+        """One UPDATE takes back every expired lease; when it took any, one more
+        closes their runs and one clears the re-queued commands' agent_id, which
+        stays until then because the runs' error names it."""
+        stamp, most = iso(now), self._max_deliveries
+        rows = database.execute_sql(
+            "UPDATE command SET "
+            "status = CASE WHEN deliveries >= ? THEN 'failed' ELSE 'queued' END, "
+            "finished_at = CASE WHEN deliveries >= ? THEN ? ELSE finished_at END, "
+            "error = CASE WHEN deliveries >= ? THEN 'lease expired on delivery ' || deliveries "
+            "|| ' of ' || ? || ' (HUB_MAX_DELIVERIES): given up' ELSE error END, "
+            # Failed keeps who held it and when; re-queued forgets it.
+            "claimed_at = CASE WHEN deliveries >= ? THEN claimed_at END, "
+            "token_id = CASE WHEN deliveries >= ? THEN token_id END, "
+            "lease_until = NULL "
+            "WHERE status = 'claimed' AND lease_until < ? RETURNING id, status, type",
+            (most, most, stamp, most, most, most, most, stamp)).fetchall()
+        counts = {"requeued": sum(1 for r in rows if r[1] == "queued"), "failed": 0}
+        counts["failed"] = len(rows) - counts["requeued"]
+        if not rows:
+            return counts
+        refreshes = [r[0] for r in rows if r[2] == "refresh"]
+        if refreshes:
+            fail_runs_of_expired(refreshes, stamp)
+        if counts["requeued"]:
+            database.execute_sql(
+                "UPDATE command SET agent_id = NULL WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps([r[0] for r in rows if r[1] == "queued"]),))
+        log.info("leases expired: %(requeued)d re-queued, %(failed)d failed", counts)
+        if counts["requeued"]:
+            self._signal.notify()
         return counts
 
-    def _seen(self, agent_id: str, version: int, now, state=None, detail=None) -> None:
-        values = {"version": version, "last_seen_at": iso(now)}
-        if state is not None or detail is not None:
+    def _seen(self, agent_id: str, version: int, now, state=None, detail=None):
+        """Upsert the agent's status unless this process wrote the same within
+        SEEN_EVERY_SECONDS; returns what to remember once the transaction
+        commits, or None when nothing was written."""
+        stamp = iso(now)
+        last = self._written.get(agent_id)
+        changes_state = state is not None or detail is not None
+        if last is not None:
+            seen_at, last_version, last_state, last_detail = last
+            fresh = now - seen_at < timedelta(seconds=SEEN_EVERY_SECONDS)
+            same = version == last_version and (
+                not changes_state or (state, detail) == (last_state, last_detail))
+            if fresh and same:
+                return None
+        values = {"version": version, "last_seen_at": stamp}
+        if changes_state:
             values.update(state=state, detail=detail)
         (AgentStatus.insert(agent_id=agent_id, **values)
          .on_conflict(conflict_target=[AgentStatus.agent_id], update=values)
          .execute())
+        if changes_state or last is None:
+            return (now, version, state, detail)
+        # state and detail were left as they were: remember the last ones written.
+        return (now, version, last[2], last[3])
+
+    def _remember(self, agent_id: str, written) -> None:
+        """After COMMIT: what ``_seen`` wrote is now there for every reader.
+
+        Called inside an outer transaction, the write may still be undone:
+        nothing is remembered, which costs at most one more write.
+        """
+        if written is None or database.in_transaction():
+            return
+        if len(self._written) >= SEEN_MEMORY and agent_id not in self._written:
+            self._written.clear()
+        self._written[agent_id] = written
+
+
+def _params(value):
+    """A command's params as stored (JSON text) in Python."""
+    return Command.params.python_value(value)

@@ -52,30 +52,46 @@ class ReportService:
         paid by the task enqueued after COMMIT or, should that enqueue fail or be
         lost, by the periodic task that pays every debt left."""
         result = report.get("result")
+        agent_id, delivery = report.get("agent_id"), report.get("delivery")
         full_run = None
+        now = iso(self._clock.now())
         with database.atomic():
-            command = Command.get_or_none(Command.id == command_id)
-            if command is not None and command.status == "done":
-                return self._repeated_done(command, report, token_id)
-            command = self._held(command_id, report, token_id)
-            now = iso(self._clock.now())
+            # The holder check and the finish are one statement; a result that
+            # turns out wrong for the command's type raises and undoes it.
+            command = self._dispatcher.finish(
+                command_id, token_id, agent_id, delivery, "done", now,
+                results={"refresh": result, "fetch_attachment": _file_result(result)})
+            if command is None:
+                command = self._dispatcher.find(command_id)
+                if command.status == "done":
+                    return self._repeated_done(command, report, token_id)
+                raise self._dispatcher.refusal(command, token_id, agent_id, delivery)
             if command.type == "refresh":
-                result = self._refresh_result(result)
-                run = self._run(command)
-                run.status, run.finished_at = "done", now
-                run.history_at = result.get("history_at")
-                if self._is_full(command) and run.issues_loaded >= 1:
-                    run.neighbors_due = 1
-                    full_run = run.id
-                run.save()
+                self._refresh_result(result)
+                full_run = self._finish_run(command, result.get("history_at"), now)
             else:
-                result = self._record_file(command, result, now)
-            command.status, command.finished_at = "done", now
-            command.result, command.lease_until = result, None
-            command.save()
+                self._record_file(command, result, now)
         if full_run is not None:
             self._enqueue_marking(full_run)
         return serialize_command(command)
+
+    def _finish_run(self, command: Command, history_at: str | None, now: str) -> int | None:
+        """Close a done refresh's run; the run's id if it owes the neighbour marking."""
+        closed = close_open_run(command.id, "done", now, history_at=history_at)
+        if closed is None:
+            # Claimed by a hub that did not open runs at claim: it gets one,
+            # from its claim time, with nothing loaded.
+            SyncRun.create(command=command.id, query=(command.params or {}).get("jql", ""),
+                           status="done", started_at=command.claimed_at or now,
+                           finished_at=now, history_at=history_at, issues_loaded=0)
+            return None
+        run_id, issues_loaded = closed
+        # Only a run that loaded issues can owe the marking: the base JQL (two
+        # reads) is looked at only then.
+        if issues_loaded >= 1 and self._is_full(command):
+            SyncRun.update(neighbors_due=1).where(SyncRun.id == run_id).execute()
+            return run_id
+        return None
 
     def _enqueue_marking(self, run_id: int) -> None:
         # After COMMIT: the task must see the finished run. The command is done
@@ -89,12 +105,15 @@ class ReportService:
                         "the periodic task will do it", run_id, exc)
 
     def failed(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
+        """Fail a held command, keeping its error on the command and its run."""
+        agent_id, delivery = report.get("agent_id"), report.get("delivery")
+        now = iso(self._clock.now())
         with database.atomic():
-            command = self._held(command_id, report, token_id)
-            now = iso(self._clock.now())
-            command.status, command.finished_at = "failed", now
-            command.error, command.lease_until = report["error"], None
-            command.save()
+            command = self._dispatcher.finish(command_id, token_id, agent_id, delivery,
+                                              "failed", now, error=report["error"])
+            if command is None:
+                raise self._dispatcher.refusal(self._dispatcher.find(command_id), token_id,
+                                               agent_id, delivery)
             close_open_run(command.id, "failed", now, error=report["error"])
         return serialize_command(command)
 
@@ -176,6 +195,14 @@ class ReportService:
         if not _same_result(command.type, report.get("result"), command.result):
             raise Conflict(f"command {command.id} is done already, with another result")
         return serialize_command(command)
+
+
+def _file_result(result):
+    """What a fetch_attachment's done records: its sha256 and size, nothing else
+    (checked by ``_record_file`` once the command's type is known)."""
+    if not isinstance(result, dict):
+        return result
+    return {"sha256": result.get("sha256"), "size": result.get("size")}
 
 
 # The members of a result that a done records, by command type.

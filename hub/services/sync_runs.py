@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from hub.db import database
@@ -38,14 +39,49 @@ def running_run(command_id: int) -> SyncRun | None:
             .first())
 
 
+# The newest running run of a command: sync_run has no index on command_id,
+# and the run a report closes was opened at claim, so a scan from the newest
+# row down finds it in a few steps.
+_NEWEST_RUNNING = ("(SELECT id FROM sync_run WHERE command_id = ? AND status = 'running' "
+                   "ORDER BY id DESC LIMIT 1)")
+
+
 def close_open_run(command_id: int, status: str, finished_at: str, *,
-                   error: str | None = None, history_at: str | None = None) -> SyncRun | None:
-    """Finish the running run of a command, if it has one."""
-    run = running_run(command_id)
-    if run is not None:
-        run.status, run.finished_at, run.error, run.history_at = status, finished_at, error, history_at
-        run.save()
-    return run
+                   error: str | None = None, history_at: str | None = None) -> tuple[int, int] | None:
+    """Finish the running run of a command, if it has one, in one statement.
+
+    Returns the run's ``(id, issues_loaded)``, or None when there was none.
+    """
+    row = database.execute_sql(
+        "UPDATE sync_run SET status = ?, finished_at = ?, error = ?, history_at = ? "
+        f"WHERE id = {_NEWEST_RUNNING} RETURNING id, issues_loaded",
+        (status, finished_at, error, history_at, command_id)).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def open_runs(runs: list[tuple[int, str, str]]) -> None:
+    """Open a running run for each ``(command_id, query, started_at)``, in one statement."""
+    # One INSERT over a JSON array rather than executemany: it goes through the
+    # database's own execute, whose errors the API knows how to answer.
+    database.execute_sql(
+        "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded) "
+        "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'running', "
+        "json_extract(value, '$[2]'), 0 FROM json_each(?) "
+        "ORDER BY key", (json.dumps(runs, ensure_ascii=False),))
+
+
+def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
+    """Close the running runs of commands whose lease ran out, in one statement.
+
+    Call before the re-queued commands lose their ``agent_id``: the error
+    names the agent whose lease it was.
+    """
+    database.execute_sql(
+        "UPDATE sync_run SET status = 'failed', finished_at = ?, history_at = NULL, "
+        "error = 'lease of agent ' || coalesce((SELECT agent_id FROM command "
+        "WHERE command.id = sync_run.command_id), 'None') || ' expired' "
+        "WHERE status = 'running' AND command_id IN (SELECT value FROM json_each(?))",
+        (finished_at, json.dumps(command_ids)))
 
 
 class SyncRunService:
