@@ -37,7 +37,7 @@ SYNC_RUN_V6_COLUMNS = ("id, command_id, query, status, started_at, finished_at, 
 INDEXES = {
     "issue_epic_key", "issue_status", "issue_link_target", "issue_note_key", "command_status",
     "issue_change_key_created", "issue_change_field_created", "issue_attachment_key",
-    "sync_run_neighbors_due", "command_attachment",
+    "sync_run_neighbors_due", "sync_run_command", "command_attachment",
 }
 
 

@@ -96,6 +96,7 @@ CREATE TABLE sync_run (
   neighbors_due INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sync_run_neighbors_due ON sync_run (id) WHERE neighbors_due = 1;
+CREATE INDEX sync_run_command ON sync_run (command_id);
 
 CREATE TABLE agent_status (
   agent_id     TEXT PRIMARY KEY,

@@ -24,12 +24,19 @@ from hub.errors import Conflict, NotFound
 from hub.models import AgentStatus, Command
 from hub.services.work_signal import WorkSignal
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
+from hub.vocabulary import (
+    CANCELLED,
+    CLAIMED,
+    COMMAND_TYPES,
+    FAILED,
+    FETCH_ATTACHMENT,
+    FETCH_ATTACHMENT_SINCE,
+    QUEUED,
+    REFRESH,
+)
 
 log = logging.getLogger(__name__)
 
-# Agents before this protocol version do not know fetch_attachment.
-FETCH_ATTACHMENT_SINCE = 14
-ALL_TYPES = ("refresh", "fetch_attachment")
 # A long-polling claim looks for work this often even without a signal, to
 # see commands enqueued by another process.
 POLL_SECONDS = 1.0
@@ -48,7 +55,7 @@ _RETURN_COMMAND = "RETURNING " + ", ".join(f.column_name for f in _COMMAND_FIELD
 # a command claimed before tokens were recorded, a report naming an agent),
 # narrowed by agent_id and delivery when the report carries them. Parameters:
 # command id, token_id, agent_id, agent_id, agent_id, delivery, delivery.
-_HELD_BY = ("WHERE id = ? AND status = 'claimed' "
+_HELD_BY = (f"WHERE id = ? AND status = '{CLAIMED}' "
             "AND (token_id = ? OR (token_id IS NULL AND ? IS NOT NULL)) "
             "AND (? IS NULL OR agent_id = ?) AND (? IS NULL OR deliveries = ?)")
 
@@ -64,9 +71,9 @@ def _holder(command_id: int, token_id: int | None, agent_id: str | None,
 
 
 def claimable_types(version: int, types: list[str] | None) -> list[str]:
-    allowed = [t for t in (types or ALL_TYPES) if t in ALL_TYPES]
+    allowed = [t for t in (types or COMMAND_TYPES) if t in COMMAND_TYPES]
     if version < FETCH_ATTACHMENT_SINCE:
-        allowed = [t for t in allowed if t != "fetch_attachment"]
+        allowed = [t for t in allowed if t != FETCH_ATTACHMENT]
     return allowed
 
 
@@ -100,7 +107,7 @@ class Dispatcher:
         with database.atomic():
             written = self._seen(agent_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
-             .where(Command.status == "claimed", Command.agent_id == agent_id,
+             .where(Command.status == CLAIMED, Command.agent_id == agent_id,
                     _claimed_with(token_id))
              .execute())
             # Cancelled while this agent held it, within the last lease: an
@@ -108,7 +115,7 @@ class Dispatcher:
             # (perhaps more than once, which is harmless).
             since = iso(now - timedelta(seconds=self._lease_seconds))
             cancelled = [c.id for c in Command.select(Command.id).where(
-                Command.status == "cancelled", Command.agent_id == agent_id,
+                Command.status == CANCELLED, Command.agent_id == agent_id,
                 _claimed_with(token_id), Command.finished_at >= since).order_by(Command.id)]
         self._remember(agent_id, written)
         return {"now": iso(now), "cancelled": cancelled}
@@ -151,15 +158,15 @@ class Dispatcher:
                 # IMMEDIATE no other writer runs between the two.
                 marks = ", ".join("?" * len(allowed))
                 rows = database.execute_sql(
-                    "UPDATE command SET status = 'claimed', agent_id = ?, token_id = ?, "
+                    f"UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, "
                     "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
-                    "WHERE id IN (SELECT id FROM command WHERE status = 'queued' "
+                    f"WHERE id IN (SELECT id FROM command WHERE status = '{QUEUED}' "
                     f"AND type IN ({marks}) ORDER BY id LIMIT ?) "
                     "RETURNING id, type, params, deliveries, lease_until",
                     (agent_id, token_id, claimed_at, lease_until, *allowed, limit)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
                 runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at)
-                        for row in rows if row[1] == "refresh"]
+                        for row in rows if row[1] == REFRESH]
                 if runs:
                     open_runs(runs)
         self._remember(agent_id, written)
@@ -227,7 +234,7 @@ class Dispatcher:
         applies; the last line is there should the two ever disagree.
         """
         command_id = command.id
-        if command.status != "claimed":
+        if command.status != CLAIMED:
             return Conflict(f"command {command_id} is {command.status}, not held by any agent: "
                             "stop working on it")
         if command.token_id is not None and command.token_id != token_id:
@@ -259,7 +266,7 @@ class Dispatcher:
         stamp, most = iso(now), self._max_deliveries
         rows = database.execute_sql(
             "UPDATE command SET "
-            "status = CASE WHEN deliveries >= ? THEN 'failed' ELSE 'queued' END, "
+            f"status = CASE WHEN deliveries >= ? THEN '{FAILED}' ELSE '{QUEUED}' END, "
             "finished_at = CASE WHEN deliveries >= ? THEN ? ELSE finished_at END, "
             "error = CASE WHEN deliveries >= ? THEN 'lease expired on delivery ' || deliveries "
             "|| ' of ' || ? || ' (HUB_MAX_DELIVERIES): given up' ELSE error END, "
@@ -267,19 +274,19 @@ class Dispatcher:
             "claimed_at = CASE WHEN deliveries >= ? THEN claimed_at END, "
             "token_id = CASE WHEN deliveries >= ? THEN token_id END, "
             "lease_until = NULL "
-            "WHERE status = 'claimed' AND lease_until < ? RETURNING id, status, type",
+            f"WHERE status = '{CLAIMED}' AND lease_until < ? RETURNING id, status, type",
             (most, most, stamp, most, most, most, most, stamp)).fetchall()
-        counts = {"requeued": sum(1 for r in rows if r[1] == "queued"), "failed": 0}
+        counts = {"requeued": sum(1 for r in rows if r[1] == QUEUED), "failed": 0}
         counts["failed"] = len(rows) - counts["requeued"]
         if not rows:
             return counts
-        refreshes = [r[0] for r in rows if r[2] == "refresh"]
+        refreshes = [r[0] for r in rows if r[2] == REFRESH]
         if refreshes:
             fail_runs_of_expired(refreshes, stamp)
         if counts["requeued"]:
             database.execute_sql(
                 "UPDATE command SET agent_id = NULL WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps([r[0] for r in rows if r[1] == "queued"]),))
+                (json.dumps([r[0] for r in rows if r[1] == QUEUED]),))
         log.info("leases expired: %(requeued)d re-queued, %(failed)d failed", counts)
         if counts["requeued"]:
             self._signal.notify()

@@ -62,6 +62,8 @@ def apply(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sync_run ADD COLUMN neighbors_due INTEGER NOT NULL DEFAULT 0")
     conn.execute(
         "CREATE INDEX sync_run_neighbors_due ON sync_run (id) WHERE neighbors_due = 1")
+    # A report or an expired lease finds its command's run without a scan.
+    conn.execute("CREATE INDEX sync_run_command ON sync_run (command_id)")
     conn.execute(
         "CREATE INDEX command_attachment ON command (json_extract(params, '$.attachment_id'), id)"
         " WHERE type = 'fetch_attachment'")
