@@ -58,19 +58,28 @@ class TickingClock(MovableClock):
 
 
 class Hub:
-    """A migrated hub on its own data dir, with a TestClient and one token per role."""
+    """A migrated hub on its own data dir, with a TestClient and one token per role.
 
-    def __init__(self, config: Config):
+    The one app the tests build: ``clock`` sets the time (a TickingClock by
+    default), ``on_full_run_done`` replaces the worker's enqueue (by default the
+    real task, run inline: Huey is in immediate mode in tests).
+    """
+
+    def __init__(self, config: Config, *, clock=None, on_full_run_done=None):
         import falcon.testing
 
         from hub import startup
-        from hub.assembly import build_app
+        from hub.api.app import create_app
+        from hub.assembly import configure_queue
         from hub.services.tokens import TokenService
 
         startup.prepare(config)
         self.config = config
-        self.clock = TickingClock()
-        self.app = build_app(config, clock=self.clock)
+        self.clock = clock or TickingClock()
+        configure_queue(config)  # the worker's tasks read this hub's settings
+        if on_full_run_done is None:
+            from worker.tasks import mark_neighbours as on_full_run_done
+        self.app = create_app(config, on_full_run_done, self.clock)
         self.client = falcon.testing.TestClient(self.app)
         tokens = TokenService()
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}
@@ -88,5 +97,17 @@ class Hub:
 
 
 @pytest.fixture
-def hub(config: Config) -> Hub:
-    return Hub(config)
+def make_hub(data_dir: Path):
+    """``make_hub(clock=..., on_full_run_done=..., **settings)``: a Hub on this test's
+    data dir with those settings."""
+
+    def make(*, clock=None, on_full_run_done=None, **settings) -> Hub:
+        return Hub(Config(data_dir=data_dir, **settings), clock=clock,
+                   on_full_run_done=on_full_run_done)
+
+    return make
+
+
+@pytest.fixture
+def hub(make_hub) -> Hub:
+    return make_hub()

@@ -2,50 +2,23 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-import time
 
 import pytest
 
-from hub.models import Command, Project, Setting
 from hub.clock import Clock, iso
-
-BASE = 'project = AURORA AND labels in ("AWPCA")'
-
-
-def issue(key: str, **fields) -> dict:
-    return {"key": key, "id": key.split("-")[1], "summary": f"Summary {key}", **fields}
-
-
-def with_projects():
-    Setting.insert(key="jql_scope", value="project = AURORA").on_conflict_replace().execute()
-    Project.create(label="AWPCA", name="АРМ КА", created_at=iso(Clock().now()))
-
-
-def enqueue(hub, jql: str | None = None) -> dict:
-    body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}
-    resp = hub.api("POST", "/api/v1/commands", body)
-    assert resp.status_code == 201, resp.json
-    return resp.json
-
-
-def claim(hub, agent_id="agent-1", version=14, **extra) -> list[dict]:
-    resp = hub.agent("POST", "/agent/v1/claim", {"agent_id": agent_id, "version": version, **extra})
-    assert resp.status_code == 200, resp.json
-    return resp.json["commands"]
-
-
-def report(hub, command_id: int, what: str, body: dict):
-    return hub.agent("POST", f"/agent/v1/commands/{command_id}/{what}", body)
-
-
-def db_rows(hub, sql: str, *args) -> list[tuple]:
-    conn = sqlite3.connect(hub.config.db_path)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
+from hub.models import Command
+from tests.support import (
+    BASE,
+    claim,
+    db_rows,
+    enqueue,
+    issue,
+    report,
+    wait_until,
+    waiting_polls,
+    with_projects,
+)
 
 
 def test_claim_gives_the_oldest_first_and_opens_a_sync_run(hub):
@@ -83,7 +56,7 @@ def test_long_poll_returns_when_work_arrives(hub):
 
     poller = threading.Thread(target=poll)
     poller.start()
-    time.sleep(0.3)
+    wait_until(lambda: waiting_polls(hub) == 1, message="the claim waiting")
     command = enqueue(hub, "key = A-1")
     poller.join(timeout=15)
     assert [c["id"] for c in result["commands"]] == [command["id"]]

@@ -5,14 +5,10 @@ from __future__ import annotations
 import falcon.testing
 import pytest
 
-from hub import startup
-from hub.assembly import build_app
-
 
 @pytest.fixture
-def client(config):
-    startup.prepare(config)
-    return falcon.testing.TestClient(build_app(config))
+def client(hub):
+    return hub.client
 
 
 def test_healthz_answers_without_a_token(client):

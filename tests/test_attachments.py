@@ -11,40 +11,19 @@ import os
 import pytest
 
 from hub.models import AttachmentFile, Command
-from tests.test_agent_protocol import claim, db_rows, issue, report
-from tests.test_mirror import attachment, load
-
-PDF = b"%PDF-1.7 " + bytes(range(256)) * 64
-
-
-def listed(hub, *attachments_, key="X-1"):
-    load(hub, [issue(key, attachments=list(attachments_))])
-
-
-def fetch(hub, aid: str):
-    return hub.api("POST", f"/api/v1/attachments/{aid}/fetch")
-
-
-def upload(hub, command_id: int, content: bytes, sha: str | None = "auto", **params):
-    headers = hub.headers("agent")
-    if sha == "auto":
-        sha = hashlib.sha256(content).hexdigest()
-    if sha is not None:
-        headers["X-Content-SHA256"] = sha
-    return hub.client.simulate_put(f"/agent/v1/commands/{command_id}/file", body=content,
-                                   headers=headers, params=params or None)
-
-
-def fetched(hub, aid: str, content: bytes = PDF) -> str:
-    """Request, claim, upload and finish one fetch; returns the sha256."""
-    command = fetch(hub, aid).json["command"]
-    [claimed] = claim(hub, types=["fetch_attachment"])
-    assert claimed["id"] == command["id"] and claimed["params"] == {"attachment_id": aid}
-    stored = upload(hub, command["id"], content, delivery=claimed["deliveries"])
-    assert stored.status_code == 200, stored.json
-    done = report(hub, command["id"], "done", {"result": stored.json, "delivery": 1})
-    assert done.status_code == 200, done.json
-    return stored.json["sha256"]
+from tests.support import (
+    PDF,
+    attachment,
+    claim,
+    db_rows,
+    fetch,
+    fetched,
+    listed,
+    report,
+    upload,
+    wait_until,
+    waiting_polls,
+)
 
 
 def state(hub, aid: str) -> dict:
@@ -264,7 +243,6 @@ def test_states_of_many_and_of_an_issue(hub):
 
 def test_long_poll_answers_when_the_state_changes(hub):
     import threading
-    import time
 
     listed(hub, attachment("1", "a.pdf"))
     command = fetch(hub, "1").json["command"]
@@ -276,7 +254,7 @@ def test_long_poll_answers_when_the_state_changes(hub):
 
     poller = threading.Thread(target=poll)
     poller.start()
-    time.sleep(0.4)
+    wait_until(lambda: waiting_polls(hub) == 1, message="the read waiting")
     Command.update(status="failed", error="gone").where(Command.id == command["id"]).execute()
     poller.join(timeout=15)
     assert result["state"] == "failed"

@@ -14,9 +14,7 @@ from hub.api.schemas import MAX_PAGE_ISSUES
 from hub.api.validation import EXCERPT_CHARS, MAX_DEPTH
 from hub.config import Config
 from tests.conftest import Hub
-from tests.test_agent_protocol import claim, db_rows, enqueue, issue, report
-from tests.test_errors import POSTS
-from tests.test_mirror import load
+from tests.support import POSTS, claim, db_rows, enqueue, issue, load, report
 
 EDGES = ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300"]
 

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -18,10 +17,10 @@ from hub.db import open_database
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
 from hub.services.files import FileStore
-from hub.services.work_signal import WorkSignal
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
-from tests.test_processes import start, stop, wait_for_line
+from hub.services.work_signal import WorkSignal
+from tests.support import start, stop, wait_for_line, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = 300
@@ -37,6 +36,7 @@ CLAIMER = textwrap.dedent(
     db, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     open_database(db, busy_timeout_seconds=60)
     dispatcher = Dispatcher(300, 5, WorkSignal())
+    (go.parent / f"ready-{name}").touch()
     while not go.exists():
         time.sleep(0.001)
     got = []
@@ -65,7 +65,8 @@ def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(config.db_path), str(go), f"agent-{n}"],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for n in range(6)]
-    time.sleep(1.0)
+    wait_until(lambda: len(list(tmp_path.glob("ready-*"))) == 6, timeout=60,
+               message="every claimer ready")
     go.touch()
     claimed = []
     for proc in procs:

@@ -11,7 +11,7 @@ import pytest
 from hub.models import AttachmentFile, IssueAttachment
 from hub.services.cleanup import CleanupService
 from hub.services.files import FileStore
-from tests.test_cli import run_hub
+from tests.support import run_hub
 
 HOUR = 3600
 RECENT = "2999-01-01T00:00:00+00:00"  # fetched "now" as far as the age rule cares

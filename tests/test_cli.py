@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.dbfactory import make_db, schema_version
-
-HUB = shutil.which("hub", path=os.path.dirname(sys.executable)) or "hub"
-
-
-def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "HUB_DATA_DIR": str(data_dir), **env}
-    return subprocess.run([HUB, *args], env=environ, capture_output=True, text=True, timeout=60)
+from tests.support import run_hub
 
 
 @pytest.mark.parametrize("version", [1, 2, 3, 4, 5])

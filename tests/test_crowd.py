@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import HUB, run_hub
-from tests.test_processes import stop, wait_for_line
+from tests.support import HUB, run_hub, stop, wait_for_line
 
 MB = 1024 * 1024
 # A hub that answers within this is not starved; a starved one took 28 s and more.

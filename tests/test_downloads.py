@@ -8,8 +8,7 @@ import pytest
 
 from hub.api.download import FileSlice, Unsatisfiable, media_type, parse_range
 from hub.models import IssueAttachment
-from tests.test_attachments import PDF, fetched, listed
-from tests.test_mirror import attachment
+from tests.support import PDF, attachment, fetched, listed
 
 URL = "/api/v1/attachments/1/content"
 

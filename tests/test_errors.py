@@ -13,19 +13,8 @@ from hub import startup
 from hub.api.app import create_app
 from hub.config import Config
 from hub.services.tokens import TokenService
+from tests.support import POSTS
 
-POSTS = [
-    ("/agent/v1/heartbeat", "agent"),
-    ("/agent/v1/claim", "agent"),
-    ("/agent/v1/commands/1/state", "agent"),
-    ("/agent/v1/commands/1/done", "agent"),
-    ("/agent/v1/commands/1/failed", "agent"),
-    ("/api/v1/commands", "interface"),
-    ("/api/v1/commands/1/cancel", "interface"),
-    ("/api/v1/attachments/states", "interface"),
-    ("/api/v1/attachments/1/fetch", "interface"),
-    ("/api/v1/issues/X-1/notes", "interface"),
-]
 GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
         ("/api/v1/attachments/1", "interface"), ("/api/v1/attachments/1/content", "interface"),
         ("/api/v1/issues/X-1/attachments", "interface"), ("/api/v1/issues", "interface"),
@@ -51,13 +40,9 @@ def garbage(rng: random.Random, depth: int = 0):
 
 
 @pytest.fixture
-def client(config):
-    startup.prepare(config)
-    app = create_app(config, on_full_run_done=lambda run_id: None)
-    tokens = TokenService()
-    headers = {role: {"Authorization": f"Bearer {tokens.add(f't-{role}', role)}"}
-               for role in ("agent", "interface")}
-    return falcon.testing.TestClient(app), headers
+def client(make_hub):
+    hub = make_hub(on_full_run_done=lambda run_id: None)
+    return hub.client, {role: hub.headers(role) for role in ("agent", "interface")}
 
 
 def test_malformed_requests_never_answer_500(client):
@@ -189,14 +174,12 @@ def replaced(value, path, new):
 
 def test_near_valid_state_pages_never_answer_500(client, config):
     client, headers = client
-    from hub.models import Command
-
-    from hub.models import Token
+    from hub.models import Command, Token
 
     Command.create(type="refresh", params={"jql": "x"}, status="claimed", agent_id="a",
                    claimed_at="2026-11-02T09:00:00+00:00", lease_until="2999-01-01T00:00:00+00:00",
                    deliveries=1, created_at="2026-11-02T09:00:00+00:00",
-                   token_id=Token.get(Token.name == "t-agent").id)
+                   token_id=Token.get(Token.name == "test-agent").id)
     rng = random.Random(5)
     for round_ in range(4):
         for path, new in mutations(VALID_STATE, rng):

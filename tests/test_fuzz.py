@@ -17,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import run_hub
-from tests.test_processes import start, stop, wait_for_line
-from tests.test_transfers import Client
+from tests.support import Client, run_hub, start, stop, wait_for_line
 
 ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))

@@ -98,8 +98,9 @@ def test_a_read_only_database_is_503_on_healthz(tmp_path):
             subprocess.run(["mount", "-o", "remount,ro,bind", str(view)], check=True)
             hub = Hub.__new__(Hub)  # the same hub and tokens, through the read-only view
             hub.__dict__.update(writable.__dict__)
-            from hub.assembly import build_app
             import falcon.testing
+
+            from hub.assembly import build_app
 
             hub.config = Config(data_dir=view)
             hub.client = falcon.testing.TestClient(build_app(hub.config))

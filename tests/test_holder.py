@@ -6,7 +6,7 @@ import sqlite3
 
 from hub.models import Command
 from hub.services.tokens import TokenService
-from tests.test_agent_protocol import claim, db_rows, enqueue, issue, report
+from tests.support import claim, db_rows, enqueue, issue, report
 
 
 def as_token(hub, token: str, method: str, path: str, body: dict):

@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_agent_protocol import BASE, db_rows, issue, with_projects
-from tests.test_mirror import comment, load
-
-
-def mirrored(hub):
-    """One full run: X-1..X-3 match the base JQL, Y-1 is a neighbour."""
-    with_projects()
-    change = {"id": "5001", "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300",
-              "items": [{"field": "status", "from": "1", "from_string": "Open", "to": "3",
-                         "to_string": "In Progress"}]}
-    load(hub, [
-        issue("X-1", status="Open", assignee="ivanov", labels=["AWPCA"], description="h1. one",
-              links=[{"type": "Blocks", "outward": "X-2"}, {"type": "Relates", "inward": "X-3"}],
-              comments=[comment("102", "second"), comment("101", "first")], changes=[change]),
-        issue("X-2", status="Done", assignee="petrov", labels=["KPI"], epic_key="X-9",
-              links=[{"type": "Cloners", "outward": "X-1"}]),
-        issue("X-3", status="Open", labels=["AWPCA", "KPI"]),
-    ], neighbors=[issue("Y-1")], jql=BASE)
+from tests.support import BASE, db_rows, mirrored, with_projects
 
 
 def keys(resp) -> list[str]:

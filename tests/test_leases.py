@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import falcon.testing
 import pytest
 
-from hub import startup
-from hub.api.app import create_app
-from hub.config import Config
 from hub.errors import Conflict
 from hub.models import Command, SyncRun
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
-from hub.services.files import FileStore
-from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
+from hub.services.files import FileStore
 from hub.services.projects import ProjectService
+from hub.services.work_signal import WorkSignal
 from tests.conftest import MovableClock
+from tests.support import wait_until
 
 LEASE = 60
 
@@ -27,11 +24,11 @@ def clock():
 
 
 @pytest.fixture
-def queue(config: Config, clock):
+def queue(make_hub, clock):
     """A dispatcher with a 60 s lease and 3 deliveries, and a command service, on a real db."""
-    config = Config(data_dir=config.data_dir, lease_seconds=LEASE, max_deliveries=3)
-    startup.prepare(config)
-    create_app(config, on_full_run_done=lambda run_id: None, clock=clock)  # opens the database
+    hub = make_hub(clock=clock, on_full_run_done=lambda run_id: None, lease_seconds=LEASE,
+                   max_deliveries=3)  # the app opens the database
+    config = hub.config
     signal = WorkSignal()
     attachments = AttachmentService(FileStore(config.files_dir), signal, clock)
     return (Dispatcher(LEASE, 3, signal, clock),
@@ -116,24 +113,23 @@ def test_expiry_task_runs_through_huey(queue, clock):
     assert Command.get().status == "queued"
 
 
-def test_claims_over_http_with_a_short_real_lease(config):
+def test_claims_over_http_with_a_short_real_lease(make_hub):
     """End to end with real time: a 1 s lease runs out and the next claim takes it over."""
-    import time
+    from hub.clock import Clock
 
-    config = Config(data_dir=config.data_dir, lease_seconds=1)
-    startup.prepare(config)
-    client = falcon.testing.TestClient(create_app(config, on_full_run_done=lambda run_id: None))
-    from hub.services.tokens import TokenService
-
-    headers = {"Authorization": f"Bearer {TokenService().add('a', 'agent')}"}
-    signal = WorkSignal()
-    attachments = AttachmentService(FileStore(config.files_dir), signal)
-    CommandService(ProjectService(), attachments, signal).enqueue_refresh("key = A-1")
+    hub = make_hub(clock=Clock(), lease_seconds=1)
+    client, headers = hub.client, hub.headers("agent")
+    hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = A-1"}})
     first = client.simulate_post("/agent/v1/claim", json={"agent_id": "a1", "version": 14}, headers=headers)
     assert first.json["commands"][0]["deliveries"] == 1
-    time.sleep(2.1)
-    second = client.simulate_post("/agent/v1/claim", json={"agent_id": "a2", "version": 14}, headers=headers)
-    assert second.json["commands"][0]["deliveries"] == 2
+
+    def claim_again():
+        return client.simulate_post("/agent/v1/claim", json={"agent_id": "a2", "version": 14},
+                                    headers=headers).json["commands"]
+
+    # Nothing to claim until the lease runs out, then the same command again.
+    [second] = wait_until(claim_again, timeout=10, every=0.1, message="the lease running out")
+    assert second["deliveries"] == 2
     late = client.simulate_post(f"/agent/v1/commands/{first.json['commands'][0]['id']}/done",
                                 json={"delivery": 1, "result": {"total": 0}}, headers=headers)
     assert late.status_code == 409

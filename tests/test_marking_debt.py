@@ -6,15 +6,22 @@ import contextlib
 import sqlite3
 import time
 
-import falcon.testing
 import pytest
 
-from hub import startup
-from hub.api.app import create_app
 from hub.models import SyncRun
-from hub.services.tokens import TokenService
-from tests.test_processes import (
-    full_run, neighbour_flags, prepared_hub, start, stop, wait_for_flags, wait_for_line,
+from tests.support import (
+    claim,
+    full_run,
+    issue,
+    neighbour_flags,
+    next_second,
+    prepared_hub,
+    report,
+    start,
+    stop,
+    wait_for_flags,
+    wait_for_line,
+    with_projects,
 )
 
 
@@ -30,18 +37,11 @@ class BrokenQueue:
 
 
 @pytest.fixture
-def hub_without_queue(config):
-    startup.prepare(config)
+def hub_without_queue(make_hub):
     queue = BrokenQueue()
-    client = falcon.testing.TestClient(create_app(config, on_full_run_done=queue))
-    tokens = TokenService()
-    headers = {role: {"Authorization": f"Bearer {tokens.add(f't-{role}', role)}"}
-               for role in ("agent", "interface")}
-    from hub.models import Project, Setting
-
-    Setting.insert(key="jql_scope", value="project = AURORA").on_conflict_replace().execute()
-    Project.create(label="AWPCA", name="АРМ КА", created_at="2026-11-01T00:00:00+00:00")
-    return client, headers, queue
+    hub = make_hub(on_full_run_done=queue)
+    with_projects()
+    return hub.client, {role: hub.headers(role) for role in ("agent", "interface")}, queue
 
 
 def run_full(client, headers, keys):
@@ -59,7 +59,7 @@ def run_full(client, headers, keys):
 def test_a_full_runs_done_answers_200_when_the_queue_refuses_the_task(hub_without_queue, caplog):
     client, headers, queue = hub_without_queue
     run_full(client, headers, ["X-1", "X-2"])
-    time.sleep(1.1)  # the next run starts in a later second than these fetches
+    next_second()  # the next run starts in a later second than these fetches
     done = run_full(client, headers, ["X-1"])
 
     assert done.status_code == 200 and done.json["status"] == "done"
@@ -83,7 +83,6 @@ def neighbour_flags_of(client):
 
 def test_marking_that_ran_settles_the_debt(hub):
     """The task that was enqueued and ran leaves nothing owed (Huey in immediate mode)."""
-    from tests.test_agent_protocol import claim, issue, report, with_projects
 
     with_projects()
     command = hub.api("POST", "/api/v1/commands", {"type": "refresh"}).json
@@ -117,7 +116,7 @@ def test_a_deleted_queue_under_a_separate_worker_still_gets_the_marking_done(tmp
         start_worker()
         full_run(url, agent, interface, ["X-1", "X-2"])
         (data_dir / "queue.sqlite").unlink()
-        time.sleep(1.1)
+        next_second()
         full_run(url, agent, interface, ["X-1"])
         flags = wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}, timeout=90)
         assert flags == {"X-1": 0, "X-2": 1}
@@ -129,7 +128,7 @@ def test_a_busy_queue_does_not_hold_the_done(tmp_path):
     data_dir = tmp_path / "data"
     with api_apart(data_dir) as (url, agent, interface, start_worker):
         full_run(url, agent, interface, ["X-1", "X-2"])
-        time.sleep(1.1)
+        next_second()
         lock = sqlite3.connect(data_dir / "queue.sqlite", isolation_level=None)
         lock.execute("BEGIN EXCLUSIVE")
         try:

@@ -7,10 +7,10 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 from tests.dbfactory import make_db, schema_version
+from tests.support import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCESSES = 6
@@ -19,12 +19,13 @@ PROCESSES = 6
 # path against the same data dir, and reports what it did.
 OPEN_HUB = textwrap.dedent(
     """
-    import json, sys, time
+    import json, os, sys, time
     from pathlib import Path
     from hub import startup
     from hub.config import Config
 
     data_dir, go = Path(sys.argv[1]), Path(sys.argv[2])
+    (go.parent / f"ready-{os.getpid()}").touch()
     while not go.exists():
         time.sleep(0.001)
     result = startup.prepare(Config(data_dir=data_dir))
@@ -42,7 +43,8 @@ def open_at_once(data_dir: Path, go: Path) -> list[dict]:
         )
         for _ in range(PROCESSES)
     ]
-    time.sleep(1.0)  # let every process import and reach its wait loop
+    wait_until(lambda: len(list(go.parent.glob("ready-*"))) == PROCESSES, timeout=60,
+               message="every process imported and waiting")
     go.touch()
     outputs = []
     for proc in procs:

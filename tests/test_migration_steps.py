@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from hub.db import open_database
 from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
-from hub.db import open_database
 from hub.services.projects import compose_base_jql
 from hub.services.tokens import TokenService
 from tests.dbfactory import T0, V6_TOKEN, V6_TOKEN_RECORD, make_db

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from hub.models import AttachmentFile
-from tests.test_agent_protocol import BASE, claim, db_rows, enqueue, issue, report, with_projects
-
-
-def load(hub, issues, neighbors=(), jql="key in (X, Y, Z)", version=14, done=True):
-    """One refresh by an agent: claim, one state page, done."""
-    command = enqueue(hub, jql)
-    claim(hub, version=version)
-    resp = report(hub, command["id"], "state", {"issues": list(issues), "neighbors": list(neighbors)})
-    assert resp.status_code == 200, resp.json
-    if done:
-        assert report(hub, command["id"], "done", {"result": {"total": len(issues)}}).status_code == 200
-    return command
+from tests.support import (
+    BASE,
+    attachment,
+    comment,
+    db_rows,
+    issue,
+    load,
+    report,
+    with_projects,
+)
 
 
 def links(hub):
@@ -94,10 +92,6 @@ def test_empty_full_run(hub):
     assert (run["status"], run["issues_loaded"]) == ("done", 0)
 
 
-def comment(cid: str, body: str = "text") -> dict:
-    return {"id": cid, "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300",
-            "updated": "2026-10-22T13:05:11.000+0300", "body": body}
-
 
 def comments(hub):
     return db_rows(hub, "SELECT key, comment_id, body, created_at FROM issue_comment ORDER BY 1, 2")
@@ -119,10 +113,6 @@ def test_state_from_an_agent_before_v10(hub):
     assert db_rows(hub, "SELECT status, summary FROM issue") == [("In Progress", "Renamed")]
     assert [c[1] for c in comments(hub)] == ["1", "2", "3"]
 
-
-def attachment(aid: str, filename: str, size: int = 10) -> dict:
-    return {"id": aid, "filename": filename, "size": size, "mime_type": "application/pdf",
-            "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300"}
 
 
 def attachments(hub):

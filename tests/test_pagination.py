@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hub.models import SyncRun
-from tests.test_agent_protocol import enqueue, issue
-from tests.test_issues_api import mirrored
-from tests.test_mirror import load
+from tests.support import enqueue, issue, load, mirrored
 
 T = "2026-11-02T09:00:00+00:00"
 

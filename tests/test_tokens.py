@@ -9,7 +9,7 @@ import pytest
 
 from hub.errors import Conflict, ContractError, NotFound
 from hub.services.tokens import TokenService
-from tests.test_cli import run_hub
+from tests.support import run_hub
 
 
 def test_only_the_sha256_is_stored(hub):

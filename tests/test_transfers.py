@@ -12,30 +12,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.test_cli import run_hub
-from tests.test_processes import start, stop, wait_for_line
+from tests.support import Client, run_hub, start, stop, wait_for_line
 
 MB = 1024 * 1024
 
-
-class Client:
-    def __init__(self, url: str, agent: str, interface: str):
-        parsed = urlparse(url)
-        self.host, self.port = parsed.hostname, parsed.port
-        self.tokens = {"agent": agent, "interface": interface}
-
-    def connection(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(self.host, self.port, timeout=120)
-
-    def json(self, method: str, path: str, role: str, body=None) -> tuple[int, dict]:
-        conn = self.connection()
-        conn.request(method, path, body=None if body is None else json.dumps(body),
-                     headers={"Authorization": f"Bearer {self.tokens[role]}",
-                              "Content-Type": "application/json"})
-        resp = conn.getresponse()
-        data = resp.read()
-        conn.close()
-        return resp.status, json.loads(data) if data else {}
 
 
 @pytest.fixture

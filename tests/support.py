@@ -1,0 +1,284 @@
+"""Helpers the tests share: a hub's agents and interfaces in a few words, the
+``hub`` console script and its processes, real HTTP clients, and waiting on a
+condition instead of sleeping. Test modules import from here, never from each
+other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlparse
+
+from hub.clock import Clock, iso
+from hub.models import Project, Setting
+
+
+def wait_until(condition: Callable[[], object], timeout: float = 30, every: float = 0.02,
+               message: str = "the condition") -> object:
+    """Poll ``condition`` until it is truthy; its value, or AssertionError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{message} did not hold within {timeout} s")
+        time.sleep(every)
+
+
+def waiting_polls(hub) -> int:
+    """How many long-polls hold a slot of the hub's gate now (claims and
+    attachment waits share it): a test waits on this, not on a sleep."""
+    resource, *_ = hub.app._router.find("/agent/v1/claim")
+    return resource._polls.waiting
+
+
+def next_second() -> None:
+    """Wait until the wall clock enters its next whole second: the hub writes whole
+    seconds, so a run started after this is later than anything fetched before it."""
+    start = int(time.time())
+    wait_until(lambda: int(time.time()) > start, timeout=2, every=0.01, message="the next second")
+
+
+BASE = 'project = AURORA AND labels in ("AWPCA")'
+
+
+def issue(key: str, **fields) -> dict:
+    return {"key": key, "id": key.split("-")[1], "summary": f"Summary {key}", **fields}
+
+
+def with_projects():
+    Setting.insert(key="jql_scope", value="project = AURORA").on_conflict_replace().execute()
+    Project.create(label="AWPCA", name="АРМ КА", created_at=iso(Clock().now()))
+
+
+def enqueue(hub, jql: str | None = None) -> dict:
+    body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}
+    resp = hub.api("POST", "/api/v1/commands", body)
+    assert resp.status_code == 201, resp.json
+    return resp.json
+
+
+def claim(hub, agent_id="agent-1", version=14, **extra) -> list[dict]:
+    resp = hub.agent("POST", "/agent/v1/claim", {"agent_id": agent_id, "version": version, **extra})
+    assert resp.status_code == 200, resp.json
+    return resp.json["commands"]
+
+
+def report(hub, command_id: int, what: str, body: dict):
+    return hub.agent("POST", f"/agent/v1/commands/{command_id}/{what}", body)
+
+
+def db_rows(hub, sql: str, *args) -> list[tuple]:
+    conn = sqlite3.connect(hub.config.db_path)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def load(hub, issues, neighbors=(), jql="key in (X, Y, Z)", version=14, done=True):
+    """One refresh by an agent: claim, one state page, done."""
+    command = enqueue(hub, jql)
+    claim(hub, version=version)
+    resp = report(hub, command["id"], "state", {"issues": list(issues), "neighbors": list(neighbors)})
+    assert resp.status_code == 200, resp.json
+    if done:
+        assert report(hub, command["id"], "done", {"result": {"total": len(issues)}}).status_code == 200
+    return command
+
+
+def comment(cid: str, body: str = "text") -> dict:
+    return {"id": cid, "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300",
+            "updated": "2026-10-22T13:05:11.000+0300", "body": body}
+
+
+def attachment(aid: str, filename: str, size: int = 10) -> dict:
+    return {"id": aid, "filename": filename, "size": size, "mime_type": "application/pdf",
+            "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300"}
+
+
+HUB = shutil.which("hub", path=os.path.dirname(sys.executable)) or "hub"
+
+
+def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "HUB_DATA_DIR": str(data_dir), **env}
+    return subprocess.run([HUB, *args], env=environ, capture_output=True, text=True, timeout=60)
+
+
+def start(*args: str, data_dir: Path) -> subprocess.Popen:
+    env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def wait_for_line(proc: subprocess.Popen, pattern: str, timeout: float = 30) -> re.Match:
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise AssertionError(f"process ended before {pattern!r}: {''.join(seen)}")
+        seen.append(line)
+        match = re.search(pattern, line)
+        if match:
+            return match
+    raise AssertionError(f"no {pattern!r} within {timeout}s: {''.join(seen)}")
+
+
+def stop(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def call(url: str, token: str, path: str, body=None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data=data, method="POST" if data else "GET",
+                                     headers={"Authorization": f"Bearer {token}",
+                                              "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+def full_run(url: str, agent: str, interface: str, keys: list[str]) -> None:
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 14})["commands"]
+    assert claimed["id"] == command["id"]
+    issues = [{"key": key, "id": key.split("-")[1]} for key in keys]
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": issues})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(keys)}})
+
+
+def neighbour_flags(db: Path) -> dict:
+    conn = sqlite3.connect(db)
+    try:
+        return dict(conn.execute("SELECT key, neighbor FROM issue"))
+    finally:
+        conn.close()
+
+
+def wait_for_flags(db: Path, expected: dict, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        flags = neighbour_flags(db)
+        if flags == expected:
+            return flags
+        time.sleep(0.1)
+    return neighbour_flags(db)
+
+
+def prepared_hub(data_dir: Path) -> tuple[str, str]:
+    """A migrated hub with one project and a token per role."""
+    agent = run_hub("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
+    interface = run_hub("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
+    conn = sqlite3.connect(data_dir / "hub.sqlite")
+    conn.execute("INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
+    conn.execute("INSERT INTO project (label, name, created_at) VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
+    conn.commit()
+    conn.close()
+    return agent, interface
+
+
+class Client:
+    def __init__(self, url: str, agent: str, interface: str):
+        parsed = urlparse(url)
+        self.host, self.port = parsed.hostname, parsed.port
+        self.tokens = {"agent": agent, "interface": interface}
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=120)
+
+    def json(self, method: str, path: str, role: str, body=None) -> tuple[int, dict]:
+        conn = self.connection()
+        conn.request(method, path, body=None if body is None else json.dumps(body),
+                     headers={"Authorization": f"Bearer {self.tokens[role]}",
+                              "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, json.loads(data) if data else {}
+
+
+PDF = b"%PDF-1.7 " + bytes(range(256)) * 64
+
+
+def listed(hub, *attachments_, key="X-1"):
+    load(hub, [issue(key, attachments=list(attachments_))])
+
+
+def fetch(hub, aid: str):
+    return hub.api("POST", f"/api/v1/attachments/{aid}/fetch")
+
+
+def upload(hub, command_id: int, content: bytes, sha: str | None = "auto", **params):
+    headers = hub.headers("agent")
+    if sha == "auto":
+        sha = hashlib.sha256(content).hexdigest()
+    if sha is not None:
+        headers["X-Content-SHA256"] = sha
+    return hub.client.simulate_put(f"/agent/v1/commands/{command_id}/file", body=content,
+                                   headers=headers, params=params or None)
+
+
+def fetched(hub, aid: str, content: bytes = PDF) -> str:
+    """Request, claim, upload and finish one fetch; returns the sha256."""
+    command = fetch(hub, aid).json["command"]
+    [claimed] = claim(hub, types=["fetch_attachment"])
+    assert claimed["id"] == command["id"] and claimed["params"] == {"attachment_id": aid}
+    stored = upload(hub, command["id"], content, delivery=claimed["deliveries"])
+    assert stored.status_code == 200, stored.json
+    done = report(hub, command["id"], "done", {"result": stored.json, "delivery": 1})
+    assert done.status_code == 200, done.json
+    return stored.json["sha256"]
+
+
+def mirrored(hub):
+    """One full run: X-1..X-3 match the base JQL, Y-1 is a neighbour."""
+    with_projects()
+    change = {"id": "5001", "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300",
+              "items": [{"field": "status", "from": "1", "from_string": "Open", "to": "3",
+                         "to_string": "In Progress"}]}
+    load(hub, [
+        issue("X-1", status="Open", assignee="ivanov", labels=["AWPCA"], description="h1. one",
+              links=[{"type": "Blocks", "outward": "X-2"}, {"type": "Relates", "inward": "X-3"}],
+              comments=[comment("102", "second"), comment("101", "first")], changes=[change]),
+        issue("X-2", status="Done", assignee="petrov", labels=["KPI"], epic_key="X-9",
+              links=[{"type": "Cloners", "outward": "X-1"}]),
+        issue("X-3", status="Open", labels=["AWPCA", "KPI"]),
+    ], neighbors=[issue("Y-1")], jql=BASE)
+
+
+POSTS = [
+    ("/agent/v1/heartbeat", "agent"),
+    ("/agent/v1/claim", "agent"),
+    ("/agent/v1/commands/1/state", "agent"),
+    ("/agent/v1/commands/1/done", "agent"),
+    ("/agent/v1/commands/1/failed", "agent"),
+    ("/api/v1/commands", "interface"),
+    ("/api/v1/commands/1/cancel", "interface"),
+    ("/api/v1/attachments/states", "interface"),
+    ("/api/v1/attachments/1/fetch", "interface"),
+    ("/api/v1/issues/X-1/notes", "interface"),
+]
