@@ -6,8 +6,10 @@ other.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
+import io
 import json
 import os
 import re
@@ -114,9 +116,35 @@ def attachment(aid: str, filename: str, size: int = 10) -> dict:
 HUB = shutil.which("hub", path=os.path.dirname(sys.executable)) or "hub"
 
 
-def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+def run_script(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    """The installed ``hub`` console script in a subprocess: for what only a process
+    shows (its exit status as the shell sees it, signals, a server)."""
     environ = {**os.environ, "HUB_DATA_DIR": str(data_dir), **env}
     return subprocess.run([HUB, *args], env=environ, capture_output=True, text=True, timeout=60)
+
+
+def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    """``hub ARGS`` in this process, through ``hub.cli.main(argv)``, with the
+    ``HUB_*`` environment it would have: its exit status and what it printed."""
+    from hub.cli import main
+
+    environ = {"HUB_DATA_DIR": str(data_dir), **env}
+    saved = {name: os.environ.get(name) for name in environ}
+    stdout, stderr = io.StringIO(), io.StringIO()
+    os.environ.update(environ)
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return subprocess.CompletedProcess(["hub", *args], code, stdout.getvalue(), stderr.getvalue())
 
 
 def start(*args: str, data_dir: Path) -> subprocess.Popen:

@@ -1,4 +1,5 @@
-"""``hub`` as an operator runs it: the installed console script in a subprocess."""
+"""``hub`` as an operator runs it: ``main(argv)`` in-process, and the installed console
+script in a subprocess where the process is the point (exit status, usage errors)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sqlite3
 import pytest
 
 from tests.dbfactory import make_db, schema_version
-from tests.support import run_hub
+from tests.support import run_hub, run_script
 
 
 @pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
@@ -52,14 +53,14 @@ def test_migrate_refuses_a_newer_database_and_says_why(tmp_path):
 
 
 def test_bad_configuration_names_the_variable(tmp_path):
-    result = run_hub("migrate", data_dir=tmp_path / "data", HUB_PORT="eighty")
+    result = run_script("migrate", data_dir=tmp_path / "data", HUB_PORT="eighty")
     assert result.returncode == 2
     assert "HUB_PORT must be an integer" in result.stderr
     assert not (tmp_path / "data").exists()
 
 
 def test_unknown_command_is_a_usage_error(tmp_path):
-    result = run_hub("frobnicate", data_dir=tmp_path / "data")
+    result = run_script("frobnicate", data_dir=tmp_path / "data")
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
 
