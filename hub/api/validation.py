@@ -11,11 +11,10 @@ answers 400 before parsing. Malformed JSON answers 400; JSON that breaks the
 schema answers 422 at its first error, with the offending field named
 (``field`` in the error body) and at most an excerpt of the offending value.
 
-Each schema is checked compiled (:mod:`fastjsonschema`, as draft-07) where it
-can be: a valid body, the common case, then costs a small part of what jsonschema
-walking it would. Only a body the compiled check refuses is walked by
-jsonschema, which names the first error and has the last word: where the two
-drafts differ at the edges, jsonschema's 2020-12 decides.
+Each schema is checked compiled (:mod:`jsonschema_rs`, the same 2020-12 draft,
+the schema as written): a valid body, the common case, then costs a small part
+of what jsonschema walking it would. Only a body the compiled check refuses is
+walked by jsonschema, which names the first error and has the last word.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import json
 import re
 
 import falcon
-import fastjsonschema
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -78,11 +77,6 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
 # and far below the depth at which the parser or the validator would recurse
 # past Python's stack.
 MAX_DEPTH = 64
-# A backslash and the character it escapes: cut out first, so that every quote
-# left opens or closes a string.
-_ESCAPE = re.compile(rb"\\[\s\S]")
-_PAIR = re.compile(rb"\[\]|\{\}")
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _NOT_BRACKETS_OR_QUOTES = bytes(b for b in range(256) if b not in b'[]{}"')
 # How much of an offending value an error body may quote.
 EXCERPT_CHARS = 40
@@ -148,24 +142,27 @@ def _too_deep() -> falcon.HTTPBadRequest:
 def _nested_deeper_than(raw: bytes, limit: int) -> bool:
     """Whether arrays and objects in ``raw`` nest more than ``limit`` deep.
 
-    Done on the bytes, before parsing, at C speed: strings are cut out (escapes
-    first, then every other piece between quotes; an unterminated string runs
-    to the end), every byte but brackets dropped, then innermost pairs removed
-    one level per pass.
+    Done on the bytes, before parsing, at C speed: strings are cut out
+    (escaped backslashes and quotes first, so that every quote left opens or
+    closes a string; an unterminated string runs to the end), every byte but
+    brackets dropped, then innermost pairs removed one level per pass.
     Unbalanced brackets are left for the parser to call malformed.
     """
-    if raw.count(b"[") + raw.count(b"{") <= limit:
+    if len(raw) <= 2 * limit:
         return False
-    unescaped = _ESCAPE.sub(b"", raw) if b"\\" in raw else raw
-    brackets = b"".join(unescaped.translate(None, _NOT_BRACKETS_OR_QUOTES).split(b'"')[::2])
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    brackets = b"".join(raw.translate(None, _NOT_BRACKETS_OR_QUOTES).split(b'"')[::2])
     for _ in range(limit):
         if not brackets:
             return False
-        inner = _PAIR.sub(b"", brackets)
+        # Both kinds of pair in one pass: a pair removed leaves a mark that
+        # keeps the brackets around it apart until the next pass.
+        inner = brackets.replace(b"[]", b"\0").replace(b"{}", b"\0")
         if len(inner) == len(brackets):
             return False
-        brackets = inner
-    return _PAIR.search(brackets) is not None
+        brackets = inner.replace(b"\0", b"")
+    return b"[]" in brackets or b"{}" in brackets
 
 
 def _reject_constant(name: str):
@@ -174,101 +171,22 @@ def _reject_constant(name: str):
 
 
 class SchemaCheck:
-    """One request schema, checked compiled where it can be; jsonschema names errors."""
+    """One request schema, checked compiled; jsonschema names the first error."""
 
     def __init__(self, schema: dict):
         self._validator = Draft202012Validator(schema)
-        draft07 = as_draft07(schema)
-        self._compiled = None
-        if draft07 is not None:
-            try:
-                self._compiled = fastjsonschema.compile(
-                    {**draft07, "$schema": "http://json-schema.org/draft-07/schema#"},
-                    use_default=False, use_formats=False, detailed_exceptions=False)
-            except fastjsonschema.JsonSchemaDefinitionException:
-                pass  # a schema fastjsonschema cannot take: jsonschema checks it alone
+        self._compiled = jsonschema_rs.Draft202012Validator(schema)
 
     def first_error(self, value) -> ValidationError | None:
         """The first error of ``value``, or None when it is valid."""
-        if self._compiled is not None:
-            try:
-                self._compiled(value)
+        try:
+            if self._compiled.is_valid(value):
                 return None
-            except fastjsonschema.JsonSchemaValueException:
-                pass  # refused: jsonschema tells why, or finds it valid after all
+        except ValueError:
+            pass  # a value JSON cannot hold (a dict with int keys): jsonschema decides
         # The first error is enough to refuse the request; iter_errors is lazy, so
         # a body of a million wrong values costs one error, not a million.
         return next(self._validator.iter_errors(value), None)
-
-
-# Keywords that mean the same in draft-07 and 2020-12, as the schemas use them.
-_SAME_IN_DRAFT07 = {"type", "enum", "minLength", "maxLength", "pattern", "minimum",
-                    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
-                    "maxItems", "uniqueItems", "required", "minProperties", "maxProperties",
-                    "default", "title", "description"}
-_SUBSCHEMA = {"items", "additionalProperties", "not", "if", "then", "else", "propertyNames"}
-_SUBSCHEMAS = {"allOf", "anyOf", "oneOf"}
-_SUBSCHEMA_MAPS = {"properties", "patternProperties"}
-
-
-def as_draft07(schema):
-    """``schema`` (2020-12) in a draft-07 form that accepts the same, or None.
-
-    ``dependentRequired`` is draft-07's ``dependencies`` with lists, ``const``
-    a one-value ``enum``, and a ``oneOf`` of members one of which is required
-    a form that tries less; a keyword outside the known ones
-    (``unevaluatedProperties``, ``prefixItems``, ``$ref``, ...) or an
-    ``items`` list, whose meaning changed, gives None.
-    """
-    if isinstance(schema, bool):
-        return schema
-    if not isinstance(schema, dict):
-        return None
-    out, also = {}, []
-    for keyword, value in schema.items():
-        if keyword in _SAME_IN_DRAFT07:
-            out[keyword] = value
-        elif keyword == "dependentRequired":
-            out["dependencies"] = value
-        elif keyword == "const" and "enum" not in schema:
-            # The same as a one-value enum; fastjsonschema's const fails to
-            # compile without its detailed exceptions.
-            out["enum"] = [value]
-        elif keyword == "oneOf" and _names_of_one_of(value):
-            also += _exactly_one_of(_names_of_one_of(value))
-        elif keyword in _SUBSCHEMA:
-            out[keyword] = as_draft07(value)
-            if out[keyword] is None:
-                return None
-        elif keyword in _SUBSCHEMAS:
-            out[keyword] = [as_draft07(part) for part in value]
-            if None in out[keyword]:
-                return None
-        elif keyword in _SUBSCHEMA_MAPS:
-            out[keyword] = {name: as_draft07(part) for name, part in value.items()}
-            if None in out[keyword].values():
-                return None
-        else:
-            return None
-    if also:
-        out["allOf"] = [*out.get("allOf", ()), *also]
-    return out
-
-
-def _names_of_one_of(branches) -> list[str] | None:
-    """The names of a ``oneOf`` that only says "exactly one of these members"."""
-    names = [branch["required"][0] for branch in branches
-             if isinstance(branch, dict) and list(branch) == ["required"] and len(branch["required"]) == 1]
-    return names if len(names) == len(branches) and len(set(names)) == len(names) else None
-
-
-def _exactly_one_of(names: list[str]) -> list[dict]:
-    # A oneOf tries every branch, and a failed try is an exception raised and
-    # caught: for each link of a page. This form tries a second branch only
-    # when the first member is absent: at least one, and none beside another.
-    return [{"anyOf": [{"required": [name]} for name in names]},
-            {"dependencies": {name: {"properties": {other: False for other in names if other != name}}
-                              for name in names}}]
 
 
 def _checked(validator: SchemaCheck, value):
