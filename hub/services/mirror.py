@@ -41,16 +41,19 @@ NOT_NULL_DEFAULTS = {"summary": "", "labels": []}
 
 # One statement for every issue of a page, whatever fields each sent: a new
 # row takes the sent values (defaults elsewhere), a known row changes only the
-# columns whose bit is set in ``sent``, so what an agent did not send is kept.
+# columns whose bit is set in the row's mask, so what an agent did not send is
+# kept. The mask is the row's last value, after key, the columns, fetched_at
+# and neighbor.
+_MASK = f"?{len(_COLUMNS) + 4}"
 _UPSERT_ISSUE = (
-    "INSERT INTO issue (key, {columns}, fetched_at, neighbor) VALUES (:key, {values}, :fetched_at, :neighbor) "
+    "INSERT INTO issue (key, {columns}, fetched_at, neighbor) VALUES ({values}) "
     "ON CONFLICT (key) DO UPDATE SET {updates}, fetched_at = excluded.fetched_at, "
     "neighbor = excluded.neighbor"
 ).format(
     columns=", ".join(column for _, column in _COLUMNS),
-    values=", ".join(f":{column}" for _, column in _COLUMNS),
-    updates=", ".join(f"{column} = CASE WHEN :sent & {1 << bit} THEN excluded.{column} ELSE issue.{column} END"
-                      for bit, (_, column) in enumerate(_COLUMNS)),
+    values=", ".join(f"?{n}" for n in range(1, len(_COLUMNS) + 4)),
+    updates=", ".join(f"{c} = CASE WHEN {_MASK} & {1 << bit} THEN excluded.{c} ELSE issue.{c} END"
+                      for bit, (_, c) in enumerate(_COLUMNS)),
 )
 # A page's keys travel as one JSON array: one bound value whatever their number.
 _KEYS = "(SELECT value FROM json_each(?))"
@@ -199,22 +202,20 @@ class _Times:
             return converted
 
 
-def _issue_row(state: dict, neighbor: int, now: str) -> dict:
-    row = {"key": state["key"], "fetched_at": now, "neighbor": neighbor}
-    sent = 0
+def _issue_row(state: dict, neighbor: int, now: str) -> tuple:
+    """``(key, *columns, fetched_at, neighbor, sent)`` for :data:`_UPSERT_ISSUE`."""
+    row, sent = [state["key"]], 0
     for bit, (name, column) in enumerate(_COLUMNS):
         if name in state:
             sent |= 1 << bit
             value = state[name]
             if value is None:
                 value = NOT_NULL_DEFAULTS.get(name)
-            if name == "labels":
-                value = json.dumps(value, ensure_ascii=False)
-            row[column] = value
+            row.append(json.dumps(value, ensure_ascii=False) if name == "labels" else value)
         else:
-            row[column] = _INSERT_DEFAULTS.get(column)
-    row["sent"] = sent
-    return row
+            row.append(_INSERT_DEFAULTS.get(column))
+    row += (now, neighbor, sent)
+    return tuple(row)
 
 
 def _last_positions(states: list[dict], field: str) -> dict[str, int]:
