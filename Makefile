@@ -28,6 +28,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
 	$(BIN)/python bench/states.py
 	$(BIN)/python bench/page.py
+	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/claims.py

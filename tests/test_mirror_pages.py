@@ -1,0 +1,165 @@
+"""A state page is loaded set-based: a few statements whatever its size, ending
+where its states applied one by one would."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hub import startup
+from hub.db import database, open_database
+from hub.services.mirror import MirrorService, RunContext
+from tests.test_agent_protocol import claim, db_rows, enqueue, issue, report
+
+START = "2026-11-02T09:00:00+00:00"
+TABLES = {
+    "issue": "SELECT * FROM issue ORDER BY key",
+    "issue_link": "SELECT * FROM issue_link ORDER BY 1, 2, 3",
+    "issue_comment": "SELECT * FROM issue_comment ORDER BY 1, 2",
+    "issue_change": "SELECT * FROM issue_change ORDER BY 1, 2, 3",
+    "issue_attachment": "SELECT * FROM issue_attachment ORDER BY 1",
+    "attachment_file": "SELECT * FROM attachment_file ORDER BY 1",
+}
+JIRA_TIME = "2026-10-22T13:05:11.000+0300"
+
+
+@pytest.fixture
+def db(config):
+    startup.prepare(config)
+    return open_database(config.db_path)
+
+
+def rich(key: str, n: int) -> dict:
+    return issue(key, description="d" * 1024, status="Open", labels=["AWPCA"], updated=JIRA_TIME,
+                 links=[{"type": "Blocks", "outward": f"Y-{n}"}, {"type": "Relates", "inward": f"Y-{n + 1}"}],
+                 comments=[{"id": str(c), "created": JIRA_TIME, "body": "b"} for c in range(3)],
+                 attachments=[{"id": f"{n}-{a}", "filename": "f.pdf", "created": JIRA_TIME} for a in range(2)],
+                 changes=[{"id": str(h), "created": JIRA_TIME, "items": [{"field": "status"}]}
+                          for h in range(5)])
+
+
+class Counting:
+    """The connection, counting the statements sent to it: an executemany is one."""
+
+    def __init__(self, conn):
+        self._conn, self.sent = conn, []
+
+    def execute(self, sql, *args):
+        self.sent.append(sql)
+        return self._conn.execute(sql, *args)
+
+    def executemany(self, sql, rows):
+        self.sent.append(sql)
+        return self._conn.executemany(sql, rows)
+
+
+def statements(monkeypatch, issues: list[dict], neighbors: list[dict] = (), full: bool = False) -> list[str]:
+    run = RunContext(full=full, started_at=START, now=START)
+    counting = Counting(database.connection())
+    with database.atomic(), monkeypatch.context() as patch:
+        patch.setattr(database.obj, "connection", lambda: counting)
+        MirrorService().load_page(issues, list(neighbors), run)
+    return counting.sent
+
+
+def test_a_page_takes_the_same_few_statements_whatever_its_size(db, monkeypatch):
+    one = statements(monkeypatch, [rich("X-1", 1)], [rich("N-1", 1)])
+    hundred = statements(monkeypatch, [rich(f"X-{n}", n) for n in range(100)],
+                         [rich(f"N-{n}", n) for n in range(100)], full=True)
+    assert len(one) == len(hundred) <= 9, hundred
+    assert statements(monkeypatch, [], []) == []
+    # A page that sends no lists writes the issue rows alone.
+    assert len(statements(monkeypatch, [issue(f"X-{n}") for n in range(100)])) == 2
+
+
+def test_a_page_mixing_old_and_new_agents_keeps_what_each_did_not_send(hub):
+    comment = {"id": "1", "body": "kept", "created": JIRA_TIME}
+    attachment = {"id": "31337", "filename": "spec.pdf"}
+    first = enqueue(hub, "key in (X-1, X-2)")
+    claim(hub)
+    full = [issue(key, status="Open", priority="Major", comments=[comment], attachments=[attachment | {"id": key}])
+            for key in ("X-1", "X-2")]
+    assert report(hub, first["id"], "state", {"issues": full}).status_code == 200
+    # X-1 as a v9 agent sends it (no comments, no attachments, no priority);
+    # X-2 as a v14 agent does, with new lists.
+    page = [{"key": "X-1", "id": "1", "status": "Done"},
+            issue("X-2", status="Done", comments=[], attachments=[{"id": "X-2b", "filename": "b.pdf"}])]
+    assert report(hub, first["id"], "state", {"issues": page}).status_code == 200
+
+    assert db_rows(hub, "SELECT key, status, priority, summary FROM issue ORDER BY key") == [
+        ("X-1", "Done", "Major", "Summary X-1"), ("X-2", "Done", "Major", "Summary X-2")]
+    assert db_rows(hub, "SELECT key, comment_id, body FROM issue_comment") == [("X-1", "1", "kept")]
+    assert db_rows(hub, "SELECT attachment_id, key FROM issue_attachment ORDER BY 1") == [
+        ("X-1", "X-1"), ("X-2b", "X-2")]
+
+
+def test_null_sent_for_a_required_column_stores_its_default(db, monkeypatch):
+    statements(monkeypatch, [issue("X-1", labels=["a"], summary="s")])
+    statements(monkeypatch, [{"key": "X-1", "id": "1", "labels": None, "summary": None}])
+    statements(monkeypatch, [{"key": "X-2", "id": "2"}])
+    assert [tuple(r) for r in database.execute_sql(
+        "SELECT key, summary, labels FROM issue ORDER BY key")] == [("X-1", "", "[]"), ("X-2", "", "[]")]
+
+
+KEYS = ["K-1", "K-2", "K-3"]
+
+
+def random_state(rng: random.Random) -> dict:
+    state = {"key": rng.choice(KEYS), "id": str(rng.randint(1, 9))}
+    for name in ("status", "summary", "labels", "updated", "priority"):
+        if rng.random() < 0.5:
+            state[name] = rng.choice([None, f"{name}-{rng.randint(1, 3)}"]) if name != "labels" else \
+                rng.choice([None, [], ["a"]])
+    if rng.random() < 0.6:
+        state["links"] = [{"type": rng.choice("AB"), rng.choice(["outward", "inward"]): rng.choice(KEYS + ["Z-1"])}
+                          for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.6:
+        state["comments"] = [{"id": rng.choice("123"), "body": rng.choice(["x", None]),
+                              "created": rng.choice([JIRA_TIME, "0001-01-01T00:00:00.000+0300", None])}
+                             for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.6:
+        # Few ids across few keys: attachments move between issues, and repeat.
+        state["attachments"] = [{"id": rng.choice("abcd"), "filename": f"f{rng.randint(1, 3)}",
+                                 "size": rng.choice([None, 1, 2.0])} for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.5:
+        state["changes"] = [{"id": rng.choice("12"), "created": JIRA_TIME,
+                             "items": [{"field": rng.choice("fg")} for _ in range(rng.randint(0, 2))]}
+                            for _ in range(rng.randint(0, 2))]
+    return state
+
+
+def snapshot() -> dict:
+    return {table: [tuple(row) for row in database.execute_sql(sql)] for table, sql in TABLES.items()}
+
+
+def loaded(pages: list[tuple[list, list, RunContext]], one_by_one: bool) -> dict:
+    """The mirror after ``pages``, rolled back afterwards."""
+    mirror = MirrorService()
+    with database.atomic() as transaction:
+        for issues, neighbors, run in pages:
+            if not one_by_one:
+                mirror.load_page(issues, neighbors, run)
+                continue
+            keys = {state["key"] for state in issues}
+            for state in issues:
+                mirror.load_page([state], [], run)
+            for state in neighbors:
+                if state["key"] not in keys:
+                    mirror.load_page([], [state], run)
+        tables = snapshot()
+        transaction.rollback()
+    return tables
+
+
+def test_a_page_ends_where_its_states_applied_one_by_one_end(db):
+    database.execute_sql("INSERT INTO attachment_file VALUES ('a', ?, 1, ?)", ("ab" * 32, START))
+    rng = random.Random(8)
+    for _ in range(300):
+        pages = []
+        for p in range(2):
+            run = RunContext(full=rng.random() < 0.5, started_at=START,
+                             now=f"2026-11-02T09:0{p}:00+00:00")
+            pages.append(([random_state(rng) for _ in range(rng.randint(0, 4))],
+                          [random_state(rng) for _ in range(rng.randint(0, 3))], run))
+        assert loaded(pages, one_by_one=False) == loaded(pages, one_by_one=True), pages
