@@ -12,6 +12,7 @@ import http.client
 import io
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -310,3 +311,33 @@ POSTS = [
     ("/api/v1/attachments/1/fetch", "interface"),
     ("/api/v1/issues/X-1/notes", "interface"),
 ]
+
+
+def garbage(rng: random.Random, depth: int = 0):
+    choices = [
+        lambda: None, lambda: True, lambda: rng.randint(-10**30, 10**30), lambda: rng.random() * 1e308,
+        lambda: "".join(chr(rng.randint(0, 0x10FFFF)) for _ in range(rng.randint(0, 20))),
+        lambda: "AURORA-1", lambda: "refresh", lambda: 14,
+    ]
+    if depth < 3:
+        keys = ["agent_id", "version", "issues", "neighbors", "key", "id", "links", "comments",
+                "result", "total", "error", "delivery", "type", "params", "jql", "limit", "wait",
+                "types", "attachments", "changes", "items", "outward", "inward"]
+        choices += [
+            lambda: [garbage(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+            lambda: {rng.choice(keys): garbage(rng, depth + 1) for _ in range(rng.randint(0, 5))},
+        ]
+    return rng.choice(choices)()
+
+
+JIRA_TIME = "2026-10-22T13:05:11.000+0300"
+
+
+def rich(key: str, n: int) -> dict:
+    """A rich issue state: 1 KB description, 3 comments, 2 links, 2 attachments, 5 changes."""
+    return issue(key, description="d" * 1024, status="Open", labels=["AWPCA"], updated=JIRA_TIME,
+                 links=[{"type": "Blocks", "outward": f"Y-{n}"}, {"type": "Relates", "inward": f"Y-{n + 1}"}],
+                 comments=[{"id": str(c), "created": JIRA_TIME, "body": "b"} for c in range(3)],
+                 attachments=[{"id": f"{n}-{a}", "filename": "f.pdf", "created": JIRA_TIME} for a in range(2)],
+                 changes=[{"id": str(h), "created": JIRA_TIME, "items": [{"field": "status"}]}
+                          for h in range(5)])

@@ -13,7 +13,7 @@ from hub import startup
 from hub.api.app import create_app
 from hub.config import Config
 from hub.services.tokens import TokenService
-from tests.support import POSTS
+from tests.support import POSTS, garbage
 
 GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
         ("/api/v1/attachments/1", "interface"), ("/api/v1/attachments/1/content", "interface"),
@@ -21,22 +21,6 @@ GETS = [("/api/v1/commands", "interface"), ("/api/v1/commands/1", "interface"),
         ("/api/v1/issues/X-1", "interface"), ("/api/v1/projects", "interface"),
         ("/api/v1/sync-runs", "interface"), ("/api/v1/agents", "interface"), ("/healthz", None)]
 
-
-def garbage(rng: random.Random, depth: int = 0):
-    choices = [
-        lambda: None, lambda: True, lambda: rng.randint(-10**30, 10**30), lambda: rng.random() * 1e308,
-        lambda: "".join(chr(rng.randint(0, 0x10FFFF)) for _ in range(rng.randint(0, 20))),
-        lambda: "AURORA-1", lambda: "refresh", lambda: 14,
-    ]
-    if depth < 3:
-        keys = ["agent_id", "version", "issues", "neighbors", "key", "id", "links", "comments",
-                "result", "total", "error", "delivery", "type", "params", "jql", "limit", "wait",
-                "types", "attachments", "changes", "items", "outward", "inward"]
-        choices += [
-            lambda: [garbage(rng, depth + 1) for _ in range(rng.randint(0, 3))],
-            lambda: {rng.choice(keys): garbage(rng, depth + 1) for _ in range(rng.randint(0, 5))},
-        ]
-    return rng.choice(choices)()
 
 
 @pytest.fixture

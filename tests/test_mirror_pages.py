@@ -10,7 +10,7 @@ import pytest
 from hub import startup
 from hub.db import database, open_database
 from hub.services.mirror import MirrorService, RunContext
-from tests.test_agent_protocol import claim, db_rows, enqueue, issue, report
+from tests.support import JIRA_TIME, claim, db_rows, enqueue, issue, report, rich
 
 START = "2026-11-02T09:00:00+00:00"
 TABLES = {
@@ -21,7 +21,6 @@ TABLES = {
     "issue_attachment": "SELECT * FROM issue_attachment ORDER BY 1",
     "attachment_file": "SELECT * FROM attachment_file ORDER BY 1",
 }
-JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 
 
 @pytest.fixture
@@ -29,14 +28,6 @@ def db(config):
     startup.prepare(config)
     return open_database(config.db_path)
 
-
-def rich(key: str, n: int) -> dict:
-    return issue(key, description="d" * 1024, status="Open", labels=["AWPCA"], updated=JIRA_TIME,
-                 links=[{"type": "Blocks", "outward": f"Y-{n}"}, {"type": "Relates", "inward": f"Y-{n + 1}"}],
-                 comments=[{"id": str(c), "created": JIRA_TIME, "body": "b"} for c in range(3)],
-                 attachments=[{"id": f"{n}-{a}", "filename": "f.pdf", "created": JIRA_TIME} for a in range(2)],
-                 changes=[{"id": str(h), "created": JIRA_TIME, "items": [{"field": "status"}]}
-                          for h in range(5)])
 
 
 class Counting:

@@ -12,8 +12,7 @@ from hub.api import schemas
 from hub.api.app import build_services, routes
 from hub.api.validation import SchemaCheck
 from hub.config import Config
-from tests.test_errors import garbage
-from tests.test_mirror_pages import rich
+from tests.support import garbage, rich
 
 
 def request_schemas() -> list[dict]:
