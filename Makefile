@@ -1,6 +1,6 @@
 # Two commands set the hub up on a machine with Python 3.11 and make:
 #   make run    create .venv, install the hub, serve on ./hub-data
-#   make test   create .venv with the test extras, run the whole suite
+#   make test   create .venv with the test extras, run ruff and the whole suite
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -22,6 +22,7 @@ run: $(VENV)/.installed-run
 	$(BIN)/hub serve
 
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-run

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
 sys.path.insert(0, str(ROOT))
 
-from bench.server import hub_command as hub, serve, stop  # noqa: E402
+from bench.server import hub_command as hub  # noqa: E402
+from bench.server import serve, stop  # noqa: E402
 
 
 def make_file(path: Path, size: int) -> str:

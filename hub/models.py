@@ -21,6 +21,7 @@ from peewee import (
 )
 
 from hub.db import database
+from hub.vocabulary import QUEUED
 
 
 class JSONField(TextField):
@@ -170,7 +171,7 @@ class Command(BaseModel):
     id = AutoField()
     type = TextField()
     params = JSONField(default=dict)
-    status = TextField(default="queued")
+    status = TextField(default=QUEUED)
     batch = ForeignKeyField(Batch, column_name="batch_id", null=True, backref="commands")
     agent_id = TextField(null=True)
     created_at = TextField()

@@ -224,7 +224,8 @@ def prepared_hub(data_dir: Path) -> tuple[str, str]:
     interface = run_hub("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     conn.execute("INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
-    conn.execute("INSERT INTO project (label, name, created_at) VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
+    conn.execute("INSERT INTO project (label, name, created_at)"
+                 " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
     conn.commit()
     conn.close()
     return agent, interface

@@ -93,8 +93,9 @@ def live_hub(tmp_path_factory):
 @pytest.mark.parametrize("role", ["agent", "interface", "admin"])
 def test_fuzzing_the_openapi_document_finds_no_5xx_and_no_nonconformance(live_hub, role, tmp_path):
     url, tokens = live_hub
-    command = [ST, "--config-file", CONFIG, "run", f"{url}/openapi.json", "--checks", "all", "--max-examples", str(EXAMPLES),
-               "--seed", os.environ.get("HUB_FUZZ_SEED", "7"), "--no-shrink", "--workers", "1", "--request-timeout", "20",
+    command = [ST, "--config-file", CONFIG, "run", f"{url}/openapi.json", "--checks", "all",
+               "--max-examples", str(EXAMPLES), "--seed", os.environ.get("HUB_FUZZ_SEED", "7"),
+               "--no-shrink", "--workers", "1", "--request-timeout", "20",
                "--header", f"Authorization: Bearer {tokens[role]}",
                "--suppress-health-check", "all", "--report-dir", str(tmp_path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path,

@@ -7,13 +7,13 @@ from contextlib import nullcontext
 import falcon
 
 from hub.api import schemas
-from hub.api.openapi import OCTETS, responds
 from hub.api.auth import AGENT
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
+from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
 from hub.errors import ContractError, TooLarge
-from hub.services.files import is_sha256
 from hub.services.dispatch import Dispatcher
+from hub.services.files import is_sha256
 from hub.services.reports import ReportService
 
 

@@ -25,10 +25,9 @@ from hub.db import open_database
 from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
 from hub.services.batches import BatchService
-from hub.services.files import FileStore
 from hub.services.commands import CommandService
-from hub.services.work_signal import WorkSignal
 from hub.services.dispatch import Dispatcher
+from hub.services.files import FileStore
 from hub.services.health import HealthService
 from hub.services.issues import IssueService
 from hub.services.mirror import MirrorService
@@ -36,6 +35,7 @@ from hub.services.projects import ProjectService
 from hub.services.reports import ReportService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
+from hub.services.work_signal import WorkSignal
 
 
 @dataclass(frozen=True)

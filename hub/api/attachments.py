@@ -5,16 +5,22 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
-from hub.api.openapi import OCTETS, responds
 from hub.api.auth import INTERFACE
+from hub.api.download import (
+    FileSlice,
+    Unsatisfiable,
+    content_disposition,
+    etag_matches,
+    media_type,
+    parse_range,
+    range_applies,
+)
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
-from hub.api.download import (FileSlice, Unsatisfiable, content_disposition, etag_matches, media_type,
-                              parse_range, range_applies)
+from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
 from hub.errors import Conflict
 from hub.services.attachments import AttachmentService, Content
 from hub.services.pagination import listing
-
 
 _HEADER = {"schema": {"type": "string"}}
 DOWNLOAD_HEADERS = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 import falcon
 
 from hub.api import schemas
-from hub.api.openapi import responds
 from hub.api.auth import INTERFACE
+from hub.api.openapi import responds
 from hub.api.validation import accepts, query
 from hub.services.agents import AgentService
 from hub.services.commands import CommandService

@@ -21,7 +21,6 @@ from hub.vocabulary import (
     TOKEN_ROLES,
 )
 
-
 # SQLite stores integers in 64 bits; larger ones cannot be stored or compared.
 INT64_MAX = 2**63 - 1
 ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}

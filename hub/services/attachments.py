@@ -29,12 +29,17 @@ from hub.vocabulary import (
     FAILED,
     FETCH_ATTACHMENT,
     FETCHING,
-    GIVEN_UP_STATUSES as GIVEN_UP,
     NONE,
-    OPEN_STATUSES as OPEN,
     QUEUED,
     READY,
 )
+from hub.vocabulary import (
+    GIVEN_UP_STATUSES as GIVEN_UP,
+)
+from hub.vocabulary import (
+    OPEN_STATUSES as OPEN,
+)
+
 # How often a long-polling read looks at the state again.
 POLL_SECONDS = 0.25
 

@@ -22,8 +22,8 @@ from hub.clock import Clock, after, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
 from hub.models import AgentStatus, Command
-from hub.services.work_signal import WorkSignal
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
+from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
     CLAIMED,

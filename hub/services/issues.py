@@ -63,12 +63,12 @@ class IssueService:
         data = serialize_issue(issue, description=True)
         links = IssueLink.select().where((IssueLink.source_key == key) | (IssueLink.target_key == key))
         data["links"] = {
-            "outward": [{"type": l.link_type, "key": l.target_key}
-                        for l in sorted(links, key=lambda l: (l.link_type, l.target_key))
-                        if l.source_key == key],
-            "inward": [{"type": l.link_type, "key": l.source_key}
-                       for l in sorted(links, key=lambda l: (l.link_type, l.source_key))
-                       if l.target_key == key and l.source_key != key],
+            "outward": [{"type": link.link_type, "key": link.target_key}
+                        for link in sorted(links, key=lambda link: (link.link_type, link.target_key))
+                        if link.source_key == key],
+            "inward": [{"type": link.link_type, "key": link.source_key}
+                       for link in sorted(links, key=lambda link: (link.link_type, link.source_key))
+                       if link.target_key == key and link.source_key != key],
         }
         return data
 

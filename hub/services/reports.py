@@ -15,6 +15,7 @@ from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
 from hub.services.sync_runs import close_open_run, open_run, running_run
+from hub.vocabulary import DONE, FAILED, FETCH_ATTACHMENT, REFRESH
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class ReportService:
         issues, neighbors = report.get("issues") or [], report.get("neighbors") or []
         with database.atomic():
             command = self._held(command_id, report, token_id)
-            if command.type != "refresh":
+            if command.type != REFRESH:
                 raise Conflict(f"command {command_id} is a {command.type}; state pages belong "
                                "to refresh commands")
             run = self._run(command)
@@ -59,14 +60,14 @@ class ReportService:
             # The holder check and the finish are one statement; a result that
             # turns out wrong for the command's type raises and undoes it.
             command = self._dispatcher.finish(
-                command_id, token_id, agent_id, delivery, "done", now,
-                results={"refresh": result, "fetch_attachment": _file_result(result)})
+                command_id, token_id, agent_id, delivery, DONE, now,
+                results={REFRESH: result, FETCH_ATTACHMENT: _file_result(result)})
             if command is None:
                 command = self._dispatcher.find(command_id)
-                if command.status == "done":
+                if command.status == DONE:
                     return self._repeated_done(command, report, token_id)
                 raise self._dispatcher.refusal(command, token_id, agent_id, delivery)
-            if command.type == "refresh":
+            if command.type == REFRESH:
                 self._refresh_result(result)
                 full_run = self._finish_run(command, result.get("history_at"), now)
             else:
@@ -77,12 +78,12 @@ class ReportService:
 
     def _finish_run(self, command: Command, history_at: str | None, now: str) -> int | None:
         """Close a done refresh's run; the run's id if it owes the neighbour marking."""
-        closed = close_open_run(command.id, "done", now, history_at=history_at)
+        closed = close_open_run(command.id, DONE, now, history_at=history_at)
         if closed is None:
             # Claimed by a hub that did not open runs at claim: it gets one,
             # from its claim time, with nothing loaded.
             SyncRun.create(command=command.id, query=(command.params or {}).get("jql", ""),
-                           status="done", started_at=command.claimed_at or now,
+                           status=DONE, started_at=command.claimed_at or now,
                            finished_at=now, history_at=history_at, issues_loaded=0)
             return None
         run_id, issues_loaded = closed
@@ -110,11 +111,11 @@ class ReportService:
         now = iso(self._clock.now())
         with database.atomic():
             command = self._dispatcher.finish(command_id, token_id, agent_id, delivery,
-                                              "failed", now, error=report["error"])
+                                              FAILED, now, error=report["error"])
             if command is None:
                 raise self._dispatcher.refusal(self._dispatcher.find(command_id), token_id,
                                                agent_id, delivery)
-            close_open_run(command.id, "failed", now, error=report["error"])
+            close_open_run(command.id, FAILED, now, error=report["error"])
         return serialize_command(command)
 
     def upload(self, command_id: int, stream, *, length: int | None, max_bytes: int,
@@ -127,7 +128,7 @@ class ReportService:
         """
         with database.atomic():
             command = self._dispatcher.held(command_id, token_id, agent_id, delivery)
-            if command.type != "fetch_attachment":
+            if command.type != FETCH_ATTACHMENT:
                 raise Conflict(f"command {command_id} is a {command.type}; files belong "
                                "to fetch_attachment commands")
         sha256, size = self._store.receive(stream, length=length, max_bytes=max_bytes,
@@ -206,7 +207,7 @@ def _file_result(result):
 
 
 # The members of a result that a done records, by command type.
-_RESULT_MEMBERS = {"refresh": ("total", "history_at"), "fetch_attachment": ("sha256", "size")}
+_RESULT_MEMBERS = {REFRESH: ("total", "history_at"), FETCH_ATTACHMENT: ("sha256", "size")}
 
 
 def _same_result(command_type: str, sent, recorded) -> bool:

@@ -8,7 +8,7 @@ import logging
 from hub.db import database
 from hub.models import Issue, SyncRun
 from hub.services.pagination import page
-from hub.vocabulary import DONE, RUNNING
+from hub.vocabulary import DONE, FAILED, RUNNING
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +39,8 @@ def running_run(command_id: int) -> SyncRun | None:
             .first())
 
 
-# The newest running run of a command: sync_run has no index on command_id,
-# and the run a report closes was opened at claim, so a scan from the newest
-# row down finds it in a few steps.
-_NEWEST_RUNNING = ("(SELECT id FROM sync_run WHERE command_id = ? AND status = 'running' "
+# The newest running run of a command, found through the index on command_id.
+_NEWEST_RUNNING = (f"(SELECT id FROM sync_run WHERE command_id = ? AND status = '{RUNNING}' "
                    "ORDER BY id DESC LIMIT 1)")
 
 
@@ -65,7 +63,7 @@ def open_runs(runs: list[tuple[int, str, str]]) -> None:
     # database's own execute, whose errors the API knows how to answer.
     database.execute_sql(
         "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded) "
-        "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'running', "
+        f"SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), '{RUNNING}', "
         "json_extract(value, '$[2]'), 0 FROM json_each(?) "
         "ORDER BY key", (json.dumps(runs, ensure_ascii=False),))
 
@@ -77,10 +75,10 @@ def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
     names the agent whose lease it was.
     """
     database.execute_sql(
-        "UPDATE sync_run SET status = 'failed', finished_at = ?, history_at = NULL, "
+        f"UPDATE sync_run SET status = '{FAILED}', finished_at = ?, history_at = NULL, "
         "error = 'lease of agent ' || coalesce((SELECT agent_id FROM command "
         "WHERE command.id = sync_run.command_id), 'None') || ' expired' "
-        "WHERE status = 'running' AND command_id IN (SELECT value FROM json_each(?))",
+        f"WHERE status = '{RUNNING}' AND command_id IN (SELECT value FROM json_each(?))",
         (finished_at, json.dumps(command_ids)))
 
 
