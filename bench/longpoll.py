@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import latency  # noqa: E402
 from bench.server import hub_command, serve, stop  # noqa: E402
 
 
@@ -128,11 +129,6 @@ def round_trips(agent: Client, ui: Client, count: int) -> list[float]:
     return times
 
 
-def describe(name: str, times: list[float]) -> str:
-    ms = sorted(t * 1000 for t in times)
-    return f"{name:<44} p50 {statistics.median(ms):7.2f} ms  p95 {ms[int(len(ms) * 0.95) - 1]:7.2f} ms"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200, help="/healthz requests per phase")
@@ -165,10 +161,10 @@ def main() -> int:
 
         print(f"{2 * args.pollers} long-polls ({args.pollers} claims, {args.pollers} attachment waits,"
               f" wait 30 s); {args.requests} /healthz and {args.rounds} round trips per phase")
-        print(describe("GET /healthz, idle", idle))
-        print(describe(f"GET /healthz, {2 * args.pollers} long-polls", loaded))
-        print(describe("enqueue + claim + done, idle", idle_trips))
-        print(describe(f"enqueue + claim + done, {2 * args.pollers} long-polls", loaded_trips))
+        print(latency("GET /healthz, idle", idle, 44))
+        print(latency(f"GET /healthz, {2 * args.pollers} long-polls", loaded, 44))
+        print(latency("enqueue + claim + done, idle", idle_trips, 44))
+        print(latency(f"enqueue + claim + done, {2 * args.pollers} long-polls", loaded_trips, 44))
         print(f"poll answers meanwhile: {answers['turned away']} turned away with Retry-After, "
               f"{answers['held']} held to their end or to work")
         ratio = statistics.median(loaded) / statistics.median(idle)

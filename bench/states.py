@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import latency  # noqa: E402
 from bench.server import hub_command, serve, stop  # noqa: E402
 
 T = "2026-11-02T09:00:00+00:00"
@@ -81,11 +82,6 @@ def timed_requests(port: int, token: str, method: str, path: str, body, count: i
     return times
 
 
-def describe(name: str, times: list[float]) -> str:
-    ms = sorted(t * 1000 for t in times)
-    return f"{name:<34} p50 {statistics.median(ms):7.2f} ms  p95 {ms[int(len(ms) * 0.95) - 1]:7.2f} ms"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attachments", type=int, default=20_000)
@@ -110,8 +106,8 @@ def main() -> int:
         baseline = timed_requests(port, token, "GET", "/healthz", None, args.requests)
         states = timed_requests(port, token, "POST", "/api/v1/attachments/states", batch, args.requests)
         print(f"{args.attachments} attachments listed; 1,000 ids per request; {args.requests} requests")
-        print(describe("GET /healthz (baseline)", baseline))
-        print(describe("POST /api/v1/attachments/states", states))
+        print(latency("GET /healthz (baseline)", baseline))
+        print(latency("POST /api/v1/attachments/states", states))
         p50 = statistics.median(states) * 1000
         print(f"ratio to baseline {statistics.median(states) / statistics.median(baseline):6.1f}x;"
               f" p50 {p50:.1f} ms ({'ok' if p50 < 50 else 'OVER TARGET'}, target < 50 ms)")
