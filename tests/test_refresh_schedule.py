@@ -61,6 +61,14 @@ def test_due_and_not_due_by_the_crons(make_hub):
     assert full["params"] == {"jql": BASE} and full["status"] == "queued"
 
 
+def test_the_consumer_checks_both_schedules_every_minute():
+    from worker.instance import huey
+
+    periodic = {task.__name__: task for task in huey._registry._periodic_tasks}
+    for name in ("enqueue_incremental_refresh", "enqueue_full_refresh"):
+        assert periodic[name]().validate_datetime(datetime(2026, 11, 30, 10, 7))
+
+
 def test_off_disables_a_schedule(make_hub):
     make_hub(refresh_cron=None, full_refresh_cron=None)
     with_projects()
