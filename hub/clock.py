@@ -7,7 +7,15 @@ order, which the lease queries rely on.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
+
+# A UTC time as the hub writes it, or with Z for +00:00: whole seconds, no other
+# offset, so that what a client sends reads the same to every agent. Written for
+# both JSON Schema (ECMA-262) and Python's re, like the hub's other patterns.
+UTC_TIME_PATTERN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|\+00:00)"
+                    r"(?![\s\S])")
+_UTC_TIME = re.compile(UTC_TIME_PATTERN)
 
 
 class Clock:
@@ -20,6 +28,17 @@ class Clock:
 def iso(moment: datetime) -> str:
     """``moment`` in the hub's format."""
     return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def parse_utc(value: object) -> datetime | None:
+    """A UTC time in the hub's format (or with ``Z``) as a datetime; None when
+    ``value`` is not one, or names no real date (``2026-02-30T…``)."""
+    if not isinstance(value, str) or not _UTC_TIME.match(value):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def after(moment: datetime, seconds: float) -> str:

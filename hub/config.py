@@ -75,6 +75,16 @@ def _cron(name: str, raw: str) -> str:
     return value
 
 
+OFF = "off"
+
+
+def _cron_or_off(name: str, raw: str) -> str | None:
+    """A cron expression as :func:`_cron` reads it, or ``off``: None, no schedule."""
+    if raw.strip().lower() == OFF:
+        return None
+    return _cron(name, raw)
+
+
 def _log_level(name: str, raw: str) -> str:
     value = raw.strip().upper()
     if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -164,6 +174,12 @@ VARIABLES: tuple[_Var, ...] = (
          "Age (since fetch) after which a stored attachment file is removed."),
     _Var("HUB_CLEANUP_CRON", "cleanup_cron", "0 3 * * *", _cron,
          "When the periodic file-store cleanup runs (cron syntax, UTC)."),
+    _Var("HUB_REFRESH_CRON", "refresh_cron", "*/15 * * * *", _cron_or_off,
+         "When an incremental refresh of the base JQL is enqueued (cron syntax, UTC), or off."),
+    _Var("HUB_FULL_REFRESH_CRON", "full_refresh_cron", "0 2 * * *", _cron_or_off,
+         "When a full refresh of the base JQL is enqueued (cron syntax, UTC), or off."),
+    _Var("HUB_REFRESH_OVERLAP_MINUTES", "refresh_overlap_minutes", "10", _integer(0, 1_000_000),
+         "How far before the start of the last finished refresh an incremental one looks."),
     _Var("HUB_BUSY_TIMEOUT_SECONDS", "busy_timeout_seconds", "30", _integer(1),
          "How long a database write waits for another writer before giving up."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
@@ -188,6 +204,9 @@ class Config:
     files_quota_bytes: int = 10 * GIB
     files_max_age_days: int = 30
     cleanup_cron: str = "0 3 * * *"
+    refresh_cron: str | None = "*/15 * * * *"
+    full_refresh_cron: str | None = "0 2 * * *"
+    refresh_overlap_minutes: int = 10
     busy_timeout_seconds: int = 30
     log_level: str = "INFO"
 

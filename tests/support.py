@@ -115,12 +115,14 @@ def attachment(aid: str, filename: str, size: int = 10) -> dict:
 
 
 HUB = shutil.which("hub", path=os.path.dirname(sys.executable)) or "hub"
+# A hub process in a test queues no refresh of its own: its commands are the test's.
+NO_SCHEDULED_REFRESH = {"HUB_REFRESH_CRON": "off", "HUB_FULL_REFRESH_CRON": "off"}
 
 
 def run_script(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
     """The installed ``hub`` console script in a subprocess: for what only a process
     shows (its exit status as the shell sees it, signals, a server)."""
-    environ = {**os.environ, "HUB_DATA_DIR": str(data_dir), **env}
+    environ = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir), **env}
     return subprocess.run([HUB, *args], env=environ, capture_output=True, text=True, timeout=60)
 
 
@@ -149,7 +151,8 @@ def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProce
 
 
 def start(*args: str, data_dir: Path) -> subprocess.Popen:
-    env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
+           "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 

@@ -14,9 +14,14 @@ from huey import crontab
 
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
+from hub.services.attachments import AttachmentService
 from hub.services.cleanup import CleanupService
+from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
+from hub.services.files import FileStore
 from hub.services.health import HealthService
+from hub.services.projects import ProjectService
+from hub.services.refresh_schedule import RefreshSchedule
 from hub.services.sync_runs import SyncRunService
 from hub.services.work_signal import WorkSignal
 from worker.instance import huey
@@ -75,15 +80,55 @@ def cleanup_schedule(cron: str):
     return cron_schedule(cron)
 
 
+def _due(cron: str | None, now: datetime | None) -> bool:
+    """Whether ``cron`` (None: off) names the minute of ``now`` (default: the
+    current time; a naive ``now`` is UTC)."""
+    if cron is None:
+        return False
+    moment = now or datetime.now(timezone.utc)
+    if moment.tzinfo is not None:  # Huey's schedules read naive UTC
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return bool(cron_schedule(cron)(moment))
+
+
 @huey.periodic_task(EVERY_MINUTE)
 def clean_file_store(now: datetime | None = None) -> dict | None:
     """On HUB_CLEANUP_CRON (checked every minute, since the schedule is a setting
     and tasks are declared before settings are read): keep the file store in
     bounds (see hub.services.cleanup). None when it is not the time."""
     config = _config()
-    moment = now or datetime.now(timezone.utc)
-    if moment.tzinfo is not None:  # Huey's schedules read naive UTC
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    if not cleanup_schedule(config.cleanup_cron)(moment):
+    if not _due(config.cleanup_cron, now):
         return None
     return CleanupService.from_config(config).run().summary()
+
+
+def _refresh_schedule(config: Config) -> RefreshSchedule:
+    # The worker's own signal: long-polling claims in another process (or in
+    # the API of `hub serve`) find the command at their next look, within a second.
+    signal = WorkSignal()
+    attachments = AttachmentService(FileStore(config.files_dir), signal)
+    commands = CommandService(ProjectService(), attachments, signal)
+    return RefreshSchedule(commands, config.refresh_overlap_minutes)
+
+
+@huey.periodic_task(EVERY_MINUTE)
+def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
+    """On HUB_REFRESH_CRON (checked every minute, like clean_file_store): queue an
+    incremental refresh of the base JQL (see hub.services.refresh_schedule).
+    The command queued, or None: not the time, one open already, no base JQL,
+    or a full refresh is due this same minute (it loads everything anyway)."""
+    config = _config()
+    if not _due(config.refresh_cron, now) or _due(config.full_refresh_cron, now):
+        return None
+    return _refresh_schedule(config).enqueue_incremental()
+
+
+@huey.periodic_task(EVERY_MINUTE)
+def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
+    """On HUB_FULL_REFRESH_CRON (checked every minute): queue a full refresh of the
+    base JQL. The command queued, or None: not the time, one open already, or no
+    base JQL."""
+    config = _config()
+    if not _due(config.full_refresh_cron, now):
+        return None
+    return _refresh_schedule(config).enqueue_full()

@@ -8,6 +8,7 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
+from hub.clock import UTC_TIME_PATTERN
 from hub.services.projects import LABEL_PATTERN, ONE_WORD_PATTERN
 from hub.services.tokens import NAME_PATTERN
 from hub.vocabulary import (
@@ -183,6 +184,7 @@ NEW_COMMAND = {
         "params": {
             "type": "object",
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
+                           "updated_since": {"type": "string", "pattern": UTC_TIME_PATTERN},
                            "attachment_id": ATTACHMENT_ID},
             "additionalProperties": False,
         },
@@ -191,15 +193,17 @@ NEW_COMMAND = {
     "required": ["type"],
     "additionalProperties": False,
     # The params each type takes: a refresh its optional jql (the base JQL
-    # without it), a fetch_attachment exactly its attachment_id. ABSENT rather
-    # than the schema false, whose errors jsonschema reports on the parent.
+    # without it) and updated_since, a fetch_attachment exactly its
+    # attachment_id. ABSENT rather than the schema false, whose errors
+    # jsonschema reports on the parent.
     "allOf": [
         {"if": {"properties": {"type": {"const": REFRESH}}},
          "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
         {"if": {"properties": {"type": {"const": FETCH_ATTACHMENT}}},
          "then": {"required": ["params"],
                   "properties": {"params": {"required": ["attachment_id"],
-                                            "properties": {"jql": ABSENT}}}}},
+                                            "properties": {"jql": ABSENT,
+                                                           "updated_since": ABSENT}}}}},
     ],
 }
 

@@ -7,9 +7,9 @@ that an attachment has at most one open fetch. Resources only parse and call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from hub.clock import Clock, iso
+from hub.clock import Clock, iso, parse_utc
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Batch, Command
@@ -61,8 +61,9 @@ class CommandService:
                 batch_id: int | None = None) -> tuple[dict, bool]:
         """Enqueue a command by the rules of its type: ``(command, created)``.
 
-        - ``refresh`` takes ``params.jql`` only; without it, the base JQL (a full
-          run). It always makes a new command.
+        - ``refresh`` takes ``params.jql`` (without it, the base JQL) and optionally
+          ``params.updated_since``, a UTC time: only issues updated since then
+          (an incremental run, never a full one). It always makes a new command.
         - ``fetch_attachment`` takes ``params.attachment_id`` only. While a fetch of
           that attachment is open, that command comes back (not created); a ready
           attachment enqueues nothing, and the command that fetched it comes back.
@@ -71,13 +72,21 @@ class CommandService:
         params = params or {}
         if type not in COMMAND_TYPES:
             raise ContractError(f"type must be one of {', '.join(COMMAND_TYPES)}, got {type!r}", "type")
-        allowed = {REFRESH: {"jql"}, FETCH_ATTACHMENT: {"attachment_id"}}[type]
+        allowed = {REFRESH: {"jql", "updated_since"}, FETCH_ATTACHMENT: {"attachment_id"}}[type]
         extra = sorted(set(params) - allowed)
         if extra:
             raise ContractError(f"a {type} takes params.{' and params.'.join(sorted(allowed))} "
                                 "only", f"params.{extra[0]}")
         if type == REFRESH:
-            return self.enqueue_refresh(params.get("jql"), batch_id), True
+            since = params.get("updated_since")
+            if since is not None:
+                moment = parse_utc(since)
+                if moment is None:
+                    raise ContractError("params.updated_since must be a UTC time like "
+                                        f"2026-10-22T10:05:11+00:00, got {since!r}",
+                                        "params.updated_since")
+                since = iso(moment)
+            return self.enqueue_refresh(params.get("jql"), batch_id, updated_since=since), True
         if "attachment_id" not in params:
             raise ContractError("a fetch_attachment needs params.attachment_id",
                                 "params.attachment_id")
@@ -89,8 +98,10 @@ class CommandService:
             command = self.get(state["command_id"])
         return command, created
 
-    def enqueue_refresh(self, jql: str | None = None, batch_id: int | None = None) -> dict:
-        """Queue a ``refresh``; without ``jql`` it loads the base JQL (a full run)."""
+    def enqueue_refresh(self, jql: str | None = None, batch_id: int | None = None, *,
+                        updated_since: str | None = None) -> dict:
+        """Queue a ``refresh``; without ``jql`` it loads the base JQL (a full run,
+        unless ``updated_since``, a UTC time in the hub's format, makes it incremental)."""
         with database.atomic():
             if jql is None:
                 jql = self._projects.base_jql()
@@ -102,15 +113,35 @@ class CommandService:
                     )
             if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
-            command = Command.create(
-                type=REFRESH,
-                params={"jql": jql},
-                status=QUEUED,
-                batch=batch_id,
-                created_at=iso(self._clock.now()),
-            )
+            command = self._insert_refresh(jql, updated_since, batch_id)
         self._signal.notify()
         return serialize_command(command)
+
+    def enqueue_base_refresh(self, plan: Callable[[str], str | None | bool]) -> dict | None:
+        """Queue a refresh of the base JQL as ``plan(base_jql)`` decides: False for
+        none, None for a full run, a UTC time for an incremental run since then.
+
+        ``plan`` is asked inside the insert's write transaction, so that what it
+        reads (say, that no such refresh is open) still holds at the insert. None
+        (nothing queued) when there is no base JQL or ``plan`` answers False.
+        """
+        with database.atomic():
+            jql = self._projects.base_jql()
+            if jql is None:
+                return None
+            updated_since = plan(jql)
+            if updated_since is False:
+                return None
+            command = self._insert_refresh(jql, updated_since, None)
+        self._signal.notify()
+        return serialize_command(command)
+
+    def _insert_refresh(self, jql: str, updated_since: str | None, batch_id: int | None) -> Command:
+        params = {"jql": jql}
+        if updated_since is not None:
+            params["updated_since"] = updated_since
+        return Command.create(type=REFRESH, params=params, status=QUEUED, batch=batch_id,
+                              created_at=iso(self._clock.now()))
 
     def get(self, command_id: int) -> dict:
         return serialize_command(self._get(command_id))

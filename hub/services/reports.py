@@ -160,9 +160,13 @@ class ReportService:
                                      report.get("delivery"))
 
     def _is_full(self, command: Command) -> bool:
-        """A refresh of exactly the base JQL as it is now is a full run."""
-        jql = (command.params or {}).get("jql")
-        return jql is not None and jql == self._projects.base_jql()
+        """A refresh of exactly the base JQL as it is now, with no ``updated_since``,
+        is a full run: an incremental one loads only what changed, so what it did
+        not load may still be inside the base JQL."""
+        params = command.params or {}
+        jql = params.get("jql")
+        return (jql is not None and params.get("updated_since") is None
+                and jql == self._projects.base_jql())
 
     def _run(self, command: Command) -> SyncRun:
         # A command claimed by a hub that did not open runs at claim has none;
