@@ -21,6 +21,8 @@ class Backoff:
     first: float = 1.0
     longest: float = 30.0
     attempts: int = 6
+    # A server's Retry-After is honoured up to this; past it the server is more likely wrong than busy.
+    longest_told: float = 300.0
 
     def pause(self, attempt: int) -> float:
         ceiling = min(self.longest, self.first * (2 ** attempt))
@@ -71,7 +73,7 @@ def send(request: Callable[[], httpx.Response], backoff: Backoff, what: str,
                 return response
             reason = f"{what} answered {response.status_code}"
             told = retry_after(response)
-            pause = min(told, backoff.longest * 4) if told is not None else backoff.pause(attempt)
+            pause = min(told, backoff.longest_told) if told is not None else backoff.pause(attempt)
             response.close()
         if on_wait:
             on_wait(reason)
