@@ -119,6 +119,10 @@ class JiraClient:
                            params={"fields": "created", "expand": "changelog"})
         return (issue.get("changelog") or {}).get("histories") or []
 
+    def attachment(self, attachment_id: str) -> dict:
+        """An attachment's metadata: ``filename``, ``size``, ``mimeType`` and its ``content`` URL."""
+        return self._json("GET", f"/rest/api/2/attachment/{attachment_id}", f"attachment {attachment_id}")
+
     @contextlib.contextmanager
     def download(self, url: str) -> Iterator[httpx.Response]:
         """A streamed GET of an attachment's ``content`` URL exactly as Jira gave it (already percent-encoded)."""

@@ -197,6 +197,7 @@ class Runner:
                 self.fetch_attachment(command)
             else:
                 self._fail(command, f"this agent does not run {command.type!r} commands")
+            self._problem = None  # Jira answered the whole command: what went wrong before is over
         except Dropped as exc:
             log.info("command %s dropped: %s", command.id, exc)
         except Stopped as exc:
@@ -294,7 +295,7 @@ class Runner:
         """Stream the attachment to a temp file while hashing, refuse an HTML page, PUT it, then done."""
         aid = str(command.params.get("attachment_id"))
         self._say(command, f"attachment {aid}")
-        meta = self.jira._json("GET", f"/rest/api/2/attachment/{aid}", f"attachment {aid}")
+        meta = self.jira.attachment(aid)
         digest, size = hashlib.sha256(), 0
         fd, path = tempfile.mkstemp(prefix="hub-agent-")
         try:

@@ -127,11 +127,21 @@ class FakeJira:
     def start(self) -> "FakeJira":
         self._server = waitress.create_server(self, host="127.0.0.1", port=0, threads=8)
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
-        threading.Thread(target=self._server.run, daemon=True).start()
+        self._stopping = False
+        threading.Thread(target=self._serve, daemon=True).start()
         return self
+
+    def _serve(self) -> None:
+        try:
+            self._server.run()
+        except OSError:
+            # Closing the server from another thread pulls the socket from under its loop.
+            if not self._stopping:
+                raise
 
     def stop(self) -> None:
         if self._server is not None:
+            self._stopping = True
             self._server.close()
 
     def __call__(self, environ, start_response):
