@@ -272,3 +272,31 @@ class FakeJira:
 def _local(jira_time: str) -> datetime:
     """A Jira time as naive wall time in the user's zone, as JQL compares dates."""
     return datetime.strptime(jira_time, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(ZONE).replace(tzinfo=None)
+
+
+def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira:
+    """A sample AURORA project for the demo: issues labelled AWPCA (the base JQL) with sprints, epics,
+    comments, changes and attachments, a few linked to issues outside it (neighbours)."""
+    import random
+
+    rng = random.Random(seed)
+    people = ["ivanov", "petrov", "sidorova", "kuznetsov"]
+    sprints = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13),
+               legacy_sprint(21, "AURORA Sprint 14, [hot]", "ACTIVE", 14, goal="Cards, then lists")]
+    for n in range(1, issues + 1):
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"], status=rng.choice(["Open", "In Progress", "Done"]),
+                       assignee=rng.choice(people),
+                       **{SPRINT_FIELD: sprints[: rng.randint(1, 2)], EPIC_FIELD: "AURORA-1",
+                          START_FIELD: "2026-11-02", END_FIELD: "2026-12-20"})
+        for c in range(rng.randint(0, 4)):
+            jira.add_comment(f"AURORA-{n}", str(n * 10 + c), f"Comment {c} on AURORA-{n}", rng.choice(people))
+        for h in range(rng.randint(0, 3)):
+            jira.add_history(f"AURORA-{n}", str(n * 10 + h), "status", "Open", "In Progress")
+    for n in range(1, 11):
+        jira.add_issue(f"OTHER-{n}", labels=[])
+        jira.link(f"AURORA-{n * 3}", f"OTHER-{n}", "Relates")
+    for n in range(2, issues, 7):
+        jira.link(f"AURORA-{n}", f"AURORA-{n + 1}", "Blocks")
+    jira.add_attachment("AURORA-1", "31337", "Техническое задание №1.pdf", rng.randbytes(2 * 1024 * 1024))
+    jira.add_attachment("AURORA-2", "31338", "spec.pdf", b"%PDF-1.7 " + rng.randbytes(4096))
+    return jira
