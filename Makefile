@@ -37,6 +37,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/claims.py
+	$(BIN)/python bench/agent.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

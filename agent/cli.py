@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: 0 after a clean stop, 2 on a wrong setting or credential, 1 on other start failures."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request drowns what matters
     try:
         config = from_arguments(args)
     except ConfigError as exc:

@@ -135,6 +135,8 @@ class Runner:
                 # Claim only as many as there are free slots, so no claimed command waits out its lease here.
                 if not slots.acquire(timeout=1):
                     continue
+                if self.stopping.is_set():  # stopped while waiting for the slot
+                    break
                 free = 1
                 while free < self.config.concurrency and slots.acquire(blocking=False):
                     free += 1
@@ -151,6 +153,9 @@ class Runner:
     def _claim(self, limit: int) -> Claimed:
         try:
             self._claiming = True
+            # Checked after the flag is up: a signal from here on cuts the claim, one before it is seen here.
+            if self.stopping.is_set():
+                return Claimed([])
             return self.hub.claim(limit=limit)
         except Interrupted:
             return Claimed([])  # what this claim took, if anything, returns to the queue with its lease

@@ -17,6 +17,7 @@ import base64
 import json
 import re
 import threading
+import time
 from datetime import datetime
 from urllib.parse import parse_qs, quote, unquote
 from zoneinfo import ZoneInfo
@@ -71,6 +72,7 @@ class FakeJira:
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
         self.throttle = 0  # the next N requests answer 429
+        self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.requests: list[tuple[str, str, dict | None]] = []
         self.lock = threading.Lock()
         self.url = ""
@@ -247,6 +249,8 @@ class FakeJira:
         return sorted(chosen, key=lambda i: (i["key"].split("-")[0], int(i["key"].split("-")[1])))
 
     def _search(self, body: dict):
+        if self.delay:
+            time.sleep(self.delay)
         chosen = self.select(body["jql"], body.get("validateQuery", True) is not False)
         if isinstance(chosen, str):
             return 400, {"errorMessages": [chosen], "errors": {}}, []

@@ -153,6 +153,19 @@ def test_a_wrong_token_is_one_line_and_exit_2(tmp_path):
         assert stop(hub) == 0
 
 
+def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
+    url, interface, jira, data, agent = setup
+    jira.delay = 0.3
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    wait_until(lambda: get(url, interface, "/api/v1/issues?limit=500")["items"], timeout=30,
+               message="the first page")
+    assert stop(agent) == 0
+    loaded = [i["key"] for i in get(url, interface, "/api/v1/issues?limit=500")["items"] if not i["neighbor"]]
+    assert 0 < len(loaded) < 10 and len(loaded) % 4 == 0  # whole pages of 4, not all of them
+    left = get(url, interface, f"/api/v1/commands/{command['id']}")
+    assert left["status"] == "claimed"  # not done: its lease returns it to the queue for the next agent
+
+
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, jira, data, agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
