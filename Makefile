@@ -1,11 +1,12 @@
 # Two commands set the hub up on a machine with Python 3.11 and make:
 #   make run    create .venv, install the hub, serve on ./hub-data
 #   make test   create .venv with the test extras, run ruff and the whole suite
+#   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +26,9 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+demo: $(VENV)/.installed-run
+	$(BIN)/python demo/run.py
+
 bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
 	$(BIN)/python bench/states.py
@@ -33,6 +37,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/claims.py
+	$(BIN)/python bench/agent.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.cli import build_parser as build_agent_parser
+from agent.config import ENVIRONMENT
 from hub.api.app import build_services, routes
 from hub.cli import build_parser
 from hub.config import VARIABLES, Config
@@ -44,6 +46,25 @@ def test_every_route_is_documented(path):
 def test_every_variable_is_documented(name):
     assert f"`{name}`" in read("docs/configuration.md")
     assert re.search(rf"^{name}=", read("deploy/hub.env.example"), re.M)
+
+
+def agent_flags() -> list[str]:
+    [action] = [a for a in build_agent_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return [flag for a in action.choices["run"]._actions for flag in a.option_strings if flag not in ("-h", "--help")]
+
+
+@pytest.mark.parametrize("flag", agent_flags())
+def test_every_agent_flag_is_documented(flag):
+    assert f"`{flag}`" in read("docs/agent.md")
+
+
+@pytest.mark.parametrize("variable", [variable for variable, _ in ENVIRONMENT.values()])
+def test_every_agent_variable_is_documented(variable):
+    assert f"`{variable}`" in read("docs/agent.md")
+
+
+def test_the_agent_is_in_the_readme():
+    assert "`hub-agent run" in read("README.md") and "docs/agent.md" in read("README.md")
 
 
 def spec_scenarios() -> dict[str, list[str]]:

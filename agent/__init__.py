@@ -1,0 +1,1 @@
+"""hub-agent: executes the hub's commands against Jira Server/DC."""

@@ -1,0 +1,132 @@
+"""The hub's agent protocol (``/agent/v1``, version 14) as method calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import httpx
+
+from agent.retry import Backoff, retry_after, send
+
+PROTOCOL_VERSION = 14
+
+
+class HubError(Exception):
+    """The hub refused a request for a reason retrying will not mend; ``status`` is its HTTP status."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class HubAuthError(HubError):
+    """401/403: the token is wrong or revoked; the operator must act."""
+
+
+class Dropped(HubError):
+    """409: the agent no longer holds the command (cancelled, re-leased, finished); drop it."""
+
+
+@dataclass
+class Command:
+    """A claimed command; ``delivery`` goes into every report about it."""
+
+    id: int
+    type: str
+    params: dict
+    delivery: int
+    lease_until: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Claimed:
+    """What one claim gave: commands, and how long to wait before the next claim (``Retry-After``)."""
+
+    commands: list[Command]
+    pause: float = 0.0
+
+
+def _error(response: httpx.Response, what: str) -> HubError:
+    try:
+        body = response.json()
+        text = body.get("description") or body.get("title") or response.text
+    except ValueError:
+        text = response.text[:200]
+    message = f"hub answered {response.status_code} to {what}: {text}"
+    if response.status_code in (401, 403):
+        return HubAuthError(response.status_code, message)
+    if response.status_code == 409:
+        return Dropped(409, message)
+    return HubError(response.status_code, message)
+
+
+class HubClient:
+    """One agent's connection to the hub; thread-safe (httpx.Client is)."""
+
+    def __init__(self, url: str, token: str, agent_id: str, *, backoff: Backoff | None = None,
+                 transport: httpx.BaseTransport | None = None, claim_wait: int = 30):
+        self.agent_id = agent_id
+        self.backoff = backoff or Backoff()
+        self.claim_wait = claim_wait
+        # The read timeout stays above the long-poll's wait, as the protocol asks, so a held claim is not cut.
+        self.http = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
+                                 timeout=httpx.Timeout(30.0, read=claim_wait + 15.0), transport=transport)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _post(self, path: str, body: dict, what: str) -> httpx.Response:
+        response = send(lambda: self.http.post(path, json=body), self.backoff, "hub")
+        if response.status_code != 200:
+            raise _error(response, what)
+        return response
+
+    def heartbeat(self, state: str = "idle", detail: str | None = None) -> list[int]:
+        """Report liveness (extends every lease this agent holds); the ids of commands cancelled since."""
+        body = {"agent_id": self.agent_id, "version": PROTOCOL_VERSION, "state": state, "detail": detail}
+        return list(self._post("/agent/v1/heartbeat", body, "heartbeat").json().get("cancelled", []))
+
+    def claim(self, limit: int = 1, wait: int | None = None, types: list[str] | None = None) -> Claimed:
+        """Long-poll for up to ``limit`` commands; ``pause`` is the hub's ``Retry-After`` when it had no room."""
+        body = {"agent_id": self.agent_id, "version": PROTOCOL_VERSION, "limit": limit,
+                "wait": self.claim_wait if wait is None else wait}
+        if types:
+            body["types"] = types
+        response = self._post("/agent/v1/claim", body, "claim")
+        commands = [Command(id=c["id"], type=c["type"], params=c.get("params") or {},
+                            delivery=c.get("deliveries", 1), lease_until=c.get("lease_until"))
+                    for c in response.json().get("commands", [])]
+        return Claimed(commands, retry_after(response) or 0.0)
+
+    def _report(self, command: Command, what: str, body: dict) -> dict:
+        body = {**body, "agent_id": self.agent_id, "delivery": command.delivery}
+        return self._post(f"/agent/v1/commands/{command.id}/{what}", body, f"{what} of command {command.id}").json()
+
+    def state(self, command: Command, issues: list[dict], neighbors: list[dict]) -> dict:
+        """One page (at most 100 issues and 100 neighbours) of a refresh."""
+        return self._report(command, "state", {"issues": issues, "neighbors": neighbors})
+
+    def done(self, command: Command, result: dict) -> dict:
+        """Finish the command with its result."""
+        return self._report(command, "done", {"result": result})
+
+    def failed(self, command: Command, error: str) -> dict:
+        """Fail the command with an error an operator can act on."""
+        return self._report(command, "failed", {"error": error})
+
+    def put_file(self, command: Command, path: str, sha256: str) -> dict:
+        """Upload a fetched attachment from a file on disk, streamed; the hub checks the hash."""
+
+        def request() -> httpx.Response:
+            # A file object: httpx reads it in chunks and sends its size as Content-Length.
+            with open(path, "rb") as stream:
+                return self.http.put(f"/agent/v1/commands/{command.id}/file", content=stream,
+                                     params={"delivery": command.delivery, "agent_id": self.agent_id},
+                                     headers={"X-Content-SHA256": sha256,
+                                              "Content-Type": "application/octet-stream"})
+
+        response = send(request, self.backoff, "hub")
+        if response.status_code != 200:
+            raise _error(response, f"file of command {command.id}")
+        return response.json()

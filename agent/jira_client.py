@@ -1,0 +1,138 @@
+"""Jira Server/Data Center's REST API v2, the few endpoints a mirror needs."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import httpx
+
+from agent.retry import Backoff, send
+
+# Asked for explicitly: Jira's default field set is large and differs between instances.
+BASE_FIELDS = ["summary", "description", "issuetype", "status", "priority", "assignee", "reporter", "duedate",
+               "labels", "created", "updated", "issuelinks", "comment", "attachment"]
+
+
+class JiraError(Exception):
+    """Jira refused a request; ``status`` is its HTTP status, the message quotes Jira's own words."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class JiraAuthError(JiraError):
+    """401/403: the credentials are wrong, expired, or lack a permission."""
+
+
+def _error(response: httpx.Response, what: str) -> JiraError:
+    try:
+        body = response.json()
+        words = "; ".join([*body.get("errorMessages", []), *(body.get("errors") or {}).values()]) or response.text
+    except ValueError:
+        words = response.text[:200].strip()
+    if response.status_code in (401, 403):
+        return JiraAuthError(response.status_code,
+                             f"Jira answered {response.status_code} to {what}: check the Jira token or user")
+    return JiraError(response.status_code, f"Jira answered {response.status_code} to {what}: {words}")
+
+
+class JiraClient:
+    """One Jira connection: a PAT goes as ``Authorization: Bearer``, else basic auth with user and password."""
+
+    def __init__(self, url: str, *, token: str | None = None, user: str | None = None,
+                 password: str | None = None, backoff: Backoff | None = None, on_wait=None,
+                 transport: httpx.BaseTransport | None = None):
+        headers = {"Accept": "application/json"}
+        auth = None
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        elif user is not None:
+            auth = httpx.BasicAuth(user, password or "")
+        self.backoff = backoff or Backoff()
+        self.on_wait = on_wait
+        self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, auth=auth, transport=transport,
+                                 timeout=httpx.Timeout(60.0, connect=15.0))
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _json(self, method: str, path: str, what: str, **kwargs) -> dict | list:
+        response = send(lambda: self.http.request(method, path, **kwargs), self.backoff, "Jira",
+                        on_wait=self.on_wait)
+        if response.status_code != 200:
+            raise _error(response, what)
+        return response.json()
+
+    def myself(self) -> dict:
+        """The user the credentials belong to (``name``, ``timeZone``, ...)."""
+        return self._json("GET", "/rest/api/2/myself", "/myself")
+
+    def fields(self) -> list[dict]:
+        """Every field, system and custom, with its ``schema``."""
+        return self._json("GET", "/rest/api/2/field", "/field")
+
+    def search_page(self, jql: str, start_at: int, max_results: int, fields: list[str], *,
+                    expand: list[str] | None = None, validate: bool = True) -> dict:
+        """One page of ``POST /rest/api/2/search`` as Jira answers it (it may clamp ``maxResults``)."""
+        body = {"jql": jql, "startAt": start_at, "maxResults": max_results, "fields": fields}
+        if expand:
+            body["expand"] = expand
+        if not validate:
+            # Without it a `key in (...)` naming a deleted or moved key answers 400 for the whole batch.
+            body["validateQuery"] = False
+        return self._json("POST", "/rest/api/2/search", "search", json=body)
+
+    def search(self, jql: str, fields: list[str], *, page_size: int = 100, expand: list[str] | None = None,
+               validate: bool = True) -> Iterator[tuple[dict, int]]:
+        """Every page of a search as ``(page, total)``, following the ``startAt`` and ``total`` Jira returns.
+
+        The next ``startAt`` counts the issues actually returned, since Jira may return fewer than asked
+        (its ``jira.search.views.default.max`` clamps ``maxResults`` silently).
+        """
+        start = 0
+        while True:
+            page = self.search_page(jql, start, page_size, fields, expand=expand, validate=validate)
+            issues = page.get("issues") or []
+            total = int(page.get("total") or 0)
+            yield page, total
+            start = int(page.get("startAt") or start) + len(issues)
+            if not issues or start >= total:
+                return
+
+    def comments(self, key: str) -> list[dict]:
+        """All of an issue's comments, paged from its own endpoint."""
+        comments: list[dict] = []
+        while True:
+            page = self._json("GET", f"/rest/api/2/issue/{key}/comment", f"comments of {key}",
+                              params={"startAt": len(comments), "maxResults": 100})
+            got = page.get("comments") or []
+            comments.extend(got)
+            if not got or len(comments) >= int(page.get("total") or 0):
+                return comments
+
+    def changelog(self, key: str) -> list[dict]:
+        """All of an issue's change histories: Jira Server's issue endpoint with ``expand=changelog``
+        gives them whole, where search may have cut them short."""
+        issue = self._json("GET", f"/rest/api/2/issue/{key}", f"changelog of {key}",
+                           params={"fields": "created", "expand": "changelog"})
+        return (issue.get("changelog") or {}).get("histories") or []
+
+    def attachment(self, attachment_id: str) -> dict:
+        """An attachment's metadata: ``filename``, ``size``, ``mimeType`` and its ``content`` URL."""
+        return self._json("GET", f"/rest/api/2/attachment/{attachment_id}", f"attachment {attachment_id}")
+
+    @contextlib.contextmanager
+    def download(self, url: str) -> Iterator[httpx.Response]:
+        """A streamed GET of an attachment's ``content`` URL exactly as Jira gave it (already percent-encoded)."""
+        request = self.http.build_request("GET", httpx.URL(url), headers={"Accept": "*/*"})
+        response = send(lambda: self.http.send(request, stream=True, follow_redirects=True), self.backoff,
+                        "Jira", on_wait=self.on_wait)
+        try:
+            if response.status_code != 200:
+                response.read()
+                raise _error(response, f"attachment {url}")
+            yield response
+        finally:
+            response.close()

@@ -1,0 +1,339 @@
+"""The agent's loop: check both ends, heartbeat, claim, and run refreshes and attachment fetches."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import signal
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from agent import mapping
+from agent.config import AgentConfig
+from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
+from agent.jira_client import BASE_FIELDS, JiraAuthError, JiraClient, JiraError
+from agent.retry import GaveUp
+
+log = logging.getLogger("hub-agent")
+
+REFRESH, FETCH_ATTACHMENT = "refresh", "fetch_attachment"
+NEIGHBOUR_BATCH = 100  # the hub takes at most 100 neighbours a page; one search fetches them
+_ORDER_BY = re.compile(r"\s+ORDER\s+BY\s+.*$", re.I | re.S)
+
+
+class StartupError(Exception):
+    """The agent cannot start; ``code`` is the exit status (2: a credential is wrong)."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+class Interrupted(BaseException):
+    """Raised by the signal handler into a claim's long-poll, so stopping does not wait out the poll.
+
+    A BaseException so that no handler meant for HTTP errors swallows it."""
+
+
+class Stopped(Exception):
+    """The command stopped between pages: cancelled by an interface, or the agent is stopping."""
+
+
+def updated_clause(updated_since: str, zone: str | None) -> str:
+    """``AND updated >= "yyyy/MM/dd HH:mm"``: JQL reads dates in the Jira user's time zone, to the minute,
+    so the instant is converted to that zone and floored (never later than asked)."""
+    moment = datetime.fromisoformat(updated_since)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    try:
+        tz = ZoneInfo(zone) if zone else timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        tz = timezone.utc
+    return f' AND updated >= "{moment.astimezone(tz):%Y/%m/%d %H:%M}"'
+
+
+def search_jql(jql: str, updated_since: str | None, zone: str | None) -> str:
+    """The command's JQL, narrowed by ``updated_since``, in a stable order (so pages do not shift)."""
+    where = _ORDER_BY.sub("", jql.strip())
+    if updated_since:
+        where = f"({where}){updated_clause(updated_since, zone)}"
+    return f"{where} ORDER BY key ASC"
+
+
+def looks_like_html(content_type: str | None, expected_mime: str | None, head: bytes) -> bool:
+    """An HTML page where a file was expected: an SSO proxy's login form answers 200 with one."""
+    if (expected_mime or "").startswith("text/html"):
+        return False
+    if (content_type or "").split(";")[0].strip().lower() in ("text/html", "application/xhtml+xml"):
+        return True
+    start = head.lstrip()[:15].lower()
+    return start.startswith(b"<!doctype html") or start.startswith(b"<html")
+
+
+class Runner:
+    """One agent process: ``start()`` checks Jira and the hub, ``run()`` loops until ``stop()``."""
+
+    def __init__(self, config: AgentConfig, hub: HubClient | None = None, jira: JiraClient | None = None):
+        self.config = config
+        self.hub = hub or HubClient(config.hub_url, config.hub_token, config.agent_id, claim_wait=config.claim_wait)
+        self.jira = jira or JiraClient(config.jira_url, token=config.jira_token, user=config.jira_user,
+                                       password=config.jira_password, on_wait=self._jira_waits)
+        self.stopping = threading.Event()
+        self.cancelled: set[int] = set()
+        self.details: dict[int, str] = {}
+        self.lock = threading.Lock()
+        self.heartbeat_every = 30.0
+        self.time_zone: str | None = None
+        self.custom = mapping.CustomFields()
+        self._problem: str | None = None
+        self._claiming = False
+
+    # --- start and stop -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Check Jira (``/myself``; learns the user's time zone) and the hub (a heartbeat); StartupError if not."""
+        try:
+            me = self.jira.myself()
+            self.time_zone = me.get("timeZone")
+            self.custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
+                                                     self.config.planned_end_field)
+        except JiraAuthError as exc:
+            raise StartupError(f"Jira refused the credentials ({exc.status}): check JIRA_TOKEN or JIRA_USER",
+                               2) from exc
+        except (JiraError, GaveUp) as exc:
+            raise StartupError(f"Jira: {exc}") from exc
+        try:
+            self.hub.heartbeat("starting", f"Jira user {me.get('name')}")
+        except HubAuthError as exc:
+            raise StartupError(f"the hub refused the token ({exc.status}): check HUB_AGENT_TOKEN", 2) from exc
+        except (HubError, GaveUp) as exc:
+            raise StartupError(f"hub: {exc}") from exc
+        log.info("started as %s; Jira user %s (%s)", self.config.agent_id, me.get("name"), self.time_zone)
+
+    def stop(self) -> None:
+        """Finish the pages in flight, then exit the loop."""
+        self.stopping.set()
+
+    def _jira_waits(self, reason: str) -> None:
+        self._problem = reason
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Claim and execute commands, ``concurrency`` at once, until ``stop()``."""
+        beat = threading.Thread(target=self._heartbeats, name="heartbeat", daemon=True)
+        beat.start()
+        slots = threading.Semaphore(self.config.concurrency)
+        with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="command") as pool:
+            while not self.stopping.is_set():
+                # Claim only as many as there are free slots, so no claimed command waits out its lease here.
+                if not slots.acquire(timeout=1):
+                    continue
+                if self.stopping.is_set():  # stopped while waiting for the slot
+                    break
+                free = 1
+                while free < self.config.concurrency and slots.acquire(blocking=False):
+                    free += 1
+                claimed = self._claim(free)
+                for _ in range(free - len(claimed.commands)):
+                    slots.release()
+                for command in claimed.commands:
+                    pool.submit(self._execute, command, slots)
+                self._learn_lease(claimed.commands)
+                if claimed.pause:
+                    self.stopping.wait(claimed.pause)
+        self._beat("stopped", None)
+
+    def _claim(self, limit: int) -> Claimed:
+        try:
+            self._claiming = True
+            # Checked after the flag is up: a signal from here on cuts the claim, one before it is seen here.
+            if self.stopping.is_set():
+                return Claimed([])
+            return self.hub.claim(limit=limit)
+        except Interrupted:
+            return Claimed([])  # what this claim took, if anything, returns to the queue with its lease
+        except (HubError, GaveUp) as exc:
+            if isinstance(exc, HubAuthError):
+                self.stopping.set()
+                raise
+            log.warning("claim: %s", exc)
+            self.stopping.wait(5)
+            return Claimed([])
+        finally:
+            self._claiming = False
+
+    def _learn_lease(self, commands: list[Command]) -> None:
+        for command in commands:
+            if command.lease_until:
+                left = (datetime.fromisoformat(command.lease_until) - datetime.now(timezone.utc)).total_seconds()
+                if left > 3:
+                    self.heartbeat_every = max(1.0, left / 3)  # a third of the lease: two may be lost
+
+    def _heartbeats(self) -> None:
+        while not self.stopping.wait(self.heartbeat_every):
+            with self.lock:
+                detail = "; ".join(self.details.values()) or None
+                state = "working" if self.details else "idle"
+            if self._problem:
+                detail = f"{self._problem}" + (f"; {detail}" if detail else "")
+            self._beat(state, detail)
+
+    def _beat(self, state: str, detail: str | None) -> None:
+        try:
+            cancelled = self.hub.heartbeat(state, detail)
+        except (HubError, GaveUp) as exc:
+            log.warning("heartbeat: %s", exc)
+            return
+        with self.lock:
+            self.cancelled.update(cancelled)
+
+    def _execute(self, command: Command, slots: threading.Semaphore) -> None:
+        try:
+            if command.type == REFRESH:
+                self.refresh(command)
+            elif command.type == FETCH_ATTACHMENT:
+                self.fetch_attachment(command)
+            else:
+                self._fail(command, f"this agent does not run {command.type!r} commands")
+            self._problem = None  # Jira answered the whole command: what went wrong before is over
+        except Dropped as exc:
+            log.info("command %s dropped: %s", command.id, exc)
+        except Stopped as exc:
+            log.info("command %s stopped: %s", command.id, exc)
+        except JiraAuthError as exc:
+            self._problem = str(exc)
+            self._fail(command, str(exc))
+        except (JiraError, GaveUp, HubError) as exc:
+            self._fail(command, str(exc))
+        except Exception as exc:  # a bug must fail the one command and leave the loop running, not hang it
+            log.exception("command %s", command.id)
+            self._fail(command, f"agent error: {exc.__class__.__name__}: {exc}")
+        finally:
+            with self.lock:
+                self.details.pop(command.id, None)
+            slots.release()
+
+    def _fail(self, command: Command, error: str) -> None:
+        log.warning("command %s failed: %s", command.id, error)
+        try:
+            self.hub.failed(command, error)
+        except (HubError, GaveUp) as exc:
+            log.warning("command %s: could not report failure: %s", command.id, exc)
+
+    def _check(self, command: Command) -> None:
+        """Between pages: stop if an interface cancelled the command or the agent is stopping."""
+        with self.lock:
+            if command.id in self.cancelled:
+                raise Stopped("cancelled")
+        if self.stopping.is_set():
+            raise Stopped("the agent is stopping; the lease returns the command to the queue")
+
+    def _say(self, command: Command, detail: str) -> None:
+        with self.lock:
+            self.details[command.id] = detail
+
+    # --- refresh ------------------------------------------------------------------------
+
+    def refresh(self, command: Command) -> None:
+        """Search pages → state pages of at most 100 issues and 100 neighbours → done {total, history_at}."""
+        jql = command.params.get("jql")
+        if not jql:
+            raise JiraError(400, "the refresh has no params.jql")
+        query = search_jql(jql, command.params.get("updated_since"), self.time_zone)
+        history_at = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+        fields = BASE_FIELDS + self.custom.ids()
+        seen_ids: set[str] = set()
+        loaded_keys: set[str] = set()
+        neighbours_sent: set[str] = set()
+        total, number = 0, 0
+        label = jql if len(jql) <= 40 else jql[:37] + "..."
+        for page, total in self.jira.search(query, fields, page_size=self.config.page_size, expand=["changelog"]):
+            self._check(command)
+            number += 1
+            per_page = max(1, len(page.get("issues") or []))
+            self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+            states = []
+            for issue in page.get("issues") or []:
+                if str(issue["id"]) in seen_ids:
+                    continue  # an issue updated during the run can move between pages and come twice
+                seen_ids.add(str(issue["id"]))
+                states.append(self._issue_state(issue))
+            loaded_keys.update(s["key"] for s in states)
+            wanted = sorted({k for issue in page.get("issues") or [] for k in mapping.linked_keys(issue)}
+                            - loaded_keys - neighbours_sent)
+            neighbours = self._neighbours(wanted)
+            neighbours_sent.update(wanted)
+            for start in range(0, max(len(states), len(neighbours), 1), 100):
+                self.hub.state(command, states[start:start + 100], neighbours[start:start + 100])
+        self.hub.done(command, {"total": total, "history_at": history_at})
+        log.info("command %s: refresh done, %s issues", command.id, total)
+
+    def _issue_state(self, issue: dict) -> dict:
+        f = issue.get("fields") or {}
+        comments = histories = None
+        if mapping.truncated(f.get("comment"), "comments"):
+            comments = self.jira.comments(issue["key"])
+        if mapping.truncated(issue.get("changelog"), "histories"):
+            histories = self.jira.changelog(issue["key"])
+        return mapping.state(issue, self.custom, comments, histories)
+
+    def _neighbours(self, keys: list[str]) -> list[dict]:
+        found = []
+        fields = [f for f in BASE_FIELDS if f not in ("comment", "attachment", "issuelinks")] + self.custom.ids()
+        for start in range(0, len(keys), NEIGHBOUR_BATCH):
+            batch = keys[start:start + NEIGHBOUR_BATCH]
+            jql = "key in (%s)" % ", ".join(f'"{k}"' for k in batch)
+            for page, _ in self.jira.search(jql, fields, page_size=NEIGHBOUR_BATCH, validate=False):
+                found.extend(mapping.neighbour(i, self.custom) for i in page.get("issues") or [])
+        return found
+
+    # --- fetch_attachment ---------------------------------------------------------------
+
+    def fetch_attachment(self, command: Command) -> None:
+        """Stream the attachment to a temp file while hashing, refuse an HTML page, PUT it, then done."""
+        aid = str(command.params.get("attachment_id"))
+        self._say(command, f"attachment {aid}")
+        meta = self.jira.attachment(aid)
+        digest, size = hashlib.sha256(), 0
+        fd, path = tempfile.mkstemp(prefix="hub-agent-")
+        try:
+            with os.fdopen(fd, "wb") as out, self.jira.download(meta["content"]) as response:
+                head = b""
+                for chunk in response.iter_bytes(1 << 20):
+                    if len(head) < 512:
+                        head += chunk[:512 - len(head)]
+                    digest.update(chunk)
+                    out.write(chunk)
+                    size += len(chunk)
+                content_type = response.headers.get("Content-Type")
+            if looks_like_html(content_type, meta.get("mimeType"), head):
+                raise JiraError(200, f"Jira served an HTML page ({content_type or 'no content type'}, {size} bytes)"
+                                     f" instead of attachment {aid} ({meta.get('filename')}, {meta.get('size')}"
+                                     " bytes): a login page of a proxy in front of Jira?")
+            if meta.get("size") is not None and int(meta["size"]) != size:
+                raise JiraError(200, f"attachment {aid}: Jira lists {meta['size']} bytes but sent {size}")
+            stored = self.hub.put_file(command, path, digest.hexdigest())
+            self.hub.done(command, {"sha256": stored["sha256"], "size": stored["size"]})
+            log.info("command %s: attachment %s uploaded, %s bytes", command.id, aid, size)
+        finally:
+            os.unlink(path)
+
+
+def install_signals(runner: Runner) -> None:
+    """SIGTERM and SIGINT stop the runner gracefully: the pages in flight are finished and reported."""
+
+    def handler(signum, frame):
+        log.info("signal %s: stopping after the pages in flight", signum)
+        runner.stop()
+        if runner._claiming:  # the main thread is in a long-poll: cut it; no command work is interrupted
+            raise Interrupted()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)

@@ -1,0 +1,117 @@
+"""Issues mirrored per second end to end (demo Jira → hub-agent → hub) against the demo Jira's own
+serving rate for the same search pages, measured in the same run. Target: ratio ≥ 0.5 — the agent
+and the hub together should cost no more than Jira itself.
+
+The demo Jira (the tests' fake) holds ``--issues`` issues with comments, changes and links; it
+embeds every comment and history in search, so the agent needs nothing but the search pages and the
+neighbour batches. The baseline asks the same pages (same JQL, fields, ``expand``, page size) in a
+loop with one keep-alive client; the measured run is a full refresh, from enqueue to ``done``.
+
+    python bench/agent.py [--issues 2000] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent.jira_client import BASE_FIELDS  # noqa: E402
+from bench.server import hub_command, serve, stop  # noqa: E402
+from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project  # noqa: E402
+
+TARGET = 0.5
+AGENT = str(Path(sys.executable).parent / "hub-agent")
+JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
+
+
+def jira_rate(jira: FakeJira, issues: int) -> float:
+    """Issues per second the demo Jira serves for the refresh's search pages."""
+    fields = BASE_FIELDS + [SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
+    with httpx.Client(base_url=jira.url, headers={"Authorization": f"Bearer {jira.token}"}) as client:
+        started, served = time.perf_counter(), 0
+        for start in range(0, issues, 100):
+            page = client.post("/rest/api/2/search", json={"jql": JQL, "startAt": start, "maxResults": 100,
+                                                           "fields": fields, "expand": ["changelog"]}).json()
+            served += len(page["issues"])
+        return served / (time.perf_counter() - started)
+
+
+def api(port: int, token: str, path: str, body=None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data,
+                                     method="POST" if data else "GET",
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as resp:
+        return json.loads(resp.read())
+
+
+def mirror_rate(port: int, token: str, issues: int) -> float:
+    """Issues per second of one full refresh, from enqueue to done."""
+    started = time.perf_counter()
+    command = api(port, token, "/api/v1/commands", {"type": "refresh"})
+    while (state := api(port, token, f"/api/v1/commands/{command['id']}"))["status"] not in ("done", "failed"):
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - started
+    if state["status"] != "done":
+        raise SystemExit(f"the refresh failed: {state['error']}")
+    return issues / elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--issues", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    data_dir = work / "data"
+    jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
+    hub = agent = None
+    try:
+        agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
+        ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
+        hub_command(data_dir, "scope", "set", "project = AURORA")
+        hub_command(data_dir, "project", "add", "AWPCA", "--name", "Bench")
+        hub, port = serve(data_dir)
+        agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
+                                  "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "bench"],
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+        while not re.search(r"running as", agent.stdout.readline() or "ended"):
+            if agent.poll() is not None:
+                raise SystemExit("hub-agent ended before running")
+        jira_rate(jira, args.issues)  # warm up: code paths run once
+        baseline, measured = [], []
+        for _ in range(args.rounds):
+            baseline.append(jira_rate(jira, args.issues))
+            measured.append(mirror_rate(port, ui_token, args.issues))
+        base, rate = max(baseline), max(measured)
+        print(f"{args.issues} issues (comments, changes, links), pages of 100; best of {args.rounds} rounds")
+        print(f"{'demo Jira search pages (baseline)':<38} {base:8.0f} issues/s")
+        print(f"{'full refresh, Jira → agent → hub':<38} {rate:8.0f} issues/s")
+        ratio = rate / base
+        print(f"ratio to baseline {ratio:5.2f} ({'ok' if ratio >= TARGET else 'UNDER TARGET'}, target >= {TARGET})")
+    finally:
+        if agent is not None:
+            agent.terminate()
+            agent.wait(timeout=60)
+        stop(hub)
+        jira.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The agent's runner in this process against a real hub and the fake Jira: repeated, incremental,
+cancelled and rate-limited refreshes, and commands the hub takes back."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from agent.config import AgentConfig
+from agent.hub_client import Command
+from agent.retry import Backoff
+from agent.runner import Runner
+from tests.fakejira import FakeJira
+from tests.support import call, prepared_hub, start, stop, wait_for_line
+
+LATER = "2026-11-20T10:30:00.000+0300"
+
+
+@pytest.fixture
+def world(tmp_path):
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir)
+    hub = start("serve", data_dir=data_dir)
+    jira = FakeJira(max_results=3, embedded=1).start()
+    for n in range(1, 8):
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
+    jira.add_comment("AURORA-1", "101", "first")
+    jira.add_comment("AURORA-1", "102", "second")
+    jira.add_attachment("AURORA-2", "301", "a.pdf", b"%PDF a")
+    jira.add_attachment("AURORA-2", "302", "b.pdf", b"%PDF b")
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        config = AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
+                             agent_id="agent-in-process", claim_wait=0)
+        runner = Runner(config)
+        for client in (runner.hub, runner.jira):
+            client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
+        runner.start()
+        yield url, interface, jira, runner
+    finally:
+        jira.stop()
+        assert stop(hub) == 0
+
+
+def claimed(runner: Runner, url: str, interface: str, **params) -> Command:
+    """Enqueue a refresh through the interface API and claim it as the runner's agent."""
+    call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    [command] = runner.hub.claim(limit=1, wait=0).commands
+    command.params.update(params)
+    return command
+
+
+def mirror(url: str, interface: str, path: str) -> dict:
+    return call(url, interface, path)
+
+
+def test_edits_in_jira_show_after_the_next_refresh(world):
+    url, interface, jira, runner = world
+    runner.refresh(claimed(runner, url, interface))
+    assert [c["id"] for c in mirror(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]] == ["101", "102"]
+
+    jira.issues["AURORA-1"]["fields"]["comment"]["comments"].pop(0)
+    jira.add_comment("AURORA-1", "103", "third")
+    jira.issues["AURORA-2"]["fields"]["attachment"].pop()
+    jira.issues["AURORA-3"]["fields"]["status"] = {"name": "Done"}
+    runner.refresh(claimed(runner, url, interface))
+
+    assert [c["id"] for c in mirror(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]] == ["102", "103"]
+    listed = mirror(url, interface, "/api/v1/issues/AURORA-2/attachments")["items"]
+    assert [a["attachment_id"] for a in listed] == ["301"]
+    assert mirror(url, interface, "/api/v1/issues/AURORA-3")["status"] == "Done"
+
+
+def test_an_incremental_refresh_asks_only_for_what_changed(world):
+    url, interface, jira, runner = world
+    runner.refresh(claimed(runner, url, interface))
+    jira.issues["AURORA-5"]["fields"].update(summary="Changed", updated=LATER)
+    jira.requests.clear()
+    # 07:30 UTC is 10:30 in Moscow, the Jira user's zone: AURORA-5 qualifies, the rest (October) not.
+    command = claimed(runner, url, interface, updated_since="2026-11-20T07:30:40+00:00")
+    runner.refresh(command)
+    [search] = [body for _, path, body in jira.requests if path == "/rest/api/2/search"]
+    assert 'updated >= "2026/11/20 10:30"' in search["jql"]
+    assert mirror(url, interface, "/api/v1/issues/AURORA-5")["summary"] == "Changed"
+    done = mirror(url, interface, f"/api/v1/commands/{command.id}")
+    assert done["status"] == "done" and done["result"]["total"] == 1
+
+
+def test_a_cancel_seen_in_a_heartbeat_stops_the_refresh_between_pages(world):
+    url, interface, jira, runner = world
+    command = claimed(runner, url, interface)
+    pages = []
+    send_state = runner.hub.state
+
+    def state_then_cancel(cmd, issues, neighbors):
+        answer = send_state(cmd, issues, neighbors)
+        pages.append([i["key"] for i in issues])
+        if len(pages) == 1:
+            call(url, interface, f"/api/v1/commands/{cmd.id}/cancel", {})
+            runner._beat("working", None)  # the heartbeat lists the cancelled command
+        return answer
+
+    runner.hub.state = state_then_cancel
+    slots = threading.Semaphore(0)
+    runner._execute(command, slots)
+    assert pages == [["AURORA-1", "AURORA-2", "AURORA-3"]]  # of 3 pages, only the first
+    assert mirror(url, interface, f"/api/v1/commands/{command.id}")["status"] == "cancelled"
+
+
+def test_a_409_drops_the_command_without_reporting_it_failed(world):
+    url, interface, jira, runner = world
+    command = claimed(runner, url, interface)
+    call(url, interface, f"/api/v1/commands/{command.id}/cancel", {})
+    reported = []
+    runner.hub.failed = lambda cmd, error: reported.append(error)
+    runner._execute(command, threading.Semaphore(0))  # the first state page answers 409
+    assert reported == []
+    assert mirror(url, interface, f"/api/v1/commands/{command.id}")["status"] == "cancelled"
+
+
+def test_a_rate_limited_jira_is_waited_out(world):
+    url, interface, jira, runner = world
+    jira.throttle = 3
+    command = claimed(runner, url, interface)
+    runner.refresh(command)
+    assert mirror(url, interface, f"/api/v1/commands/{command.id}")["status"] == "done"
+    assert len(mirror(url, interface, "/api/v1/issues?limit=100")["items"]) == 7
+
+
+def test_a_jira_that_refuses_the_credentials_fails_the_command_with_a_clear_error(world):
+    url, interface, jira, runner = world
+    command = claimed(runner, url, interface)
+    jira.token = "rotated"
+    runner._execute(command, threading.Semaphore(0))
+    failed = mirror(url, interface, f"/api/v1/commands/{command.id}")
+    assert failed["status"] == "failed" and "Jira answered 401" in failed["error"]
+    assert "Jira answered 401" in runner._problem  # shown in the heartbeat detail
