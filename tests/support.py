@@ -223,8 +223,15 @@ def wait_for_flags(db: Path, expected: dict, timeout: float = 30) -> dict:
 
 def prepared_hub(data_dir: Path) -> tuple[str, str]:
     """A migrated hub with one project and a token per role."""
-    agent = run_hub("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
-    interface = run_hub("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
+    tokens = []
+    for name, role in (("agent", "agent"), ("ui", "interface")):
+        # The console script, not main(argv): the processes these tests start
+        # leave threads of their clients running, and an in-process run shares
+        # sys.stdout with them.
+        made = run_script("token", "add", name, "--role", role, data_dir=data_dir)
+        assert made.returncode == 0 and made.stdout.strip(), (made.returncode, made.stdout, made.stderr)
+        tokens.append(made.stdout.strip())
+    agent, interface = tokens
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     conn.execute("INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
     conn.execute("INSERT INTO project (label, name, created_at)"
