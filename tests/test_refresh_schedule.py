@@ -106,17 +106,17 @@ def test_the_default_overlap_is_ten_minutes(make_hub, clock):
     assert command["params"]["updated_since"] == "2026-11-29T23:55:00+00:00"
 
 
-def test_with_no_finished_refresh_the_first_is_a_full_run(make_hub, clock):
+def test_with_no_finished_refresh_the_incremental_schedule_waits_for_a_full_run(make_hub, clock):
     hub = make_hub(clock=clock)
     with_projects()
     # A refresh of another JQL tells nothing of what the base JQL holds.
     finished_refresh(hub, clock, "2026-11-30T08:00:00+00:00", jql="key = X-1")
 
-    first = tasks.enqueue_incremental_refresh.call_local(QUARTER)
-    assert first["params"] == {"jql": BASE}
-    # It is the full run that is open now: the next quarter adds nothing.
+    assert tasks.enqueue_incremental_refresh.call_local(QUARTER) is None
+    assert open_refreshes() == []
+    # The full schedule loads everything once; the incremental one follows it.
+    assert tasks.enqueue_full_refresh.call_local(TWO_AM)["params"] == {"jql": BASE}
     assert tasks.enqueue_incremental_refresh.call_local(datetime(2026, 11, 30, 10, 30)) is None
-    assert tasks.enqueue_full_refresh.call_local(TWO_AM) is None
     assert open_refreshes() == [{"jql": BASE}]
 
 

@@ -8,8 +8,10 @@ Two kinds, each on its own cron (``HUB_REFRESH_CRON``, ``HUB_FULL_REFRESH_CRON``
   its agent searched, so nothing updated after it is missed; the overlap covers
   clocks that disagree and the agent writing the time to the minute in Jira's
   query. With no finished refresh of the base JQL yet (a new hub, or the base
-  JQL changed with a project) there is no start point, and a full run goes
-  instead.
+  JQL changed with a project) there is no start point: nothing is queued until
+  a full run has loaded everything once (queued by hand, by an interface, or by
+  the full schedule), so a new hub never fills its queue before its operator
+  has seen it work.
 - full: a refresh of exactly the base JQL, the one kind of run that can tell
   neighbours (and issues gone from the scope) from matches.
 
@@ -54,8 +56,8 @@ class RefreshSchedule:
         self._overlap = timedelta(minutes=overlap_minutes)
 
     def enqueue_incremental(self) -> dict | None:
-        """An incremental refresh of the base JQL (a full one while no refresh of
-        it has finished): the command queued, or None when nothing was."""
+        """An incremental refresh of the base JQL: the command queued, or None when
+        nothing was (not while no refresh of the base JQL has finished)."""
         return self._enqueue(INCREMENTAL)
 
     def enqueue_full(self) -> dict | None:
@@ -63,26 +65,24 @@ class RefreshSchedule:
         return self._enqueue(FULL)
 
     def _enqueue(self, wanted: str) -> dict | None:
-        chosen = {"kind": wanted}
-
         def plan(base_jql: str) -> str | None | bool:
             # Asked inside the insert's write transaction: what it reads cannot
             # change before the insert, so two workers cannot both enqueue.
             since = None
             if wanted == INCREMENTAL:
                 last_start = self._last_finished_start(base_jql)
-                if last_start is None:  # no start point: load everything once
-                    chosen["kind"] = FULL
-                else:
-                    since = iso(datetime.fromisoformat(last_start) - self._overlap)
-            if self._open(chosen["kind"], base_jql):
+                if last_start is None:  # no start point: wait for a full run
+                    log.debug("no finished refresh of the base JQL yet: no incremental refresh")
+                    return False
+                since = iso(datetime.fromisoformat(last_start) - self._overlap)
+            if self._open(wanted, base_jql):
                 return False
             return since
 
         command = self._commands.enqueue_base_refresh(plan)
         if command is not None:
             since = command["params"].get("updated_since")
-            log.info("scheduled %s refresh queued: command %d%s", chosen["kind"], command["id"],
+            log.info("scheduled %s refresh queued: command %d%s", wanted, command["id"],
                      f", updated since {since}" if since else "")
         return command
 
