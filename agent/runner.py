@@ -12,9 +12,11 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
+from typing import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent import mapping
+from agent.ahead import OneAhead
 from agent.config import AgentConfig
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
 from agent.jira_client import BASE_FIELDS, JiraAuthError, JiraClient, JiraError
@@ -249,31 +251,39 @@ class Runner:
         query = search_jql(jql, command.params.get("updated_since"), self.time_zone)
         history_at = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
         fields = BASE_FIELDS + self.custom.ids()
+        total, number = 0, 0
+        label = jql if len(jql) <= 40 else jql[:37] + "..."
+        # The next page is fetched and mapped while the hub stores this one: Jira and the hub each
+        # take about half of a page's time, so overlapping them nearly halves a refresh.
+        with OneAhead(self._state_pages(query, fields), name=f"pages-{command.id}") as pages:
+            for total, per_page, states, neighbours in pages:
+                self._check(command)
+                number += 1
+                self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+                for start in range(0, max(len(states), len(neighbours), 1), 100):
+                    self.hub.state(command, states[start:start + 100], neighbours[start:start + 100])
+        self.hub.done(command, {"total": total, "history_at": history_at})
+        log.info("command %s: refresh done, %s issues", command.id, total)
+
+    def _state_pages(self, query: str, fields: list[str]) -> Iterator[tuple[int, int, list[dict], list[dict]]]:
+        """Each search page as ``(total, issues on the page, states, neighbours not sent before)``."""
         seen_ids: set[str] = set()
         loaded_keys: set[str] = set()
         neighbours_sent: set[str] = set()
-        total, number = 0, 0
-        label = jql if len(jql) <= 40 else jql[:37] + "..."
         for page, total in self.jira.search(query, fields, page_size=self.config.page_size, expand=["changelog"]):
-            self._check(command)
-            number += 1
-            per_page = max(1, len(page.get("issues") or []))
-            self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+            issues = page.get("issues") or []
             states = []
-            for issue in page.get("issues") or []:
+            for issue in issues:
                 if str(issue["id"]) in seen_ids:
                     continue  # an issue updated during the run can move between pages and come twice
                 seen_ids.add(str(issue["id"]))
                 states.append(self._issue_state(issue))
             loaded_keys.update(s["key"] for s in states)
-            wanted = sorted({k for issue in page.get("issues") or [] for k in mapping.linked_keys(issue)}
+            wanted = sorted({k for issue in issues for k in mapping.linked_keys(issue)}
                             - loaded_keys - neighbours_sent)
             neighbours = self._neighbours(wanted)
             neighbours_sent.update(wanted)
-            for start in range(0, max(len(states), len(neighbours), 1), 100):
-                self.hub.state(command, states[start:start + 100], neighbours[start:start + 100])
-        self.hub.done(command, {"total": total, "history_at": history_at})
-        log.info("command %s: refresh done, %s issues", command.id, total)
+            yield total, max(1, len(issues)), states, neighbours
 
     def _issue_state(self, issue: dict) -> dict:
         f = issue.get("fields") or {}

@@ -170,3 +170,41 @@ def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, jira, data, agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
     assert any(a["agent_id"] == "agent-test" and a["online"] for a in agents), json.dumps(agents)
+
+
+def test_edits_in_jira_show_after_the_next_refresh(setup):
+    url, interface, jira, data, agent = setup
+    first = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    assert finished(url, interface, first["id"])["status"] == "done"
+
+    comments = jira.issues["AURORA-1"]["fields"]["comment"]["comments"]
+    comments.pop(0)
+    jira.add_comment("AURORA-1", "106", "added")
+    jira.issues["AURORA-1"]["fields"]["attachment"].clear()
+    jira.issues["AURORA-3"]["fields"]["status"] = {"name": "Done"}
+    second = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    assert finished(url, interface, second["id"])["status"] == "done"
+
+    listed = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
+    assert [c["id"] for c in listed] == ["102", "103", "104", "105", "106"]
+    assert get(url, interface, "/api/v1/issues/AURORA-1/attachments")["items"] == []
+    assert get(url, interface, "/api/v1/issues/AURORA-3")["status"] == "Done"
+
+
+def test_an_incremental_refresh_asks_jira_only_for_what_changed(setup):
+    url, interface, jira, data, agent = setup
+    first = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    assert finished(url, interface, first["id"])["status"] == "done"
+    jira.issues["AURORA-5"]["fields"].update(summary="Changed", updated="2026-11-20T10:30:00.000+0300")
+    jira.requests.clear()
+
+    # 07:30 UTC is 10:30 in Moscow, the Jira user's zone: AURORA-5 qualifies, the rest (October) not.
+    since = call(url, interface, "/api/v1/commands",
+                 {"type": "refresh", "params": {"updated_since": "2026-11-20T07:30:40+00:00"}})
+    result = finished(url, interface, since["id"])
+    assert result["status"] == "done" and result["result"]["total"] == 1
+    searches = [body["jql"] for _, path, body in jira.requests
+                if path == "/rest/api/2/search" and not body["jql"].startswith("key in")]
+    assert searches and all('updated >= "2026/11/20 10:30"' in jql for jql in searches)
+    assert get(url, interface, "/api/v1/issues/AURORA-5")["summary"] == "Changed"
+    assert get(url, interface, "/api/v1/issues/AURORA-4")["summary"] == "Summary AURORA-4"

@@ -3,6 +3,7 @@ cancelled and rate-limited refreshes, and commands the hub takes back."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -12,7 +13,7 @@ from agent.hub_client import Command
 from agent.retry import Backoff
 from agent.runner import Runner
 from tests.fakejira import FakeJira
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
 LATER = "2026-11-20T10:30:00.000+0300"
 
@@ -136,3 +137,49 @@ def test_a_jira_that_refuses_the_credentials_fails_the_command_with_a_clear_erro
     failed = mirror(url, interface, f"/api/v1/commands/{command.id}")
     assert failed["status"] == "failed" and "Jira answered 401" in failed["error"]
     assert "Jira answered 401" in runner._problem  # shown in the heartbeat detail
+
+
+def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_its_own(world):
+    url, interface, jira, runner = world
+    runner.refresh(claimed(runner, url, interface))  # the hub lists the attachment before it can be fetched
+    runner.config = dataclasses.replace(runner.config, concurrency=2)
+    refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    fetch = call(url, interface, "/api/v1/attachments/301/fetch", {})
+
+    # Each command waits for the other before it starts: with one slot the barrier would break.
+    both = threading.Barrier(2, timeout=30)
+    for name in ("refresh", "fetch_attachment"):
+        def waiting(command, run=getattr(runner, name)):
+            both.wait()
+            return run(command)
+        setattr(runner, name, waiting)
+    claimed_as, reports = {}, []
+    send_claim, send_post = runner.hub.claim, runner.hub._post
+
+    def claim(**kwargs):
+        answer = send_claim(**kwargs)
+        claimed_as.update((c.id, c.delivery) for c in answer.commands)
+        return answer
+
+    def post(path, body, what):
+        if path.startswith("/agent/v1/commands/"):
+            reports.append((int(path.split("/")[4]), path.split("/")[5], body["agent_id"], body["delivery"]))
+        return send_post(path, body, what)
+
+    runner.hub.claim, runner.hub._post = claim, post
+    loop = threading.Thread(target=runner.run)
+    loop.start()
+    try:
+        ids = (refresh["id"], fetch["command_id"])
+        wait_until(lambda: all(mirror(url, interface, f"/api/v1/commands/{i}")["status"] == "done" for i in ids),
+                   timeout=60, message="both commands done")
+    finally:
+        runner.stop()
+        loop.join(timeout=60)
+    assert not loop.is_alive() and not both.broken
+    assert sorted(claimed_as) == sorted(ids)
+    for command_id in ids:
+        mine = [r for r in reports if r[0] == command_id]
+        assert mine and mine[-1][1] == "done"
+        assert {(agent, delivery) for _, _, agent, delivery in mine} == {("agent-in-process", claimed_as[command_id])}
+    assert mirror(url, interface, "/api/v1/attachments/301")["state"] == "ready"

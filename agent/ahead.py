@@ -1,0 +1,66 @@
+"""Running a producer one step ahead of its consumer, in a thread of its own."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Generic, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
+_ITEM, _END, _ERROR = range(3)
+
+
+class OneAhead(Generic[T]):
+    """Iterate ``items`` while a thread already computes the next one.
+
+    At most one item waits ready, so the producer runs at most one step ahead of the consumer: a
+    refresh fetches and maps the next Jira page while the hub stores the previous one, and never
+    more than that, so a cancel or a stop costs one page of Jira's work at most. An exception in the
+    producer is raised to the consumer in its turn, after the items before it. ``close()`` (or leaving
+    the ``with`` block) makes the producer stop after the step it is in; it is not waited for, since
+    that step may be a Jira request waiting out a rate limit.
+    """
+
+    def __init__(self, items: Iterable[T], name: str = "ahead"):
+        self._items = items
+        self._ready: queue.Queue = queue.Queue(maxsize=1)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._produce, name=name, daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        try:
+            for item in self._items:
+                if not self._put(_ITEM, item):
+                    return
+            self._put(_END, None)
+        except BaseException as exc:  # handed to the consumer, which decides what it means
+            self._put(_ERROR, exc)
+
+    def _put(self, kind: int, value) -> bool:
+        # close() empties the queue after raising the flag, so this one last put cannot block for ever.
+        self._ready.put((kind, value))
+        return not self._closed.is_set()
+
+    def __iter__(self) -> Iterator[T]:
+        while True:
+            kind, value = self._ready.get()
+            if kind == _END:
+                return
+            if kind == _ERROR:
+                raise value
+            yield value
+
+    def close(self) -> None:
+        """Stop the producer after its current step; what it had ready is dropped."""
+        self._closed.set()
+        try:
+            self._ready.get_nowait()
+        except queue.Empty:
+            pass
+
+    def __enter__(self) -> "OneAhead[T]":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
