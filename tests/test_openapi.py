@@ -24,7 +24,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/agent/v1/commands/{command_id}/state", "/agent/v1/commands/{command_id}/done",
         "/agent/v1/commands/{command_id}/failed", "/api/v1/commands",
         "/api/v1/commands/{command_id}", "/api/v1/commands/{command_id}/cancel",
-        "/api/v1/sync-runs", "/api/v1/agents", "/agent/v1/commands/{command_id}/file",
+        "/api/v1/sync-runs", "/api/v1/agents", "/api/v1/overview", "/agent/v1/commands/{command_id}/file",
         "/api/v1/issues/{key}/attachments", "/api/v1/attachments/states",
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
         "/api/v1/attachments/{attachment_id}/content", "/api/v1/issues", "/api/v1/issues/{key}",

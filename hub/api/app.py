@@ -31,6 +31,7 @@ from hub.services.files import FileStore
 from hub.services.health import HealthService
 from hub.services.issues import IssueService
 from hub.services.mirror import MirrorService
+from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
 from hub.services.reports import ReportService
 from hub.services.sync_runs import SyncRunService
@@ -53,6 +54,7 @@ class Services:
     projects: ProjectService
     batches: BatchService
     health: HealthService
+    overview: OverviewService
 
 
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
@@ -62,6 +64,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     projects = ProjectService(clock)
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
     store = FileStore(config.files_dir)
+    agents = AgentService(clock)
     attachments = AttachmentService(store, signal, clock)
     return Services(
         tokens=TokenService(clock),
@@ -69,12 +72,13 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock),
         runs=SyncRunService(),
-        agents=AgentService(clock),
+        agents=agents,
         attachments=attachments,
         issues=IssueService(clock),
         projects=projects,
         batches=BatchService(clock),
         health=HealthService(config, clock),
+        overview=OverviewService(projects, agents, config.files_dir, clock),
     )
 
 
@@ -105,6 +109,7 @@ def routes(services: Services, config: Config,
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/overview", interface.OverviewResource(s.overview)),
         ("/api/v1/issues", issues.IssuesResource(s.issues)),
         ("/api/v1/issues/{key}", issues.IssueResource(s.issues)),
         ("/api/v1/issues/{key}/comments", issues.CommentsResource(s.issues)),

@@ -10,6 +10,7 @@ from hub.api.openapi import responds
 from hub.api.validation import accepts, query
 from hub.services.agents import AgentService
 from hub.services.commands import CommandService
+from hub.services.overview import OverviewService
 from hub.services.sync_runs import SyncRunService
 
 
@@ -81,3 +82,15 @@ class AgentsResource:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Agents, with whether each is online."""
         resp.media = self._agents.list()
+
+
+class OverviewResource:
+    roles = INTERFACE
+
+    def __init__(self, overview: OverviewService):
+        self._overview = overview
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The hub at a glance: queue depth by type and status, agents, the last full and
+        incremental runs, the file store."""
+        resp.media = self._overview.overview()

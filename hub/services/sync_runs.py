@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime
 
 from hub.db import database
 from hub.models import Issue, SyncRun
@@ -21,10 +22,18 @@ def serialize_run(run: SyncRun) -> dict:
         "status": run.status,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
+        "duration_seconds": duration(run),
         "issues_loaded": run.issues_loaded,
         "history_at": run.history_at,
         "error": run.error,
     }
+
+
+def duration(run: SyncRun) -> float | None:
+    """Seconds from a run's start to its finish, or None while it runs."""
+    if run.finished_at is None:
+        return None
+    return (datetime.fromisoformat(run.finished_at) - datetime.fromisoformat(run.started_at)).total_seconds()
 
 
 def open_run(command_id: int, query: str, started_at: str) -> SyncRun:

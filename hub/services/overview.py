@@ -1,0 +1,90 @@
+"""The hub at a glance: queue, agents, the last scheduled-kind runs, the file store.
+
+One read for the operations page of an interface, an assistant's "is the mirror
+fresh?" and the metrics; each figure is computed at read time from the database
+and the store, so it is never stale and costs nothing while nobody asks.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+from peewee import fn
+
+from hub.clock import Clock
+from hub.models import Command, SyncRun
+from hub.services.agents import AgentService
+from hub.services.projects import ProjectService
+from hub.services.refresh_schedule import FULL, INCREMENTAL, refresh_kind
+from hub.services.sync_runs import serialize_run
+from hub.vocabulary import DONE, QUEUED, REFRESH
+
+# How many recent finished refreshes to look through for the last of each kind.
+RECENT_RUNS = 200
+
+
+class OverviewService:
+    def __init__(self, projects: ProjectService, agents: AgentService, files_dir: os.PathLike,
+                 clock: Clock | None = None):
+        self._projects = projects
+        self._agents = agents
+        self._files_dir = files_dir
+        self._clock = clock or Clock()
+
+    def overview(self) -> dict:
+        """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``."""
+        oldest = (Command.select(fn.MIN(Command.created_at))
+                  .where(Command.status == QUEUED).scalar())
+        agents = self._agents.list()["items"]
+        return {
+            "queue": self.queue_depth(),
+            "oldest_queued_at": oldest,
+            "oldest_queued_age_seconds": self._age(oldest),
+            "agents": {"total": len(agents), "online": sum(1 for a in agents if a["online"])},
+            "last_runs": self.last_runs(),
+            "store": self.store(),
+        }
+
+    @staticmethod
+    def queue_depth() -> list[dict]:
+        """Commands counted by type and status: ``[{type, status, count}]``."""
+        rows = (Command.select(Command.type, Command.status, fn.COUNT(Command.id).alias("n"))
+                .group_by(Command.type, Command.status)
+                .order_by(Command.type, Command.status).tuples())
+        return [{"type": t, "status": s, "count": n} for t, s, n in rows]
+
+    def last_runs(self) -> dict:
+        """The last finished ``full`` and ``incremental`` refresh, each a sync run or None."""
+        base_jql = self._projects.base_jql()
+        found: dict[str, dict | None] = {FULL: None, INCREMENTAL: None}
+        recent = (SyncRun.select(SyncRun, Command.id, Command.params).join(Command)
+                  .where(SyncRun.status == DONE, Command.type == REFRESH)
+                  .order_by(SyncRun.id.desc()).limit(RECENT_RUNS))
+        for run in recent:
+            kind = refresh_kind(run.command.params, base_jql)
+            if kind in found and found[kind] is None:
+                found[kind] = serialize_run(run)
+            if all(found.values()):
+                break
+        return found
+
+    def store(self) -> dict:
+        """Files in the attachment store and their bytes (leftover uploads not counted)."""
+        files = size = 0
+        try:
+            entries = os.scandir(self._files_dir)
+        except FileNotFoundError:
+            return {"files": 0, "bytes": 0}
+        with entries:
+            for entry in entries:
+                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                    files += 1
+                    size += entry.stat(follow_symlinks=False).st_size
+        return {"files": files, "bytes": size}
+
+    def _age(self, when: str | None) -> float | None:
+        if when is None:
+            return None
+        return max(0.0, (self._clock.now() - datetime.fromisoformat(when)).total_seconds())
+
