@@ -72,8 +72,10 @@ class FakeJira:
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
         self.throttle = 0  # the next N requests answer 429
+        self.retry_after = 1  # seconds the 429 asks for
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.requests: list[tuple[str, str, dict | None]] = []
+        self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
         self.url = ""
         self._server = None
@@ -156,9 +158,10 @@ class FakeJira:
             throttled = self.throttle > 0
             if throttled:
                 self.throttle -= 1
+            self.arrivals.append((time.monotonic(), throttled))
         if throttled:
             return self._answer(start_response, 429, {"errorMessages": ["Rate limit exceeded."]},
-                                [("Retry-After", "1")])
+                                [("Retry-After", str(self.retry_after))])
         if not self._authorised(environ):
             return self._answer(start_response, 401, {"errorMessages": ["You are not authenticated."]})
         try:

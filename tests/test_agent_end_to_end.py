@@ -208,3 +208,43 @@ def test_an_incremental_refresh_asks_jira_only_for_what_changed(setup):
     assert searches and all('updated >= "2026/11/20 10:30"' in jql for jql in searches)
     assert get(url, interface, "/api/v1/issues/AURORA-5")["summary"] == "Changed"
     assert get(url, interface, "/api/v1/issues/AURORA-4")["summary"] == "Summary AURORA-4"
+
+
+def test_a_cancel_mid_run_stops_the_agent_between_pages(setup):
+    url, interface, jira, data, agent = setup
+    for n in range(11, 41):  # 40 issues: 10 search pages of 4
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
+    jira.delay = 0.2
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    wait_until(lambda: get(url, interface, "/api/v1/issues?limit=500")["items"], timeout=30,
+               message="the first page")
+    call(url, interface, f"/api/v1/commands/{command['id']}/cancel", {})
+    wait_for_line(agent, rf"command {command['id']} (dropped|stopped)")
+
+    pages = [b["startAt"] for _, path, b in jira.requests
+             if path == "/rest/api/2/search" and not b["jql"].startswith("key in")]
+    assert pages == sorted(pages) and len(pages) < 10  # the pages after the cancel were never asked for
+    loaded = [i for i in get(url, interface, "/api/v1/issues?limit=500")["items"] if not i["neighbor"]]
+    assert 0 < len(loaded) < 40
+    assert get(url, interface, f"/api/v1/commands/{command['id']}")["status"] == "cancelled"
+
+    jira.delay = 0
+    again = call(url, interface, "/api/v1/commands", {"type": "refresh"})  # the agent goes on working
+    assert finished(url, interface, again["id"])["status"] == "done"
+    assert agent.poll() is None
+
+
+def test_a_rate_limited_jira_is_waited_out_as_long_as_retry_after_says(setup):
+    url, interface, jira, data, agent = setup
+    jira.retry_after = 2  # longer than the agent's own first backoff (at most 1 s)
+    jira.arrivals.clear()
+    jira.throttle = 2
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+    result = finished(url, interface, command["id"])
+    assert result["status"] == "done" and result["result"]["total"] == 10
+
+    assert [throttled for _, throttled in jira.arrivals[:3]] == [True, True, False]
+    gaps = [later - earlier for (earlier, _), (later, _) in zip(jira.arrivals, jira.arrivals[1:3])]
+    assert all(gap >= 1.9 for gap in gaps), gaps  # each retry waited the Retry-After (less a clock tick)
+    issues = get(url, interface, "/api/v1/issues?limit=500")["items"]
+    assert len([i for i in issues if not i["neighbor"]]) == 10
