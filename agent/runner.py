@@ -12,7 +12,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Iterable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent import mapping
@@ -267,10 +267,17 @@ class Runner:
 
     def _state_pages(self, query: str, fields: list[str]) -> Iterator[tuple[int, int, list[dict], list[dict]]]:
         """Each search page as ``(total, issues on the page, states, neighbours not sent before)``."""
+        search = self.jira.search(query, fields, page_size=self.config.page_size, expand=["changelog"])
+        # Jira serves the next page while this one is mapped (and the hub stores the one before): three
+        # processes at work on three pages.
+        with OneAhead(search, name="search") as pages:
+            yield from self._mapped(pages)
+
+    def _mapped(self, pages: Iterable[tuple[dict, int]]) -> Iterator[tuple[int, int, list[dict], list[dict]]]:
         seen_ids: set[str] = set()
         loaded_keys: set[str] = set()
         neighbours_sent: set[str] = set()
-        for page, total in self.jira.search(query, fields, page_size=self.config.page_size, expand=["changelog"]):
+        for page, total in pages:
             issues = page.get("issues") or []
             states = []
             for issue in issues:

@@ -19,6 +19,23 @@ def test_items_come_in_order_and_a_producer_error_comes_after_them():
     assert got == [1, 2, 3]
 
 
+def test_the_producer_is_never_more_than_one_step_ahead():
+    made, taken = [], []
+
+    def items():
+        for n in range(20):
+            made.append(n)
+            yield n
+
+    with OneAhead(items()) as ahead:
+        for item in ahead:
+            # Each item is made only after the one before was taken: while this one is handled the
+            # producer makes at most the next one, however long the handling takes.
+            assert len(made) <= item + 2
+            taken.append(item)
+    assert taken == list(range(20))
+
+
 def test_closing_stops_the_producer_one_step_ahead_at_most():
     made = []
 
@@ -32,4 +49,4 @@ def test_closing_stops_the_producer_one_step_ahead_at_most():
             break
     ahead._thread.join(timeout=10)
     assert not ahead._thread.is_alive()
-    assert item == 0 and len(made) <= 3  # the one taken, the one ready, the one in hand
+    assert item == 0 and len(made) <= 2  # the one taken and the one made while it was handled
