@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from hub.clock import Clock, iso
@@ -86,5 +87,8 @@ class ProjectService:
 
     def base_jql(self) -> str | None:
         """The base JQL now; a ``refresh`` with exactly this JQL is a full run."""
-        labels = [p.label for p in Project.select(Project.label)]
-        return compose_base_jql(self.scope(), labels)
+        # One statement: asked on every state page of a refresh.
+        scope, labels = database.execute_sql(
+            "SELECT (SELECT value FROM setting WHERE key = 'jql_scope'), "
+            "(SELECT json_group_array(label) FROM project)").fetchone()
+        return compose_base_jql((scope or "").strip(), json.loads(labels))

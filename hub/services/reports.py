@@ -14,7 +14,7 @@ from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
-from hub.services.sync_runs import close_open_run, open_run, running_run
+from hub.services.sync_runs import close_open_run, count_page, open_run
 from hub.vocabulary import DONE, FAILED, FETCH_ATTACHMENT, REFRESH
 
 log = logging.getLogger(__name__)
@@ -39,13 +39,11 @@ class ReportService:
             if command.type != REFRESH:
                 raise Conflict(f"command {command_id} is a {command.type}; state pages belong "
                                "to refresh commands")
-            run = self._run(command)
-            context = RunContext(full=self._is_full(command), started_at=run.started_at,
+            started_at, issues_loaded = self._count(command, len(issues))
+            context = RunContext(full=self._is_full(command), started_at=started_at,
                                  now=iso(self._clock.now()))
             self._mirror.load_page(issues, neighbors, context)
-            run.issues_loaded += len(issues)
-            run.save()
-        return {"issues_loaded": run.issues_loaded, "lease_until": command.lease_until}
+        return {"issues_loaded": issues_loaded, "lease_until": command.lease_until}
 
     def done(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
         """Finish a held command. A full run that loaded issues owes the neighbour
@@ -168,14 +166,16 @@ class ReportService:
         return (jql is not None and params.get("updated_since") is None
                 and jql == self._projects.base_jql())
 
-    def _run(self, command: Command) -> SyncRun:
-        # A command claimed by a hub that did not open runs at claim has none;
-        # it gets one from its claim time.
-        run = running_run(command.id)
-        if run is None:
-            run = open_run(command.id, (command.params or {}).get("jql", ""),
-                           command.claimed_at or iso(self._clock.now()))
-        return run
+    def _count(self, command: Command, issues: int) -> tuple[str, int]:
+        """Count a page on the command's running run: the run's ``(started_at, issues_loaded)``."""
+        counted = count_page(command.id, issues)
+        if counted is None:
+            # A command claimed by a hub that did not open runs at claim has none;
+            # it gets one from its claim time.
+            open_run(command.id, (command.params or {}).get("jql", ""),
+                     command.claimed_at or iso(self._clock.now()))
+            counted = count_page(command.id, issues)
+        return counted
 
     @staticmethod
     def _refresh_result(result) -> dict:

@@ -41,16 +41,22 @@ def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
                           started_at=started_at, issues_loaded=0)
 
 
-def running_run(command_id: int) -> SyncRun | None:
-    return (SyncRun.select()
-            .where(SyncRun.command == command_id, SyncRun.status == RUNNING)
-            .order_by(SyncRun.id.desc())
-            .first())
-
-
 # The newest running run of a command, found through the index on command_id.
 _NEWEST_RUNNING = (f"(SELECT id FROM sync_run WHERE command_id = ? AND status = '{RUNNING}' "
                    "ORDER BY id DESC LIMIT 1)")
+
+
+def count_page(command_id: int, issues: int) -> tuple[str, int] | None:
+    """Add a state page's ``issues`` to the command's running run, in one statement.
+
+    Returns the run's ``(started_at, issues_loaded)``, or None when the command has
+    no running run. Call inside the page's transaction, so that a page that fails
+    is not counted.
+    """
+    row = database.execute_sql(
+        f"UPDATE sync_run SET issues_loaded = issues_loaded + ? WHERE id = {_NEWEST_RUNNING} "
+        "RETURNING started_at, issues_loaded", (issues, command_id)).fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def close_open_run(command_id: int, status: str, finished_at: str, *,
