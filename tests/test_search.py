@@ -184,3 +184,25 @@ def test_project_issue_type_and_sprint_filters(hub):
     resp = hub.api("GET", "/api/v1/issues", params={"project": "NOPE"})
     assert resp.status_code == 422 and resp.json["field"] == "project"
     assert hub.api("GET", "/api/v1/issues", params={"project": "two words"}).status_code == 422
+
+
+def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scanning_them(hub):
+    """SQLite could drive a filtered search from ``issue`` and run the match once per row:
+    seconds over 100k issues. The index must stay the outer loop."""
+    with_projects()
+    load(hub, [issue(f"X-{n}", status="Open", labels=["AWPCA"], summary="kiwi") for n in range(1, 5)])
+    seen = []
+    connection = database.connection()
+    connection.set_trace_callback(seen.append)
+    try:
+        assert search(hub, "kiwi", status="Open", project="AWPCA", updated_since="2026-01-01T00:00:00Z",
+                      limit=2)["total"] == 0
+        assert search(hub, "kiwi", status="Open", project="AWPCA")["total"] == 4
+    finally:
+        connection.set_trace_callback(None)
+    searches = [sql for sql in seen if "MATCH" in sql]
+    assert len(searches) == 4  # a page and a count, twice
+    for sql in searches:
+        plan = [row[3] for row in database.execute_sql("EXPLAIN QUERY PLAN " + sql)]
+        on_issue = [step for step in plan if step.split()[:2] in (["SCAN", "issue"], ["SEARCH", "issue"])]
+        assert on_issue and all("(rowid=?)" in step for step in on_issue), plan
