@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import sqlite3
+
 import pytest
 
 from hub.db import database
+from hub.errors import ContractError
 from hub.services.mirror import MirrorService, RunContext
+from hub.services.search import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
 from tests.support import comment, db_rows, issue, load, with_projects
 
@@ -101,6 +106,28 @@ def test_odd_q_syntax_is_a_422_naming_q(hub, q):
     resp = hub.api("GET", "/api/v1/issues", params={"q": q})
     assert resp.status_code == 422, (q, resp.json)
     assert resp.json["field"] == "q" and resp.json["description"].startswith("q: ")
+
+
+def test_any_q_is_refused_or_becomes_a_query_fts5_runs():
+    """Random text of the language's own symbols: never an FTS5 error, which would be a 500."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5 (key, summary, description, comments,"
+                 " tokenize='unicode61 remove_diacritics 2')")
+    conn.execute("INSERT INTO t VALUES ('A-1', 'a b', 'OR c', 'ё')")
+    rng = random.Random(10)
+    pieces = ['"', "(", ")", "*", "-", ":", " ", "a", "b", "ё", "AND", "OR", "NOT", "NEAR", "summary:",
+              "foo:", "^", "+", "{", "}", ".", "\t", "\x00", "é", "1", "'", "key:", "\u2028", "Ё", "_"]
+    refused = 0
+    for _ in range(5000):
+        q = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
+        try:
+            expression = fts_query(q)
+        except ContractError as exc:
+            assert exc.extra["field"] == "q"
+            refused += 1
+            continue
+        conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()
+    assert 0 < refused < 5000
 
 
 def test_punctuation_and_lower_case_operators_are_words(hub):

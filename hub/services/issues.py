@@ -51,7 +51,7 @@ _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
 # can; this is the last guard that keeps a user's text from becoming a 500.
-_FTS_SYNTAX = ("fts5:", "unterminated string", "no such column", "unknown special query")
+_FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 
 SUMMARY_FIELDS = (
     "key", "id", "issue_type", "summary", "status", "priority", "assignee", "reporter",

@@ -35,6 +35,7 @@ _TOKEN = re.compile(r'\s*(?:(?P<open>\()|(?P<close>\))|(?P<field>[A-Za-z_]+:)?(?
                     r'|(?P<word>[^\s()"]+))')
 _FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
 _OPERATORS = ("AND", "OR", "NOT")
+_CONTROLS = {code: " " for code in range(32)}
 
 
 def fold(text: str) -> str:
@@ -48,7 +49,9 @@ def fts_query(q: str) -> str:
         q.encode("utf-8")
     except UnicodeEncodeError:
         raise _error("is not UTF-8 text") from None
-    tokens = _lex(q)
+    # Control characters separate words for the tokenizer anyway; FTS5 would read
+    # a NUL as the end of the query.
+    tokens = _lex(q.translate(_CONTROLS))
     if not tokens:
         raise _error("has nothing to search for")
     if sum(1 for kind, _ in tokens if kind == "term") > MAX_TERMS:
