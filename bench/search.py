@@ -38,12 +38,12 @@ COMMON, RARE = "report", "quokka"
 RARE_EVERY = 2_000
 
 # The hub's search, written out in raw SQL: the page by bm25 (key and summary
-# weigh more) among the newest 20,000 matches, a snippet for each row of the
+# weigh more) among the newest 10,000 matches, a snippet for each row of the
 # page, and the count of matches.
 RAW_PAGE = (
     "SELECT issue.*, snippet(issue_fts, -1, '[[', ']]', '…', 12) FROM"
     " (SELECT doc, score FROM (SELECT rowid AS doc, bm25(issue_fts, 10.0, 5.0, 1.0, 1.0) AS score"
-    "  FROM issue_fts WHERE issue_fts MATCH ? ORDER BY rowid DESC LIMIT 20000)"
+    "  FROM issue_fts WHERE issue_fts MATCH ? ORDER BY rowid DESC LIMIT 10000)"
     "  ORDER BY score, doc DESC LIMIT 51) AS hit"
     " CROSS JOIN issue_fts CROSS JOIN issue"
     " WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc"

@@ -9,6 +9,7 @@ import pytest
 
 from hub.db import database
 from hub.errors import ContractError
+from hub.services.issues import RANKED_MATCHES
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.search import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
@@ -233,3 +234,26 @@ def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scannin
         plan = [row[3] for row in database.execute_sql("EXPLAIN QUERY PLAN " + sql)]
         on_issue = [step for step in plan if step.split()[:2] in (["SCAN", "issue"], ["SEARCH", "issue"])]
         assert on_issue and all("(rowid=?)" in step for step in on_issue), plan
+
+
+def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_them_all(hub):
+    # Rows written straight into the database, then indexed as the migration does:
+    # ten thousand issues through state pages would take the test a minute.
+    extra = 10
+    conn = sqlite3.connect(hub.config.db_path)
+    conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES ('OLD-1', '1', 'kiwi kiwi kiwi', 't')")
+    conn.executemany("INSERT INTO issue (key, id, summary, description, fetched_at) VALUES (?, ?, ?, ?, 't')",
+                     [(f"N-{n}", str(n), f"issue {n}", "kiwi " + "filler " * 30)
+                      for n in range(RANKED_MATCHES + extra)])
+    conn.execute("INSERT INTO issue_fts (issue_fts) VALUES ('rebuild')")
+    conn.commit()
+    conn.close()
+    first = search(hub, "kiwi", limit=5)
+    assert first["total"] == RANKED_MATCHES + extra + 1
+    # OLD-1 would rank first, but it is not among the newest matches, which alone are ranked.
+    assert "OLD-1" not in [item["key"] for item in first["items"]]
+    assert found(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5) != []
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5)["next_cursor"] is None
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES)["items"] == []
+    # A narrower query (here, the word in the summary) reaches it.
+    assert found(hub, "summary:kiwi", limit=1) == ["OLD-1"]

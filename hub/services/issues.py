@@ -31,7 +31,7 @@ _SNIPPET = (f"snippet(issue_fts, -1, '{SNIPPET_START}', '{SNIPPET_END}', '{SNIPP
 # the RANKED_MATCHES most recently mirrored ones, which FTS5 reads newest first
 # and stops; a query that matches fewer (nearly every real one) is ranked whole.
 # ``total`` still counts every match.
-RANKED_MATCHES = 20_000
+RANKED_MATCHES = 10_000
 # The page of matches is chosen on the index and the filters alone; only its
 # rows are then read whole and get a snippet, which costs reading their text.
 # CROSS JOIN keeps the index the outer loop: SQLite would otherwise scan
