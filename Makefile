@@ -32,6 +32,7 @@ demo: $(VENV)/.installed-run
 bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
 	$(BIN)/python bench/states.py
+	$(BIN)/python bench/search.py
 	$(BIN)/python bench/page.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/transfer.py

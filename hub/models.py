@@ -1,4 +1,7 @@
-"""Peewee models of the hub's 14 tables at schema version 7.
+"""Peewee models of the hub's 14 tables at schema version 8.
+
+The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
+view) has no model: the loader writes it and the issue service reads it in SQL.
 
 The models describe the schema for queries; they do not create it. The schema
 belongs to :mod:`hub.migrations` (``schema.sql`` for a new database, the steps
@@ -77,6 +80,8 @@ class Issue(BaseModel):
     fetched_at = TextField()
     neighbor = IntegerField(default=0)
     created = TextField(null=True)
+    # ``jira_updated`` in UTC (hub format), for ``updated_since``.
+    jira_updated_at = TextField(null=True, index=True)
 
 
 class IssueLink(BaseModel):

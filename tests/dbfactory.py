@@ -1,4 +1,4 @@
-"""Build hub databases of the deployed versions 1–6, with sample rows.
+"""Build hub databases of the deployed versions 1–7, with sample rows.
 
 The schemas come from ``fixtures/schema-history/v<N>.sql``, copies of what hubs
 of each version created; they are never edited. The rows are what a hub of
@@ -127,7 +127,7 @@ def _sample_rows(conn: sqlite3.Connection, version: int, settings: dict | None) 
             " ('AURORA-12', '5001', 0, 'ivanov', ?, ?, 'status', 'jira', '1', 'Open', '3',"
             " 'In Progress')", (COMMENT_CREATED, COMMENT_CREATED_UTC))
     if version >= 6:
-        _v6_rows(conn)
+        _v6_rows(conn, version)
 
 
 # A v6 hub's token, as it kept it in ``setting``: the token itself and its record.
@@ -136,11 +136,14 @@ V6_TOKEN_RECORD = {"role": "agent", "sha256": hashlib.sha256(V6_TOKEN.encode()).
                    "created_at": T0}
 
 
-def _v6_rows(conn: sqlite3.Connection) -> None:
-    conn.executemany("INSERT INTO setting (key, value) VALUES (?, ?)", [
-        ("token:agent-1", json.dumps(V6_TOKEN_RECORD)),
-        ("token:admin", json.dumps({"role": "admin", "sha256": "0" * 64, "created_at": T0})),
-    ])
+def _v6_rows(conn: sqlite3.Connection, version: int) -> None:
+    tokens = [("agent-1", V6_TOKEN_RECORD), ("admin", {"role": "admin", "sha256": "0" * 64, "created_at": T0})]
+    if version >= 7:  # v7 keeps tokens in a table of their own
+        conn.executemany("INSERT INTO token (name, role, sha256, created_at) VALUES (?, ?, ?, ?)",
+                         [(name, r["role"], r["sha256"], r["created_at"]) for name, r in tokens])
+    else:
+        conn.executemany("INSERT INTO setting (key, value) VALUES (?, ?)",
+                         [(f"token:{name}", json.dumps(record)) for name, record in tokens])
     conn.execute(
         "INSERT INTO issue_attachment (attachment_id, key, filename, size, mime_type, author,"
         " created, created_at) VALUES ('31337', 'AURORA-12', 'spec.pdf', 48213,"

@@ -44,7 +44,7 @@ def test_failure_in_the_last_step_leaves_the_old_version_and_its_rows(tmp_path, 
     assert list(backups.iterdir()) == []
 
     result = migrate(db, backups)
-    assert (result.old_version, result.new_version) == (version, 7)
+    assert (result.old_version, result.new_version) == (version, 8)
     assert [p.name for p in backups.iterdir()] == [result.backup.name]
 
 
@@ -119,5 +119,5 @@ def test_process_killed_in_the_last_step_leaves_the_old_version(tmp_path):
     assert list(backups.glob("*.sqlite")) == []
 
     result = migrate(db, backups)
-    assert (result.old_version, result.new_version) == (1, 7)
+    assert (result.old_version, result.new_version) == (1, 8)
     assert sorted(p.name for p in backups.iterdir()) == [result.backup.name]

@@ -16,9 +16,13 @@ def describe(path: Path) -> dict:
     and expression indexes), foreign keys; names sorted."""
     conn = sqlite3.connect(path)
     try:
+        # Views and virtual tables (the full-text index) by their SQL, which names their
+        # columns, content and tokenizer.
+        schema = {f"{kind}:{name}": " ".join(sql.split()) for kind, name, sql in conn.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type = 'view'"
+            " OR sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")}
         tables = [name for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        schema = {}
         for table in tables:
             # (name, type, notnull, default, pk) in column order
             columns = [row[1:] for row in conn.execute(f"PRAGMA table_info({table})")]
@@ -42,6 +46,11 @@ def describe(path: Path) -> dict:
         conn.close()
 
 
+# What v8 adds for full-text search: the view, the FTS5 table and its shadow tables.
+SEARCH = {"view:issue_search", "table:issue_fts", "issue_fts", "issue_fts_config", "issue_fts_data",
+          "issue_fts_docsize", "issue_fts_idx"}
+
+
 @pytest.fixture
 def fresh(tmp_path: Path) -> dict:
     db = tmp_path / "fresh.sqlite"
@@ -49,7 +58,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -60,22 +69,36 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it
     (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
-    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token"}
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH}
     for table, shape in v5.items():
-        if table in ("command", "sync_run"):
+        if table in ("command", "sync_run", "issue"):
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
         else:
             assert fresh[table] == shape, table
 
 
 def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
-    """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it."""
+    """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
+    (save what v8 adds)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
-    assert set(fresh) - set(v6) == {"token"}
-    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"]}
+    assert set(fresh) - set(v6) == {"token", *SEARCH}
+    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"], "issue": ["jira_updated_at"]}
     for table, shape in v6.items():
         if table in widened:
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
             assert [c[0] for c in fresh[table]["columns"][len(shape["columns"]):]] == widened[table]
+        else:
+            assert fresh[table] == shape, table
+
+
+def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)."""
+    v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
+    assert set(fresh) - set(v7) == SEARCH
+    for table, shape in v7.items():
+        if table == "issue":
+            assert fresh[table]["columns"] == [*shape["columns"], ("jira_updated_at", "TEXT", 0, None, 0)]
+            assert fresh[table]["indexes"] == {**shape["indexes"],
+                                               "issue_jira_updated_at": (0, ["jira_updated_at"])}
         else:
             assert fresh[table] == shape, table

@@ -19,7 +19,8 @@ class IssuesResource:
 
     @query(schemas.ISSUE_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Issues of the mirror, most recently mirrored first, filtered."""
+        """Issues of the mirror, filtered: most recently mirrored first, or with ``q``
+        searched and best match first, each with a snippet."""
         resp.media = self._issues.list(**req.context.query)
 
 

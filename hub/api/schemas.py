@@ -244,13 +244,21 @@ UPLOAD_QUERY = {
     "additionalProperties": False,
 }
 
+# The longest ``q``: a search of a few dozen words and phrases (see docs/api.md).
+MAX_QUERY_CHARS = 1000
 ISSUE_LIST = {
     "type": "object",
     "properties": {
         **_PAGE,
+        "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+              "description": "words to search for in key, summary, description and comments; "
+                             "see the query language in docs/api.md"},
         "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
+        "project": PROJECT_LABEL, "issue_type": SHORT, "sprint": {"type": "string", "minLength": 1,
+                                                                   "maxLength": 10_000},
         "neighbor": {"type": "integer", "enum": [0, 1]},
         "fetched_since": SHORT,
+        "updated_since": {"type": "string", "pattern": UTC_TIME_PATTERN},
     },
     "additionalProperties": False,
 }

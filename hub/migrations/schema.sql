@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (7), as a new hub creates it.
+-- sdlc-hub database schema, current version (8), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -30,10 +30,12 @@ CREATE TABLE issue (
   jira_updated  TEXT,
   fetched_at    TEXT NOT NULL,
   neighbor      INTEGER NOT NULL DEFAULT 0,
-  created       TEXT
+  created       TEXT,
+  jira_updated_at TEXT
 );
 CREATE INDEX issue_epic_key ON issue (epic_key);
 CREATE INDEX issue_status ON issue (status);
+CREATE INDEX issue_jira_updated_at ON issue (jira_updated_at);
 
 CREATE TABLE issue_link (
   source_key TEXT NOT NULL,
@@ -169,3 +171,16 @@ CREATE TABLE token (
   sha256     TEXT NOT NULL UNIQUE,
   created_at TEXT NOT NULL
 );
+
+-- Full-text search: the index of issue_fts only; its text is read back from
+-- the view. The state loader keeps it in step; see steps/v8_search.py.
+CREATE VIEW issue_search (doc, key, summary, description, comments) AS
+  SELECT issue.rowid, issue.key,
+         replace(replace(issue.summary, 'ё', 'е'), 'Ё', 'Е'),
+         replace(replace(issue.description, 'ё', 'е'), 'Ё', 'Е'),
+         (SELECT replace(replace(group_concat(body, char(10)), 'ё', 'е'), 'Ё', 'Е')
+            FROM (SELECT body FROM issue_comment
+                   WHERE issue_comment.key = issue.key ORDER BY comment_id))
+    FROM issue;
+CREATE VIRTUAL TABLE issue_fts USING fts5 (key, summary, description, comments,
+  content='issue_search', content_rowid='doc', tokenize='unicode61 remove_diacritics 2');

@@ -7,18 +7,56 @@ Interfaces read ``issue``, ``issue_link``, ``issue_comment`` and
 
 from __future__ import annotations
 
+import peewee
 from peewee import SQL
 
-from hub.clock import Clock, iso
+from hub.clock import Clock, iso, parse_utc
 from hub.db import database
-from hub.errors import NotFound
-from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote
+from hub.errors import ContractError, NotFound
+from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, Project
 from hub.services.pagination import listing, page
+from hub.services.search import fts_query
+
+# How a match shows in ``snippet``: between the markers, with an ellipsis where
+# the text was cut; at most SNIPPET_TOKENS words.
+SNIPPET_START, SNIPPET_END, SNIPPET_ELLIPSIS, SNIPPET_TOKENS = "[[", "]]", "…", 12
+# bm25 weights of key, summary, description and comments: a word in the key or
+# the summary says more about what an issue is than one in a long text.
+WEIGHTS = (10.0, 5.0, 1.0, 1.0)
+_BM25 = f"bm25(issue_fts, {', '.join(map(str, WEIGHTS))})"
+_SNIPPET = (f"snippet(issue_fts, -1, '{SNIPPET_START}', '{SNIPPET_END}', '{SNIPPET_ELLIPSIS}', "
+            f"{SNIPPET_TOKENS})")
+# Ranking costs about a microsecond per match (bm25 reads each match's sizes):
+# a word in most of 100k issues would take ~100 ms. So the matches ranked are
+# the RANKED_MATCHES most recently mirrored ones, which FTS5 reads newest first
+# and stops; a query that matches fewer (nearly every real one) is ranked whole.
+# ``total`` still counts every match.
+RANKED_MATCHES = 10_000
+# The page of matches is chosen on the index and the filters alone; only its
+# rows are then read whole and get a snippet, which costs reading their text.
+# CROSS JOIN keeps the index the outer loop: SQLite would otherwise scan
+# ``issue`` and run the match once per row when a filter looks selective.
+_SEARCH = (
+    "SELECT issue.*, " + _SNIPPET + " AS snippet "
+    "FROM (SELECT doc, score FROM"
+    "       (SELECT issue_fts.rowid AS doc, " + _BM25 + " AS score FROM issue_fts {join}"
+    "         WHERE issue_fts MATCH ? {filters} ORDER BY issue_fts.rowid DESC LIMIT "
+    + str(RANKED_MATCHES) + ")"
+    "      ORDER BY score, doc DESC LIMIT ? OFFSET ?) AS hit "
+    "CROSS JOIN issue_fts CROSS JOIN issue "
+    "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
+    "ORDER BY hit.score, hit.doc DESC"
+)
+_COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
+_JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
+# What FTS5 says of a query it cannot read. fts_query writes only queries it
+# can; this is the last guard that keeps a user's text from becoming a 500.
+_FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 
 SUMMARY_FIELDS = (
     "key", "id", "issue_type", "summary", "status", "priority", "assignee", "reporter",
     "duedate", "planned_start", "planned_end", "epic_key", "labels", "sprint", "created",
-    "jira_updated", "fetched_at", "neighbor",
+    "jira_updated", "jira_updated_at", "fetched_at", "neighbor",
 )
 
 
@@ -39,23 +77,75 @@ class IssueService:
     def __init__(self, clock: Clock | None = None):
         self._clock = clock or Clock()
 
-    def list(self, *, status: str | None = None, assignee: str | None = None,
-             epic_key: str | None = None, label: str | None = None, neighbor: int | None = None,
-             fetched_since: str | None = None, cursor: int | None = None, limit: int = 50) -> dict:
-        """Issues, most recently added to the mirror first; ``next_cursor`` pages on."""
+    def list(self, *, q: str | None = None, cursor: int | None = None, limit: int = 50,
+             **filters) -> dict:
+        """Issues matching ``filters`` (see :meth:`_filters`), and ``q`` when given.
+
+        Without ``q``, most recently added to the mirror first, and ``next_cursor``
+        is the last item's rowid. With ``q``, best match first (bm25), each item with
+        a ``snippet``, and ``next_cursor`` counts the matches already shown. The
+        first page (no ``cursor``) also tells the ``total`` of matching issues.
+        """
+        where = self._filters(**filters)
+        if q is not None:
+            return self._search(fts_query(q), where, cursor, limit)
         query = Issue.select()
-        for column, value in ((Issue.status, status), (Issue.assignee, assignee),
-                              (Issue.epic_key, epic_key), (Issue.neighbor, neighbor)):
-            if value is not None:
-                query = query.where(column == value)
-        if label is not None:
-            query = query.where(SQL("EXISTS (SELECT 1 FROM json_each(labels) WHERE value = ?)",
-                                    [label]))
-        if fetched_since is not None:
-            query = query.where(Issue.fetched_at >= fetched_since)
+        for sql, params in where:
+            query = query.where(SQL(sql, params))
         # The rowid grows as issues are added, so it orders the mirror by
         # arrival, as an integer cursor can follow; ``key`` (TEXT) could not.
-        return page(query, SQL("rowid"), cursor, limit, serialize_issue)
+        result = page(query, SQL("rowid"), cursor, limit, serialize_issue)
+        if cursor is None:
+            result["total"] = query.count()
+        return result
+
+    @staticmethod
+    def _filters(*, status: str | None = None, assignee: str | None = None, epic_key: str | None = None,
+                 label: str | None = None, neighbor: int | None = None, fetched_since: str | None = None,
+                 issue_type: str | None = None, sprint: str | None = None, project: str | None = None,
+                 updated_since: str | None = None) -> list[tuple[str, list]]:
+        """The filters as ``(SQL condition, params)``, every one of them to hold: the columns
+        are named alone, which only ``issue`` has of the tables a search joins."""
+        where = [(f"{column} = ?", [value]) for column, value in (
+            ("status", status), ("assignee", assignee), ("epic_key", epic_key), ("neighbor", neighbor),
+            ("issue_type", issue_type), ("sprint", sprint)) if value is not None]
+        if project is not None:
+            if Project.get_or_none(Project.label == project) is None:
+                raise ContractError(f"project: no project {project!r}; see GET /api/v1/projects", "project")
+        # A project is its label: its issues are those that carry it.
+        for value in (label, project):
+            if value is not None:
+                where.append(("EXISTS (SELECT 1 FROM json_each(labels) WHERE value = ?)", [value]))
+        if fetched_since is not None:
+            where.append(("fetched_at >= ?", [fetched_since]))
+        if updated_since is not None:
+            moment = parse_utc(updated_since)
+            if moment is None:
+                raise ContractError(f"updated_since: {updated_since!r} names no time", "updated_since")
+            # Both sides in the hub's format (``+00:00``), which compares as time does.
+            where.append(("jira_updated_at >= ?", [iso(moment)]))
+        return where
+
+    @staticmethod
+    def _search(match: str, where: list[tuple[str, list]], offset: int | None, limit: int) -> dict:
+        join = _JOIN if where else ""
+        filters = "".join(f" AND {sql}" for sql, _ in where)
+        params = [p for _, ps in where for p in ps]
+        try:
+            rows = list(Issue.raw(_SEARCH.format(join=join, filters=filters),
+                                  match, *params, limit + 1, offset or 0, match))
+            total = None if offset else database.execute_sql(
+                _COUNT.format(join=join, filters=filters), [match, *params]).fetchone()[0]
+        except peewee.OperationalError as exc:
+            if not str(exc).startswith(_FTS_SYNTAX):
+                raise
+            raise ContractError(f"q: the search could not be run ({exc})", "q") from None
+        more = len(rows) > limit
+        items = [{**serialize_issue(row), "snippet": row.snippet} for row in rows[:limit]]
+        result = listing(items, (offset or 0) + limit if more else None)
+        if total is not None:
+            result["total"] = total
+        return result
 
     def get(self, key: str) -> dict:
         """One issue with its description and its links both ways."""

@@ -9,12 +9,20 @@ Only this module writes the mirror's issue tables.
 
 A page is loaded set-based: one SELECT of what the mirror knows of the page's
 keys, one upsert of every issue row, and per child table one DELETE and one
-``executemany``, whatever the page's size. The write lock is held for the
-whole page, so the statements are few and prepared once each. The result is
+``executemany``, whatever the page's size, and two statements that keep the
+full-text index in step. The write lock is held for the whole page, so the
+statements are few and prepared once each. The result is
 the same as applying the page's states one after the other, in order
 (``issues``, then the ``neighbors`` the page does not load as matches):
 where a page names a key twice, or two issues claim one attachment, the
 sets below are built to end where the one-by-one application would.
+
+The full-text index (``issue_fts``, external content read from the view
+``issue_search``) stores no text: FTS5 removes an issue's entries only when told
+the text it indexed. So, before anything changes, the issues whose text the page
+may change (it sends ``summary``, ``description`` or ``comments``) are removed
+with their current text in one statement; after the page is written, those and
+the new issues are indexed again from the view in another.
 """
 
 from __future__ import annotations
@@ -27,14 +35,16 @@ from peewee import __exception_wrapper__ as sqlite_errors_as_peewee
 from hub.clock import jira_to_utc
 from hub.db import database
 
-# State fields stored under the same name; ``updated`` goes to ``jira_updated``.
+# State fields stored under the same name; ``updated`` goes to ``jira_updated``,
+# and in UTC to ``jira_updated_at``.
 FIELDS = (
     "id", "issue_type", "summary", "description", "status", "priority", "assignee",
     "reporter", "duedate", "planned_start", "planned_end", "epic_key", "labels",
     "sprint", "created",
 )
 # (state field, column); the bit of each in a row's ``sent`` mask is its index.
-_COLUMNS = tuple((name, name) for name in FIELDS) + (("updated", "jira_updated"),)
+_COLUMNS = tuple((name, name) for name in FIELDS) + (("updated", "jira_updated"),
+                                                     ("updated", "jira_updated_at"))
 # What a column not sent holds in a new row: the schema's defaults.
 _INSERT_DEFAULTS = {"summary": "", "labels": "[]"}
 NOT_NULL_DEFAULTS = {"summary": "", "labels": []}
@@ -70,6 +80,12 @@ _UPSERT_CHANGE = ("INSERT OR REPLACE INTO issue_change (key, history_id, item_no
 _DELETE_ATTACHMENTS = (f"DELETE FROM issue_attachment WHERE key IN {_KEYS} "
                        f"AND attachment_id NOT IN {_KEYS}")
 _DELETE_ATTACHMENT_IDS = f"DELETE FROM issue_attachment WHERE attachment_id IN {_KEYS}"
+# The fields whose change changes what the full-text index holds of an issue.
+_SEARCHED = ("summary", "description", "comments")
+_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments) "
+            f"SELECT 'delete', doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
+_INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments) "
+          f"SELECT doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
 _UPSERT_ATTACHMENT = ("INSERT OR REPLACE INTO issue_attachment (attachment_id, key, filename, size, "
                       "mime_type, author, created, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -100,13 +116,20 @@ class MirrorService:
                 _KNOWN, (run.started_at, _json([state["key"] for state in states])))}
             flags = [self._flag(known.get(state["key"]), position < len(issues), run.full)
                      for position, state in enumerate(states)]
-            conn.executemany(_UPSERT_ISSUE, [_issue_row(state, flag, run.now)
-                                             for state, flag in zip(states, flags)])
+            # Indexed again: what may change its text, and what is new.
+            reindex = sorted({state["key"] for state in states
+                              if state["key"] not in known or any(f in state for f in _SEARCHED)})
+            if reindex:
+                conn.execute(_UNINDEX, (_json([key for key in reindex if key in known]),))
             times = _Times()
+            conn.executemany(_UPSERT_ISSUE, [_issue_row(state, flag, run.now, times)
+                                             for state, flag in zip(states, flags)])
             self._links(conn, states)
             self._comments(conn, states, times)
             self._changes(conn, states, times)
             self._attachments(conn, states, times)
+            if reindex:
+                conn.execute(_INDEX, (_json(reindex),))
 
     @staticmethod
     def _flag(known: tuple[int, int] | None, match: bool, full: bool) -> int:
@@ -202,7 +225,7 @@ class _Times:
             return converted
 
 
-def _issue_row(state: dict, neighbor: int, now: str) -> tuple:
+def _issue_row(state: dict, neighbor: int, now: str, times: _Times) -> tuple:
     """``(key, *columns, fetched_at, neighbor, sent)`` for :data:`_UPSERT_ISSUE`."""
     row, sent = [state["key"]], 0
     for bit, (name, column) in enumerate(_COLUMNS):
@@ -211,7 +234,11 @@ def _issue_row(state: dict, neighbor: int, now: str) -> tuple:
             value = state[name]
             if value is None:
                 value = NOT_NULL_DEFAULTS.get(name)
-            row.append(json.dumps(value, ensure_ascii=False) if name == "labels" else value)
+            if name == "labels":
+                value = json.dumps(value, ensure_ascii=False)
+            elif column == "jira_updated_at":
+                value = times.utc(value)
+            row.append(value)
         else:
             row.append(_INSERT_DEFAULTS.get(column))
     row += (now, neighbor, sent)

@@ -13,6 +13,7 @@ from hub.migrations.steps import (
     v5_changelog,
     v6_attachments,
     v7_tokens,
+    v8_search,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -24,5 +25,6 @@ STEPS: tuple[Step, ...] = tuple(
         v5_changelog,
         v6_attachments,
         v7_tokens,
+        v8_search,
     )
 )

@@ -1,0 +1,259 @@
+"""Full-text search (``q``) and the filters of ``GET /api/v1/issues``."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+
+from hub.db import database
+from hub.errors import ContractError
+from hub.services.issues import RANKED_MATCHES
+from hub.services.mirror import MirrorService, RunContext
+from hub.services.search import fts_query
+from tests.dbfactory import COMMENT_CREATED_UTC, make_db
+from tests.support import comment, db_rows, issue, load, with_projects
+
+
+def search(hub, q: str | None = None, **params) -> dict:
+    resp = hub.api("GET", "/api/v1/issues", params={**({"q": q} if q is not None else {}), **params})
+    assert resp.status_code == 200, resp.json
+    return resp.json
+
+
+def found(hub, q: str | None = None, **params) -> list[str]:
+    return [item["key"] for item in search(hub, q, **params)["items"]]
+
+
+def index_agrees(hub) -> None:
+    """FTS5 compares its index with the text it was built from, and raises if they differ."""
+    db_rows(hub, "INSERT INTO issue_fts (issue_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_cyrillic_and_latin_words_are_found_in_any_case(hub):
+    load(hub, [issue("X-1", summary="Отчёт по продажам", description="Quarterly REPORT for the board"),
+               issue("X-2", summary="Café menu", description="Ёлка в офисе"),
+               issue("X-3", summary="Nothing here")])
+    for q, keys in [("отчёт", ["X-1"]), ("отчет", ["X-1"]), ("ОТЧЁТ", ["X-1"]), ("ПРОДАЖАМ", ["X-1"]),
+                    ("report", ["X-1"]), ("Quarterly", ["X-1"]), ("cafe", ["X-2"]), ("CAFÉ", ["X-2"]),
+                    ("елка", ["X-2"]), ("ЁЛКА", ["X-2"]), ("x-3", ["X-3"]), ("продаж*", ["X-1"])]:
+        assert found(hub, q) == keys, q
+    [item] = search(hub, "отчет")["items"]
+    # ё is read as е in the index, and so in the snippet.
+    assert item["snippet"] == "[[Отчет]] по продажам"
+    assert search(hub, "report")["items"][0]["snippet"] == "Quarterly [[REPORT]] for the board"
+    index_agrees(hub)
+
+
+def test_a_word_only_a_comment_holds_finds_the_issue_until_a_later_page_deletes_the_comment(hub):
+    load(hub, [issue("X-1", comments=[comment("101", "the zebra crossed"), comment("102", "plain")]),
+               issue("X-2", comments=[comment("201", "plain")])])
+    result = search(hub, "zebra")
+    # An issue's comments are one text, one comment a line, oldest id first.
+    assert [(i["key"], i["snippet"]) for i in result["items"]] == [("X-1", "the [[zebra]] crossed\nplain")]
+    assert result["total"] == 1
+    assert found(hub, "comments:zebra") == ["X-1"] and found(hub, "summary:zebra") == []
+
+    load(hub, [issue("X-1", comments=[comment("102", "plain")])])
+    assert search(hub, "zebra") == {"items": [], "next_cursor": None, "total": 0}
+    assert sorted(found(hub, "plain")) == ["X-1", "X-2"]
+    index_agrees(hub)
+
+
+def test_a_summary_changed_by_a_later_page_matches_the_new_word_not_the_old(hub):
+    load(hub, [issue("X-1", summary="alpha release", description="kept text")])
+    assert found(hub, "alpha") == ["X-1"]
+    load(hub, [issue("X-1", summary="beta release")])
+    assert found(hub, "alpha") == [] and found(hub, "beta") == ["X-1"]
+    # A page that sends no text leaves the issue's entries as they were.
+    load(hub, [{"key": "X-1", "id": "1", "status": "Done"}])
+    assert found(hub, "beta") == ["X-1"] and found(hub, "kept") == ["X-1"]
+    index_agrees(hub)
+
+
+@pytest.mark.parametrize("version", [1, 7])
+def test_an_older_database_with_issues_migrates_and_is_searchable(make_hub, data_dir, version):
+    data_dir.mkdir(mode=0o700)
+    make_db(data_dir / "hub.sqlite", version)
+    hub = make_hub()  # migrates to the current version
+    assert found(hub, "cards") == ["AURORA-12"]
+    assert found(hub, "neighbour") == ["OTHER-7"]
+    assert sorted(found(hub, "wiki")) == ["AURORA-1", "AURORA-12", "AURORA-13", "OTHER-7"]
+    if version >= 3:
+        assert found(hub, "second") == ["AURORA-12"]  # a comment of the old database
+    # The Jira time of each issue in UTC, as the loader would have written it.
+    assert {t for (t,) in db_rows(hub, "SELECT jira_updated_at FROM issue")} == {COMMENT_CREATED_UTC}
+    assert found(hub, updated_since="2026-10-22T10:05:11Z") != []
+    assert found(hub, updated_since="2026-10-22T10:05:12Z") == []
+    index_agrees(hub)
+    # And the loader goes on from there (the old database's own commands wait in the
+    # queue, so the page is loaded as a report would load it).
+    run = RunContext(full=False, started_at=COMMENT_CREATED_UTC, now=COMMENT_CREATED_UTC)
+    with database.atomic():
+        MirrorService().load_page([issue("AURORA-12", summary="Renamed", comments=[])], [], run)
+    assert found(hub, "cards") == [] and found(hub, "second") == [] and found(hub, "renamed") == ["AURORA-12"]
+    index_agrees(hub)
+
+
+ODD = ['"unbalanced', "AND", "*", "NEAR(", "foo:bar", "a OR", "OR a", "-x", "NOT x", "(a", "a)", "()",
+       "a AND", '"', "x*y", "summary:", "http://example.com", "a ((((((((((b))))))))))", " ", "a NOT",
+       '"!!"*']
+
+
+@pytest.mark.parametrize("q", ODD)
+def test_odd_q_syntax_is_a_422_naming_q(hub, q):
+    load(hub, [issue("X-1")])
+    resp = hub.api("GET", "/api/v1/issues", params={"q": q})
+    assert resp.status_code == 422, (q, resp.json)
+    assert resp.json["field"] == "q" and resp.json["description"].startswith("q: ")
+
+
+def test_any_q_is_refused_or_becomes_a_query_fts5_runs():
+    """Random text of the language's own symbols: never an FTS5 error, which would be a 500."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5 (key, summary, description, comments,"
+                 " tokenize='unicode61 remove_diacritics 2')")
+    conn.execute("INSERT INTO t VALUES ('A-1', 'a b', 'OR c', 'ё')")
+    rng = random.Random(10)
+    pieces = ['"', "(", ")", "*", "-", ":", " ", "a", "b", "ё", "AND", "OR", "NOT", "NEAR", "summary:",
+              "foo:", "^", "+", "{", "}", ".", "\t", "\x00", "é", "1", "'", "key:", "\u2028", "Ё", "_"]
+    refused = 0
+    for _ in range(5000):
+        q = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
+        try:
+            expression = fts_query(q)
+        except ContractError as exc:
+            assert exc.extra["field"] == "q"
+            refused += 1
+            continue
+        conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()
+    assert 0 < refused < 5000
+
+
+def test_punctuation_and_lower_case_operators_are_words(hub):
+    load(hub, [issue("AURORA-12", summary="Fix the c++ build at 10:30 or later, see v2.1"),
+               issue("X-2", summary="Other")])
+    for q in ["AURORA-12", "aurora-12", "key:AURORA-12", "c++", "10:30", "or", "v2.1", '"the c"',
+              '"build at"', "fix OR nothing", "fix -other", "(fix OR x) later", "summary:fi*", "Summary:\"c build\""]:
+        assert found(hub, q) == ["AURORA-12"], q
+    assert found(hub, '""') == [] and found(hub, "-") == [] and found(hub, "!!!") == []
+    assert hub.api("GET", "/api/v1/issues", params={"q": ""}).status_code == 422
+    assert hub.api("GET", "/api/v1/issues", params={"q": "x" * 1001}).status_code == 422
+
+
+def test_q_ranks_pages_by_offset_and_combines_with_filters(hub):
+    # The word in the summary ranks above the word in a long description.
+    states = [issue(f"X-{n}", status="Open" if n % 2 else "Done", description=f"filler text {n} " * 20
+                    + "kiwi") for n in range(1, 8)]
+    states.append(issue("X-8", summary="kiwi", status="Open"))
+    states.append(issue("X-9", summary="no fruit", status="Open"))
+    load(hub, states)
+    everything = search(hub, "kiwi", limit=3)
+    assert everything["total"] == 8 and everything["items"][0]["key"] == "X-8"
+    keys, cursor, pages = [i["key"] for i in everything["items"]], everything["next_cursor"], 1
+    while cursor is not None:
+        page = search(hub, "kiwi", limit=3, cursor=cursor)
+        assert "total" not in page  # only the first page counts
+        keys += [i["key"] for i in page["items"]]
+        cursor, pages = page["next_cursor"], pages + 1
+    assert pages == 3 and sorted(keys) == sorted(f"X-{n}" for n in range(1, 9)) and len(set(keys)) == 8
+
+    open_ones = search(hub, "kiwi", status="Open", limit=2)
+    assert open_ones["total"] == 5 and open_ones["items"][0]["key"] == "X-8"
+    rest = search(hub, "kiwi", status="Open", limit=2, cursor=open_ones["next_cursor"])
+    last = search(hub, "kiwi", status="Open", limit=2, cursor=rest["next_cursor"])
+    assert last["next_cursor"] is None
+    assert sorted(i["key"] for p in (open_ones, rest, last) for i in p["items"]) == ["X-1", "X-3", "X-5", "X-7", "X-8"]
+    assert search(hub, "kiwi", status="Closed") == {"items": [], "next_cursor": None, "total": 0}
+
+
+def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):
+    load(hub, [issue(f"X-{n}", status="Open" if n < 4 else "Done") for n in range(1, 7)])
+    first = search(hub, limit=2)
+    assert first["total"] == 6 and "snippet" not in first["items"][0]
+    assert "total" not in search(hub, limit=2, cursor=first["next_cursor"])
+    assert search(hub, status="Open")["total"] == 3
+
+
+def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
+    load(hub, [issue("X-1", updated="2026-10-22T13:05:11.000+0300"),   # 10:05:11 UTC
+               issue("X-2", updated="2026-10-22T08:00:00.000-0300"),   # 11:00:00 UTC
+               issue("X-3", updated="2026-10-22T10:30:00.000+0000"),   # 10:30:00 UTC
+               issue("X-4", updated="not a time"), issue("X-5")])
+    assert db_rows(hub, "SELECT key, jira_updated_at FROM issue ORDER BY key") == [
+        ("X-1", "2026-10-22T10:05:11+00:00"), ("X-2", "2026-10-22T11:00:00+00:00"),
+        ("X-3", "2026-10-22T10:30:00+00:00"), ("X-4", None), ("X-5", None)]
+    assert found(hub, updated_since="2026-10-22T10:30:00Z") == ["X-3", "X-2"]
+    assert found(hub, updated_since="2026-10-22T10:30:00+00:00") == ["X-3", "X-2"]
+    assert found(hub, updated_since="2026-10-22T10:30:01Z") == ["X-2"]
+    assert sorted(found(hub, "summary", updated_since="2026-10-22T10:00:00Z")) == ["X-1", "X-2", "X-3"]
+    assert search(hub, updated_since="2026-10-22T10:00:00Z")["total"] == 3
+    for bad in ("2026-10-22T13:30:00+03:00", "2026-10-22", "2026-02-30T00:00:00Z", "yesterday"):
+        resp = hub.api("GET", "/api/v1/issues", params={"updated_since": bad})
+        assert resp.status_code == 422 and resp.json["field"] == "updated_since", bad
+    # An issue sent again without ``updated`` keeps its time.
+    load(hub, [{"key": "X-2", "id": "2", "status": "Done"}])
+    assert found(hub, updated_since="2026-10-22T10:30:01Z") == ["X-2"]
+
+
+def test_project_issue_type_and_sprint_filters(hub):
+    with_projects()  # the project AWPCA
+    load(hub, [issue("X-1", labels=["AWPCA"], issue_type="Story", sprint="AURORA Sprint 14", summary="login"),
+               issue("X-2", labels=["AWPCA", "KPI"], issue_type="Bug", sprint="AURORA Sprint 15", summary="login"),
+               issue("X-3", labels=["KPI"], issue_type="Bug", sprint="AURORA Sprint 14", summary="login")])
+    assert found(hub, project="AWPCA") == ["X-2", "X-1"]
+    assert found(hub, issue_type="Bug") == ["X-3", "X-2"]
+    assert found(hub, sprint="AURORA Sprint 14") == ["X-3", "X-1"]
+    assert found(hub, project="AWPCA", issue_type="Bug") == ["X-2"]
+    assert found(hub, project="AWPCA", label="KPI") == ["X-2"]
+    result = search(hub, "login", project="AWPCA", sprint="AURORA Sprint 14")
+    assert ([i["key"] for i in result["items"]], result["total"]) == (["X-1"], 1)
+    resp = hub.api("GET", "/api/v1/issues", params={"project": "NOPE"})
+    assert resp.status_code == 422 and resp.json["field"] == "project"
+    assert hub.api("GET", "/api/v1/issues", params={"project": "two words"}).status_code == 422
+
+
+def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scanning_them(hub):
+    """SQLite could drive a filtered search from ``issue`` and run the match once per row:
+    seconds over 100k issues. The index must stay the outer loop."""
+    with_projects()
+    load(hub, [issue(f"X-{n}", status="Open", labels=["AWPCA"], summary="kiwi") for n in range(1, 5)])
+    seen = []
+    connection = database.connection()
+    connection.set_trace_callback(seen.append)
+    try:
+        assert search(hub, "kiwi", status="Open", project="AWPCA", updated_since="2026-01-01T00:00:00Z",
+                      limit=2)["total"] == 0
+        assert search(hub, "kiwi", status="Open", project="AWPCA")["total"] == 4
+    finally:
+        connection.set_trace_callback(None)
+    searches = [sql for sql in seen if "MATCH" in sql]
+    assert len(searches) == 4  # a page and a count, twice
+    for sql in searches:
+        plan = [row[3] for row in database.execute_sql("EXPLAIN QUERY PLAN " + sql)]
+        on_issue = [step for step in plan if step.split()[:2] in (["SCAN", "issue"], ["SEARCH", "issue"])]
+        assert on_issue and all("(rowid=?)" in step for step in on_issue), plan
+
+
+def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_them_all(hub):
+    # Rows written straight into the database, then indexed as the migration does:
+    # ten thousand issues through state pages would take the test a minute.
+    extra = 10
+    conn = sqlite3.connect(hub.config.db_path)
+    conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES ('OLD-1', '1', 'kiwi kiwi kiwi', 't')")
+    conn.executemany("INSERT INTO issue (key, id, summary, description, fetched_at) VALUES (?, ?, ?, ?, 't')",
+                     [(f"N-{n}", str(n), f"issue {n}", "kiwi " + "filler " * 30)
+                      for n in range(RANKED_MATCHES + extra)])
+    conn.execute("INSERT INTO issue_fts (issue_fts) VALUES ('rebuild')")
+    conn.commit()
+    conn.close()
+    first = search(hub, "kiwi", limit=5)
+    assert first["total"] == RANKED_MATCHES + extra + 1
+    # OLD-1 would rank first, but it is not among the newest matches, which alone are ranked.
+    assert "OLD-1" not in [item["key"] for item in first["items"]]
+    assert found(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5) != []
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5)["next_cursor"] is None
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES)["items"] == []
+    # A narrower query (here, the word in the summary) reaches it.
+    assert found(hub, "summary:kiwi", limit=1) == ["OLD-1"]
