@@ -1,0 +1,36 @@
+"""``hub mcp``'s tools in-process: an ``mcp.Client`` on the server object, against a live hub."""
+
+from __future__ import annotations
+
+import anyio
+from mcp import Client
+
+from hub.mcp.server import build_server
+from tests.mcp_support import TOOLS, check_every_tool, refused
+from tests.support import seeded_hub
+
+
+def test_every_tool_with_good_and_bad_arguments(tmp_path):
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        async def tour():
+            async with Client(build_server(url, interface)) as client:
+                await check_every_tool(client, url, agent)
+
+        anyio.run(tour)
+
+
+def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        async def calls():
+            async with Client(build_server(url, "not-a-token")) as client:
+                await refused(client, "get_issue", {"key": "AURORA-1"}, "401", "does not know this token")
+            async with Client(build_server(url, agent)) as client:
+                await refused(client, "list_projects", {}, "403")
+            async with Client(build_server(url, None)) as client:
+                await refused(client, "sync_status", {}, "no hub token")
+            # A port nothing listens on: the hub is unreachable, and the call says so.
+            async with Client(build_server("http://127.0.0.1:9", interface)) as client:
+                assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
+                await refused(client, "search_issues", {}, "hub at http://127.0.0.1:9 is unreachable")
+
+        anyio.run(calls)
