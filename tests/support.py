@@ -29,6 +29,19 @@ from hub.clock import Clock, iso
 from hub.models import Project, Setting
 
 
+def imported_modules(path: Path) -> set[str]:
+    """The absolute imports of a Python source file, by module name."""
+    import ast
+
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module)
+    return modules
+
+
 def wait_until(condition: Callable[[], object], timeout: float = 30, every: float = 0.02,
                message: str = "the condition") -> object:
     """Poll ``condition`` until it is truthy; its value, or AssertionError after ``timeout``."""
@@ -194,13 +207,14 @@ def call(url: str, token: str, path: str, body=None) -> dict:
         return json.loads(resp.read())
 
 
-def full_run(url: str, agent: str, interface: str, keys: list[str]) -> None:
+def full_run(url: str, agent: str, interface: str, keys: list[str], issues: list[dict] | None = None) -> None:
+    """One full refresh of a live hub by an agent: the bare issues ``keys``, or the states ``issues``."""
     command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 14})["commands"]
     assert claimed["id"] == command["id"]
-    issues = [{"key": key, "id": key.split("-")[1]} for key in keys]
+    issues = issues if issues is not None else [{"key": key, "id": key.split("-")[1]} for key in keys]
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": issues})
-    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(keys)}})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(issues)}})
 
 
 def neighbour_flags(db: Path) -> dict:
@@ -387,16 +401,12 @@ def mcp_mirror() -> list[dict]:
 @contextlib.contextmanager
 def seeded_hub(data_dir: Path):
     """A live hub (``hub serve`` on loopback) whose mirror holds :func:`mcp_mirror`, loaded by
-    an agent's refresh: yields its URL, the agent token and the interface token."""
+    an agent's full refresh: yields its URL, the agent token and the interface token."""
     agent, interface = prepared_hub(data_dir)
     proc = start("serve", data_dir=data_dir)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        command = call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": BASE}})
-        [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 14})["commands"]
-        assert claimed["id"] == command["id"]
-        call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": mcp_mirror()})
-        call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": 3}})
+        full_run(url, agent, interface, [], issues=mcp_mirror())
         yield url, agent, interface
     finally:
         stop(proc)

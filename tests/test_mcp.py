@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 from mcp import Client
 
 from hub.mcp.server import build_server
 from tests.mcp_support import TOOLS, check_every_tool, refused
-from tests.support import seeded_hub
+from tests.support import imported_modules, seeded_hub
+
+MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
+
+
+def test_the_mcp_server_reaches_the_hub_through_its_api_only():
+    """It runs on the assistant's machine: nothing of the hub's database, models or services."""
+    sources = sorted(MCP.glob("*.py"))
+    assert len(sources) >= 4
+    for path in sources:
+        for module in imported_modules(path):
+            assert module == "hub.mcp" or module.startswith("hub.mcp.") or module.split(".")[0] != "hub", (
+                f"{path.name} imports {module}")
 
 
 def test_every_tool_with_good_and_bad_arguments(tmp_path):

@@ -3,7 +3,6 @@ each request's own bearer token; both against a live hub on loopback."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import anyio
@@ -14,7 +13,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.mcp_support import check_every_tool, data, refused
-from tests.support import HUB, run_script, seeded_hub, stop, wait_for_line
+from tests.support import HUB, run_script, seeded_hub, start, stop, wait_for_line
 
 
 def over_stdio(errlog, *args: str, **env: str) -> Client:
@@ -53,13 +52,16 @@ def test_stdio_errors_from_the_hub_and_from_the_command_line(tmp_path):
         assert "missing --url (HUB_URL), --token (HUB_TOKEN)" in missing.stderr
         bad = run_script("mcp", "--url", url, "--http", "nowhere", data_dir=tmp_path / "data")
         assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
+        # It reads the hub through its API only: its own data dir is never made, let alone a database.
+        absent = tmp_path / "absent"
+        closed = subprocess.run([HUB, "mcp", "--url", url, "--token", interface], input="", text=True,
+                                capture_output=True, timeout=60, env={"HUB_DATA_DIR": str(absent), "PATH": ""})
+        assert closed.returncode == 0 and closed.stdout == "" and not absent.exists()
 
 
-def start_http(url: str) -> tuple[subprocess.Popen, str]:
-    environ = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    environ.pop("HUB_TOKEN", None)
-    proc = subprocess.Popen([HUB, "mcp", "--url", url, "--http", "127.0.0.1:0"], env=environ,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_http(url: str, data_dir) -> tuple[subprocess.Popen, str]:
+    """``hub mcp --http`` on a free loopback port; its process and endpoint."""
+    proc = start("mcp", "--url", url, "--http", "127.0.0.1:0", data_dir=data_dir)
     return proc, wait_for_line(proc, r"serving MCP on (http://127\.0\.0\.1:\d+/mcp)").group(1)
 
 
@@ -70,7 +72,7 @@ def over_http(endpoint: str, token: str) -> tuple[httpx2.AsyncClient, Client]:
 
 def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
     with seeded_hub(tmp_path / "data") as (url, agent, interface):
-        proc, endpoint = start_http(url)
+        proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             async def tour():
                 http, client = over_http(endpoint, interface)
@@ -86,7 +88,7 @@ def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
 
 def test_streamable_http_needs_a_bearer_token_and_passes_it_to_the_hub(tmp_path):
     with seeded_hub(tmp_path / "data") as (url, agent, interface):
-        proc, endpoint = start_http(url)
+        proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             initialize = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
             headers = {"Accept": "application/json, text/event-stream"}

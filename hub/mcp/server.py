@@ -96,14 +96,16 @@ def build_server(url: str, token: str | None = None, *,
     @server.tool(annotations=READ_ONLY, description=(
         "Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over key, summary, "
         "description and comments, ranked, each item with a highlighted `snippet`) and/or by exact filters; "
-        "page with `cursor`. Returns `items`, `total` (null when the hub does not count) and `next_cursor`. "
+        "page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when the hub does not "
+        "count) and `next_cursor`. "
         "Then use get_issue for one issue's details."))
     async def search_issues(
         ctx: Context,
         q: Annotated[str | None, Field(min_length=1, max_length=1000, description="words to search for")] = None,
         project: Annotated[str | None, Field(min_length=1, max_length=255,
                                              description="a project's label (see list_projects)")] = None,
-        issue_type: Filter = None, sprint: Filter = None,
+        issue_type: Filter = None,
+        sprint: Annotated[str | None, Field(min_length=1, max_length=10_000, description="a sprint's name")] = None,
         updated_since: Annotated[str | None, Field(min_length=1, max_length=64, description=(
             "a UTC time, e.g. 2026-11-02T09:00:00+00:00: issues updated in Jira since then"))] = None,
         status: Filter = None, assignee: Filter = None, epic_key: Filter = None,
