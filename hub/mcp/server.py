@@ -218,8 +218,10 @@ def build_server(url: str, token: str | None = None, *,
                 if state["state"] == seen:
                     # The hub answers at once when its long-poll slots are taken: do not spin.
                     await anyio.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-            if command is not None and command["status"] not in FINAL_COMMAND_STATUSES:
-                command = await h.get(f"/api/v1/commands/{command['id']}")
+            # The command as it ends: a ready attachment's answer names none, only its id.
+            command_id = state.get("command_id") or (command or {}).get("id")
+            if command_id is not None:
+                command = await h.get(f"/api/v1/commands/{command_id}")
         return AttachmentFetch(attachment=state, ready=state["state"] == "ready", command=command)
 
     @server.tool(annotations=READ_ONLY, structured_output=True, description=(
