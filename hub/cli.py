@@ -327,6 +327,11 @@ def _mcp(config: Config, args: argparse.Namespace) -> int:
     if missing:
         _say(f"hub mcp: missing {', '.join(missing)}", sys.stderr)
         return 2
+    if not url.startswith(("http://", "https://")):
+        _say(f"hub mcp: --url (HUB_URL) must be an http:// or https:// URL, not {url[:40]!r}", sys.stderr)
+        return 2
+    if args.http and args.token:
+        _say("hub mcp: --token is not used with --http: each request brings its own", sys.stderr)
     # One line per request to the hub is noise for an assistant's log; failures are logged anyway.
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
     server = build_server(url, token)

@@ -52,6 +52,8 @@ def test_stdio_errors_from_the_hub_and_from_the_command_line(tmp_path):
         assert "missing --url (HUB_URL), --token (HUB_TOKEN)" in missing.stderr
         bad = run_script("mcp", "--url", url, "--http", "nowhere", data_dir=tmp_path / "data")
         assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
+        schemeless = run_script("mcp", "--url", "hub.example:8765", "--token", "t", data_dir=tmp_path / "data")
+        assert schemeless.returncode == 2 and "http:// or https://" in schemeless.stderr
         # It reads the hub through its API only: its own data dir is never made, let alone a database.
         absent = tmp_path / "absent"
         closed = subprocess.run([HUB, "mcp", "--url", url, "--token", interface], input="", text=True,
