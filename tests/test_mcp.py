@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 
 import anyio
@@ -28,6 +29,9 @@ def test_every_tool_with_good_and_bad_arguments(tmp_path):
     with seeded_hub(tmp_path / "data") as (url, agent, interface):
         async def tour():
             async with Client(build_server(url, interface)) as client:
+                info = client.server_info
+                assert info.name == "sdlc-hub" and info.version == metadata.version("sdlc-hub")
+                assert "while\nJira is unreachable" in client.instructions
                 await check_every_tool(client, url, agent)
 
         anyio.run(tour)

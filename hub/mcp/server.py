@@ -14,6 +14,7 @@ import base64
 import codecs
 import time
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Annotated, Literal
 from urllib.parse import quote
 
@@ -47,6 +48,8 @@ ASKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 FINAL_COMMAND_STATUSES = ("done", "failed", "cancelled")
+# Linked issues are read this many at a time: a hub serves 32 requests at once by default.
+LINK_READS_AT_ONCE = 4
 # The hub holds one attachment long-poll at most this long (docs/api.md).
 LONG_POLL_SECONDS = 30
 # Images past this are described, not inlined: a model's context is not a file transfer.
@@ -84,7 +87,7 @@ def build_server(url: str, token: str | None = None, *,
     (stdio, in-process); over HTTP every request brings its own.
     ``transport`` lets tests route the hub client.
     """
-    server = MCPServer("sdlc-hub", instructions=INSTRUCTIONS)
+    server = MCPServer("sdlc-hub", instructions=INSTRUCTIONS, version=_version())
 
     def hub(ctx: Context) -> HubClient:
         headers: Mapping[str, str] | None = ctx.headers
@@ -285,14 +288,25 @@ async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -
 
 
 async def _summaries(h: HubClient, keys: set[str]) -> dict[str, dict]:
-    """The mirror's issues among ``keys``; one the mirror does not hold is left out."""
-    found = {}
-    for key in sorted(keys):
-        try:
-            found[key] = await h.get(f"/api/v1/issues/{_segment(key)}")
-        except HubProblem as problem:
-            if problem.status != 404:
-                raise
+    """The mirror's issues among ``keys``, read a few at a time; one the mirror does not hold is left out."""
+    found: dict[str, dict] = {}
+    problems: list[HubProblem] = []
+    limiter = anyio.CapacityLimiter(LINK_READS_AT_ONCE)
+
+    async def read(key: str) -> None:
+        async with limiter:
+            try:
+                found[key] = await h.get(f"/api/v1/issues/{_segment(key)}")
+            except HubProblem as problem:
+                # Kept, not raised: a task group would wrap it in an ExceptionGroup.
+                if problem.status != 404:
+                    problems.append(problem)
+
+    async with anyio.create_task_group() as group:
+        for key in sorted(keys):
+            group.start_soon(read, key)
+    if problems:
+        raise problems[0]
     return found
 
 
@@ -321,6 +335,13 @@ def _not_ready(state: dict) -> str:
     if state["state"] == "failed":
         return f"{name} is not ready: its last fetch failed ({state.get('error')}); fetch_attachment tries again"
     return f"{name} is not ready (state none): call fetch_attachment first"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("sdlc-hub")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return ""
 
 
 def _segment(value: str) -> str:
