@@ -86,6 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     sset = scope_commands.add_parser("set", help="set it, e.g. 'project = AURORA' ('' for none)")
     sset.add_argument("jql")
     sset.set_defaults(handler=_scope_set)
+
+    mcp = commands.add_parser(
+        "mcp", help="serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
+        description="An MCP server that reads a hub over its HTTP API (it never opens the database), "
+        "so it runs on the assistant's machine as well as on the hub's. See docs/mcp.md.")
+    mcp.add_argument("--url", help="the hub's base URL, e.g. http://hub.example:8765 (HUB_URL)")
+    mcp.add_argument("--token", help="a hub token of role interface, for stdio (HUB_TOKEN); "
+                     "over --http each request brings its own")
+    mcp.add_argument("--http", metavar="HOST:PORT",
+                     help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    mcp.set_defaults(handler=_mcp)
     return parser
 
 
@@ -303,6 +314,39 @@ def _worker(config: Config, args: argparse.Namespace) -> int:
     catch_up()
     run_forever(queue)
     return 0
+
+
+def _mcp(config: Config, args: argparse.Namespace) -> int:
+    from hub.mcp.server import build_server
+
+    url = args.url or os.environ.get("HUB_URL")
+    token = None if args.http else (args.token or os.environ.get("HUB_TOKEN"))
+    missing = [] if url else ["--url (HUB_URL)"]
+    if not args.http and not token:
+        missing.append("--token (HUB_TOKEN)")
+    if missing:
+        _say(f"hub mcp: missing {', '.join(missing)}", sys.stderr)
+        return 2
+    if not url.startswith(("http://", "https://")):
+        _say(f"hub mcp: --url (HUB_URL) must be an http:// or https:// URL, not {url[:40]!r}", sys.stderr)
+        return 2
+    if args.http and args.token:
+        _say("hub mcp: --token is not used with --http: each request brings its own", sys.stderr)
+    # One line per request to the hub is noise for an assistant's log; failures are logged anyway.
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
+    server = build_server(url, token)
+    if not args.http:
+        # stdout is the wire from here on: everything else goes to stderr.
+        server.run("stdio")
+        return 0
+    from hub.mcp.http import parse_address, serve
+
+    try:
+        parse_address(args.http)
+    except ValueError as exc:
+        _say(f"hub mcp: {exc}", sys.stderr)
+        return 2
+    return serve(server, args.http, config.log_level)
 
 
 def _raise_keyboard_interrupt(signum, frame):

@@ -29,6 +29,19 @@ from hub.clock import Clock, iso
 from hub.models import Project, Setting
 
 
+def imported_modules(path: Path) -> set[str]:
+    """The absolute imports of a Python source file, by module name."""
+    import ast
+
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module)
+    return modules
+
+
 def wait_until(condition: Callable[[], object], timeout: float = 30, every: float = 0.02,
                message: str = "the condition") -> object:
     """Poll ``condition`` until it is truthy; its value, or AssertionError after ``timeout``."""
@@ -194,13 +207,14 @@ def call(url: str, token: str, path: str, body=None) -> dict:
         return json.loads(resp.read())
 
 
-def full_run(url: str, agent: str, interface: str, keys: list[str]) -> None:
+def full_run(url: str, agent: str, interface: str, keys: list[str], issues: list[dict] | None = None) -> None:
+    """One full refresh of a live hub by an agent: the bare issues ``keys``, or the states ``issues``."""
     command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 14})["commands"]
     assert claimed["id"] == command["id"]
-    issues = [{"key": key, "id": key.split("-")[1]} for key in keys]
+    issues = issues if issues is not None else [{"key": key, "id": key.split("-")[1]} for key in keys]
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": issues})
-    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(keys)}})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(issues)}})
 
 
 def neighbour_flags(db: Path) -> dict:
@@ -352,3 +366,85 @@ def rich(key: str, n: int) -> dict:
                  attachments=[{"id": f"{n}-{a}", "filename": "f.pdf", "created": JIRA_TIME} for a in range(2)],
                  changes=[{"id": str(h), "created": JIRA_TIME, "items": [{"field": "status"}]}
                           for h in range(5)])
+
+
+# A 1x1 PNG: what an assistant gets back as image content.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082")
+TEXT_FILE = "line one\nстрока два\n".encode()
+MCP_FILES = {"9001": TEXT_FILE, "9002": PNG, "9003": PDF}
+
+
+def mcp_mirror() -> list[dict]:
+    """The issues the MCP tests read: AURORA-1 in full (wiki text, links both ways and to an issue
+    the mirror lacks, three comments, two changes, a text, an image and a PDF attachment)."""
+    files = [("9001", "notes.txt", "text/plain"), ("9002", "shot.png", "image/png"),
+             ("9003", "spec.pdf", "application/pdf")]
+    return [
+        issue("AURORA-1", issue_type="Story", summary="Cards list", status="In Progress", labels=["AWPCA"],
+              assignee="ivanov", description="h1. Cards\n*bold* text",
+              links=[{"type": "Blocks", "outward": "AURORA-2"}, {"type": "Relates", "inward": "AURORA-3"},
+                     {"type": "Relates", "outward": "OTHER-9"}],
+              comments=[comment("101", "first *wiki*"), comment("102", "second"), comment("103", "third")],
+              changes=[{"id": "5001", "author": "ivanov", "created": JIRA_TIME,
+                        "items": [{"field": "status", "from": "1", "from_string": "Open", "to": "3",
+                                   "to_string": "In Progress"},
+                                  {"field": "assignee", "to_string": "ivanov"}]}],
+              attachments=[{**attachment(aid, name, len(MCP_FILES[aid])), "mime_type": mime}
+                           for aid, name, mime in files]),
+        issue("AURORA-2", summary="Card details", status="Done", labels=["AWPCA"]),
+        issue("AURORA-3", summary="Cards epic", status="Open", labels=["AWPCA"]),
+    ]
+
+
+@contextlib.contextmanager
+def seeded_hub(data_dir: Path):
+    """A live hub (``hub serve`` on loopback) whose mirror holds :func:`mcp_mirror`, loaded by
+    an agent's full refresh: yields its URL, the agent token and the interface token."""
+    agent, interface = prepared_hub(data_dir)
+    proc = start("serve", data_dir=data_dir)
+    try:
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        full_run(url, agent, interface, [], issues=mcp_mirror())
+        yield url, agent, interface
+    finally:
+        stop(proc)
+
+
+def scripted_agent(url: str, agent: str, files: dict[str, bytes], count: int):
+    """A scripted agent in a thread: claims ``count`` commands one at a time (long-polling) and
+    finishes each: a fetch_attachment by uploading its file from ``files``, a refresh with no
+    issues. Join the returned thread."""
+    import threading
+
+    import httpx
+
+    def run():
+        try:
+            serve()
+        except httpx.TransportError:
+            pass  # the hub stopped: a test that failed before its commands came
+
+    def serve():
+        served = 0
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {agent}"}, timeout=60) as client:
+            while served < count:
+                claimed = client.post("/agent/v1/claim", json={"agent_id": "scripted", "version": 14, "wait": 5})
+                for command in claimed.json()["commands"]:
+                    result = {"total": 0}
+                    if command["type"] == "fetch_attachment":
+                        content = files[command["params"]["attachment_id"]]
+                        stored = client.put(f"/agent/v1/commands/{command['id']}/file", content=content,
+                                            params={"delivery": command["deliveries"]},
+                                            headers={"X-Content-SHA256": hashlib.sha256(content).hexdigest()})
+                        assert stored.status_code == 200, stored.text
+                        result = stored.json()
+                    done = client.post(f"/agent/v1/commands/{command['id']}/done",
+                                       json={"result": result, "delivery": command["deliveries"]})
+                    assert done.status_code == 200, done.text
+                    served += 1
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,1 @@
+"""``hub mcp``: the hub as an MCP server for LLM assistants, over the hub's HTTP API."""
