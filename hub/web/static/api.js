@@ -35,12 +35,12 @@ export function url(path, query) {
 }
 
 /**
- * Call the API: the parsed JSON answer (null for 204), or the Response itself
- * with raw: true. Anything but 2xx throws ApiError; a network failure throws
+ * Call the API with this tab's token (or bearer: a token being tried): the
+ * parsed JSON answer (null for 204), or the Response itself with raw: true. Anything but 2xx throws ApiError; a network failure throws
  * ApiError with status 0.
  */
-export async function request(method, path, {query, body, signal, raw = false} = {}) {
-  const headers = {Authorization: `Bearer ${token()}`, Accept: "application/json"};
+export async function request(method, path, {query, body, signal, raw = false, bearer = null} = {}) {
+  const headers = {Authorization: `Bearer ${bearer || token()}`, Accept: "application/json"};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
@@ -60,7 +60,7 @@ export async function request(method, path, {query, body, signal, raw = false} =
       description = error.description || "";
     } catch { /* a body that is not JSON: keep the status text */ }
     const error = new ApiError(response.status, title, description);
-    if (response.status === 401 && token()) onUnauthorized(error);
+    if (response.status === 401 && !bearer && token()) onUnauthorized(error);
     throw error;
   }
   if (raw) return response;

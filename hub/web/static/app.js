@@ -30,14 +30,13 @@ function signInPage() {
     if (!value) return;
     button.disabled = true;
     say(line, "Checking the token…");
-    api.signIn(value);
     try {
-      await api.request("GET", "/api/v1/issues", {query: {limit: 1}});
+      await api.request("GET", "/api/v1/issues", {query: {limit: 1}, bearer: value});
+      api.signIn(value);
       notice = "";
       if (!location.hash || location.hash === "#/" || location.hash === "#") location.hash = "#/issues";
       else route();
     } catch (error) {
-      api.signOut();
       button.disabled = false;
       say(line, signInError(error), true);
       input.focus();
@@ -59,7 +58,7 @@ async function route() {
   const signal = leaving.signal;
   if (!api.token()) { signInPage(); return; }
   nav.hidden = false;
-  const hash = location.hash || "#/issues";
+  const hash = location.hash.startsWith("#/") ? location.hash : "#/issues";
   for (const link of nav.querySelectorAll("a")) {
     const current = hash.startsWith(link.getAttribute("href"));
     if (current) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
@@ -88,5 +87,10 @@ document.getElementById("sign-out").addEventListener("click", () => {
   route();
 });
 
-window.addEventListener("hashchange", () => { route(); main.focus({preventScroll: true}); });
+window.addEventListener("hashchange", () => {
+  // Only #/... addresses are pages; "#main" (the skip link) just moves focus.
+  if (location.hash && !location.hash.startsWith("#/")) return;
+  route();
+  main.focus({preventScroll: true});
+});
 route();
