@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from hub.web.static import CONTENT_SECURITY_POLICY, STATIC_DIR
+from hub.web.resources import CONTENT_SECURITY_POLICY, STATIC_DIR
 
 
 def test_the_page_is_served_at_the_root_without_a_token(hub):

@@ -37,7 +37,7 @@ from hub.services.reports import ReportService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
-from hub.web import static as web
+from hub.web import resources as web
 
 
 @dataclass(frozen=True)
