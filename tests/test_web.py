@@ -81,7 +81,9 @@ def seed(url: str, agent: str, interface: str) -> None:
                   "items": [{"field": "status", "from_string": "Open", "to_string": "In Progress"}]}],
         attachments=[{"id": "901", "filename": "spec.pdf", "size": len(PDF), "mime_type": "application/pdf"}])
     issues = [first, issue_state("AURORA-2", status="Done", summary="Export"),
-              issue_state("AURORA-3", summary="Filters")]
+              issue_state("AURORA-3", summary="Filters", attachments=[
+                  {"id": "902", "filename": "a.txt", "size": len(PDF)},
+                  {"id": "903", "filename": "b.txt", "size": len(PDF)}])]
     issues += [issue_state(f"AURORA-{n}") for n in range(10, 40)]
     for start_at in range(0, len(issues), 100):
         call(url, agent, f"/agent/v1/commands/{claimed['id']}/state",
@@ -147,6 +149,9 @@ def web(browser, site):
 def expect(locator):
     from playwright.sync_api import expect as playwright_expect
 
+    # Generous: the states endpoint is asked again after 1, 2, 4 … s, and a
+    # loaded machine is slow; a wait that holds returns as soon as it does.
+    playwright_expect.set_options(timeout=TIMEOUT_MS)
     return playwright_expect(locator)
 
 
@@ -259,15 +264,21 @@ def test_notes_are_added_edited_and_deleted(web):
     assert call(web.site["url"], web.site["interface"], "/api/v1/issues/AURORA-2/notes")["items"] == []
 
 
-def scripted_agent(url: str, token: str, go: threading.Event, done: dict) -> None:
-    """An agent that claims the fetch, waits for ``go``, then uploads PDF and finishes."""
+def scripted_agent(url: str, token: str, go: threading.Event, done: dict, count: int = 1) -> None:
+    """An agent that claims ``count`` fetches, waits for ``go``, then uploads PDF for each and finishes them."""
     commands = []
-    while not commands:
-        commands = call(url, token, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14, "wait": 10,
-                                                        "types": ["fetch_attachment"]})["commands"]
-    [command] = commands
-    done["claimed"] = command
+    while len(commands) < count:
+        commands += call(url, token, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14, "wait": 10,
+                                                         "limit": count - len(commands),
+                                                         "types": ["fetch_attachment"]})["commands"]
+    done["claimed"] = commands
     assert go.wait(60)
+    for command in commands:
+        deliver(url, token, command)
+    done["uploaded"] = len(commands)
+
+
+def deliver(url: str, token: str, command: dict) -> None:
     query = f"agent_id={AGENT_ID}&delivery={command['deliveries']}"
     put = urllib.request.Request(f"{url}/agent/v1/commands/{command['id']}/file?{query}", data=PDF, method="PUT",
                                  headers={"Authorization": f"Bearer {token}",
@@ -277,7 +288,6 @@ def scripted_agent(url: str, token: str, go: threading.Event, done: dict) -> Non
         stored = json.loads(resp.read())
     call(url, token, f"/agent/v1/commands/{command['id']}/done",
          {"agent_id": AGENT_ID, "delivery": command["deliveries"], "result": stored})
-    done["uploaded"] = True
 
 
 def test_an_attachment_is_fetched_live_and_downloaded(web):
@@ -295,13 +305,38 @@ def test_an_attachment_is_fetched_live_and_downloaded(web):
     finally:
         go.set()
         agent.join(timeout=60)
-    assert done.get("uploaded"), done
+    assert done.get("uploaded") == 1, done
     # The long-poll the page holds answers with the new state.
     expect(state).to_have_text("ready")
     web.screenshot("attachment")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download spec.pdf").click()
     assert download.value.suggested_filename == "spec.pdf"
+    assert Path(download.value.path()).read_bytes() == PDF
+
+
+def test_several_attachments_fetched_at_once_are_followed_through_the_states_endpoint(web):
+    web.sign_in()
+    page = web.page
+    go, done = threading.Event(), {}
+    agent = threading.Thread(target=scripted_agent, args=(web.site["url"], web.site["agent"], go, done, 2),
+                             daemon=True)
+    agent.start()
+    try:
+        page.goto(web.site["url"] + "/#/issue/AURORA-3")
+        states = page.locator("section[aria-labelledby=s-attachments] .state")
+        expect(states).to_have_text(["none", "none"])
+        page.get_by_role("button", name="Fetch a.txt").click()
+        expect(states.first).to_have_text("fetching")
+        page.get_by_role("button", name="Fetch b.txt").click()
+        expect(states).to_have_text(["fetching", "fetching"])
+    finally:
+        go.set()
+        agent.join(timeout=60)
+    assert done.get("uploaded") == 2, done
+    expect(states).to_have_text(["ready", "ready"])
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download b.txt").click()
     assert Path(download.value.path()).read_bytes() == PDF
 
 
