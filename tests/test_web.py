@@ -80,7 +80,8 @@ def seed(url: str, agent: str, interface: str) -> None:
         changes=[{"id": "5001", "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300",
                   "items": [{"field": "status", "from_string": "Open", "to_string": "In Progress"}]}],
         attachments=[{"id": "901", "filename": "spec.pdf", "size": len(PDF), "mime_type": "application/pdf"}])
-    issues = [first, issue_state("AURORA-2", status="Done", summary="Export"),
+    issues = [first, issue_state("AURORA-2", status="Done", summary="Export",
+                                 attachments=[{"id": "904", "filename": "gone.pdf", "size": 10}]),
               issue_state("AURORA-3", summary="Filters", attachments=[
                   {"id": "902", "filename": "a.txt", "size": len(PDF)},
                   {"id": "903", "filename": "b.txt", "size": len(PDF)}])]
@@ -313,6 +314,23 @@ def test_an_attachment_is_fetched_live_and_downloaded(web):
         page.get_by_role("button", name="Download spec.pdf").click()
     assert download.value.suggested_filename == "spec.pdf"
     assert Path(download.value.path()).read_bytes() == PDF
+
+
+def test_a_failed_fetch_shows_the_agents_error_and_offers_another(web):
+    web.sign_in()
+    page = web.page
+    page.goto(web.site["url"] + "/#/issue/AURORA-2")
+    state = page.locator("section[aria-labelledby=s-attachments] .state")
+    page.get_by_role("button", name="Fetch gone.pdf").click()
+    expect(state).to_have_text("fetching")
+    url, token = web.site["url"], web.site["agent"]
+    [command] = call(url, token, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14,
+                                                     "types": ["fetch_attachment"]})["commands"]
+    call(url, token, f"/agent/v1/commands/{command['id']}/failed",
+         {"agent_id": AGENT_ID, "delivery": command["deliveries"], "error": "Jira answered 404 for gone.pdf"})
+    expect(state).to_have_text("failed: Jira answered 404 for gone.pdf")
+    expect(page.get_by_role("button", name="Fetch gone.pdf again")).to_be_visible()
+    web.screenshot("attachment-failed")
 
 
 def test_several_attachments_fetched_at_once_are_followed_through_the_states_endpoint(web):
