@@ -103,11 +103,16 @@ export function attachmentsPanel(key, signal) {
         try {
           if (fetching.length === 1) {
             const id = fetching[0].attachment_id;
+            const asked = Date.now();
             const response = await api.request("GET", `/api/v1/attachments/${encodeURIComponent(id)}`,
               {query: {wait: LONG_POLL_SECONDS, known: "fetching"}, signal: wake.signal, raw: true});
             const retry = Number(response.headers.get("Retry-After")) || 0;
-            if (update(await response.json())) draw();
+            const changed = update(await response.json());
+            if (changed) draw();
+            // An answer that came at once with nothing new (no slot free, or a
+            // proxy that does not hold requests) is not asked again at once.
             if (retry) await sleep(retry * 1000, wake.signal);
+            else if (!changed && Date.now() - asked < 1000) await sleep(1000, wake.signal);
           } else {
             const answer = await api.request("POST", "/api/v1/attachments/states",
               {body: {ids: fetching.map((state) => state.attachment_id)}, signal: wake.signal});
