@@ -37,6 +37,7 @@ from hub.services.reports import ReportService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
+from hub.web import resources as web
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ def routes(services: Services, config: Config,
     """The route table: every path the hub answers, with its resource.
 
     ``polls`` is the long-poll gate the waiting routes share; by default one of
-    ``HUB_LONG_POLL_THREADS`` slots.
+    ``HUB_LONG_POLL_THREADS`` slots. The web interface's routes come last;
+    ``/openapi.json`` describes the API's routes only, not the page and its files.
     """
     s = services
     polls = polls or LongPolls(config.long_poll_threads)
@@ -130,7 +132,12 @@ def routes(services: Services, config: Config,
         ("/api/v1/attachments/{attachment_id}/content", attachments.ContentResource(s.attachments)),
     ]
     openapi.describe(table)
-    return table
+    files = web.load_files()
+    return table + [
+        # the web interface: its page and the files it loads
+        ("/", web.IndexResource(files)),
+        ("/ui/{name}", web.AssetResource(files)),
+    ]
 
 
 def create_app(config: Config, on_full_run_done: Callable[[int], None],

@@ -1,0 +1,1 @@
+"""The web interface: static files the hub serves at ``/`` and ``/ui/...``."""

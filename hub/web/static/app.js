@@ -1,0 +1,96 @@
+// The web interface: sign-in, then the pages by the address's #fragment:
+// #/issues, #/issue/KEY, #/ops. Each page gets an AbortSignal that fires when
+// the reader leaves it, which ends its requests and long-polls.
+
+import * as api from "./api.js";
+import {h, replace, say, status} from "./dom.js";
+import {renderIssue} from "./issue.js";
+import {renderIssues} from "./issues.js";
+import {renderOps} from "./ops.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+let leaving = null;
+let notice = "";
+
+function signInPage() {
+  nav.hidden = true;
+  const line = status("alert");
+  const input = h("input", {id: "token", name: "token", type: "password", autocomplete: "off",
+                            required: true, spellcheck: "false"});
+  const button = h("button", {type: "submit"}, "Sign in");
+  const form = h("form", {class: "sign-in", "aria-labelledby": "sign-in-title"},
+    h("h1", {id: "sign-in-title"}, "Sign in"),
+    h("p", {}, "Paste an interface (or admin) token made with ",
+      h("code", {}, "hub token add NAME --role interface"), ". It is kept for this tab only."),
+    h("label", {for: "token"}, "Token"), input, button, line);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const value = input.value.trim();
+    if (!value) return;
+    button.disabled = true;
+    say(line, "Checking the token…");
+    try {
+      await api.request("GET", "/api/v1/issues", {query: {limit: 1}, bearer: value});
+      api.signIn(value);
+      notice = "";
+      if (!location.hash || location.hash === "#/" || location.hash === "#") location.hash = "#/issues";
+      else route();
+    } catch (error) {
+      button.disabled = false;
+      say(line, signInError(error), true);
+      input.focus();
+    }
+  });
+  replace(main, notice ? h("p", {class: "status error", role: "alert"}, notice) : null, form);
+  input.focus();
+}
+
+function signInError(error) {
+  if (error.status === 401) return "Wrong token: this hub does not know it (revoked or mistyped).";
+  if (error.status === 403) return `This token may not read issues: ${error.description}`;
+  return `Could not sign in: ${error.message}`;
+}
+
+async function route() {
+  leaving?.abort();
+  leaving = new AbortController();
+  const signal = leaving.signal;
+  if (!api.token()) { signInPage(); return; }
+  nav.hidden = false;
+  const hash = location.hash.startsWith("#/") ? location.hash : "#/issues";
+  for (const link of nav.querySelectorAll("a")) {
+    const current = hash.startsWith(link.getAttribute("href"));
+    if (current) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
+  const issue = hash.match(/^#\/issue\/(.+)$/);
+  try {
+    if (issue) await renderIssue(main, decodeURIComponent(issue[1]), signal);
+    else if (hash.startsWith("#/ops")) await renderOps(main, signal);
+    else await renderIssues(main, signal);
+  } catch (error) {
+    if (error.name === "AbortError" || signal.aborted) return;
+    replace(main, h("h1", {}, "Something went wrong"), h("p", {class: "status error", role: "alert"}, error.message));
+  }
+}
+
+api.whenUnauthorized(() => {
+  api.signOut();
+  notice = "The hub no longer accepts this token (revoked?): sign in again.";
+  route();
+});
+
+document.getElementById("sign-out").addEventListener("click", () => {
+  api.signOut();
+  notice = "";
+  history.replaceState(null, "", location.pathname);
+  route();
+});
+
+window.addEventListener("hashchange", () => {
+  // Only #/... addresses are pages; "#main" (the skip link) just moves focus.
+  if (location.hash && !location.hash.startsWith("#/")) return;
+  route();
+  main.focus({preventScroll: true});
+});
+route();

@@ -1,0 +1,153 @@
+// An issue's attachments with their states, kept live.
+//
+// While attachments are being fetched the panel watches them: one at a time
+// by long-polling GET /api/v1/attachments/{id}?wait=20&known=fetching (the
+// hub answers when the state changes), several at once by
+// POST /api/v1/attachments/states, asking again after 1 s and then less often
+// (up to every 15 s) while nothing changes. After an error it waits 1, 2, 4 …
+// up to 30 s; a Retry-After from the hub is honoured. Leaving the page ends it.
+
+import * as api from "./api.js";
+import {bytes, h, replace, say, sleep, status, table} from "./dom.js";
+
+const LONG_POLL_SECONDS = 20;
+const MAX_DELAY_MS = 15000;
+const MAX_ERROR_DELAY_MS = 30000;
+
+export function attachmentsPanel(key, signal) {
+  const states = new Map();
+  const rows = new Map();
+  const panel = h("div", {});
+  const line = status();
+  let watching = false;
+  let wake = null;
+
+  function cells(state) {
+    const id = state.attachment_id;
+    const row = rows.get(id) || {note: status()};
+    rows.set(id, row);
+    const stateText = h("span", {class: `state state-${state.state}`, "data-state": state.state},
+      state.state === "failed" && state.error ? `failed: ${state.error}` : state.state);
+    const actions = [];
+    if (state.state === "none" || state.state === "failed") {
+      actions.push(h("button", {type: "button", onclick: () => fetchContent(id)},
+        state.state === "failed" ? `Fetch ${state.filename} again` : `Fetch ${state.filename}`));
+    } else if (state.state === "ready") {
+      actions.push(h("button", {type: "button", onclick: () => download(state)}, `Download ${state.filename}`));
+    } else {
+      actions.push(h("span", {class: "waiting"}, "the agent is fetching it…"));
+    }
+    return [state.filename, bytes(state.size), stateText, h("div", {class: "actions"}, actions, row.note)];
+  }
+
+  function draw() {
+    replace(panel, table(null, ["File", "Size", "State", ""], [...states.values()].map(cells),
+      "No attachments."), line);
+  }
+
+  function update(state) {
+    const before = states.get(state.attachment_id);
+    states.set(state.attachment_id, state);
+    return !before || before.state !== state.state || before.error !== state.error;
+  }
+
+  async function fetchContent(id) {
+    const note = rows.get(id).note;
+    say(note, "Asking the hub…");
+    try {
+      const answer = await api.request("POST", `/api/v1/attachments/${encodeURIComponent(id)}/fetch`, {signal});
+      const {command, ...state} = answer;
+      update(state);
+      say(note, "");
+      draw();
+      watch();
+    } catch (error) {
+      if (error.name !== "AbortError") say(note, `Could not ask for it: ${error.message}`, true);
+    }
+  }
+
+  async function download(state) {
+    const note = rows.get(state.attachment_id).note;
+    say(note, "Downloading…");
+    try {
+      // The content needs the bearer token, which a plain link cannot send:
+      // the file comes as a blob, offered to the browser as an object URL.
+      const response = await api.request("GET",
+        `/api/v1/attachments/${encodeURIComponent(state.attachment_id)}/content`, {signal, raw: true});
+      const blob = await response.blob();
+      const href = URL.createObjectURL(blob);
+      const link = h("a", {href, download: state.filename, hidden: true}, state.filename);
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 60000);
+      say(note, `Downloaded ${bytes(blob.size)}.`);
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      say(note, `Could not download it: ${error.message}`, true);
+      if (error.status === 409) reload();
+    }
+  }
+
+  async function watch() {
+    if (watching) { wake?.abort(); return; }
+    watching = true;
+    let delay = 1000;
+    let errorDelay = 1000;
+    try {
+      while (!signal.aborted) {
+        const fetching = [...states.values()].filter((state) => state.state === "fetching");
+        if (!fetching.length) break;
+        wake = new AbortController();
+        signal.addEventListener("abort", () => wake.abort(), {once: true});
+        try {
+          if (fetching.length === 1) {
+            const id = fetching[0].attachment_id;
+            const asked = Date.now();
+            const response = await api.request("GET", `/api/v1/attachments/${encodeURIComponent(id)}`,
+              {query: {wait: LONG_POLL_SECONDS, known: "fetching"}, signal: wake.signal, raw: true});
+            const retry = Number(response.headers.get("Retry-After")) || 0;
+            const changed = update(await response.json());
+            if (changed) draw();
+            // An answer that came at once with nothing new (no slot free, or a
+            // proxy that does not hold requests) is not asked again at once.
+            if (retry) await sleep(retry * 1000, wake.signal);
+            else if (!changed && Date.now() - asked < 1000) await sleep(1000, wake.signal);
+          } else {
+            const answer = await api.request("POST", "/api/v1/attachments/states",
+              {body: {ids: fetching.map((state) => state.attachment_id)}, signal: wake.signal});
+            const changed = answer.items.map(update).some(Boolean);
+            if (changed) draw();
+            delay = changed ? 1000 : Math.min(delay * 2, MAX_DELAY_MS);
+            await sleep(delay, wake.signal);
+          }
+          errorDelay = 1000;
+          say(line, "");
+        } catch (error) {
+          if (error.name === "AbortError") continue;  // woken (a new fetch) or leaving
+          if (error.status === 401) return;
+          say(line, `Could not read the states (${error.message}); trying again in ${errorDelay / 1000} s.`, true);
+          await sleep(errorDelay, signal);
+          errorDelay = Math.min(errorDelay * 2, MAX_ERROR_DELAY_MS);
+        }
+      }
+    } finally {
+      watching = false;
+    }
+  }
+
+  async function reload() {
+    try {
+      const answer = await api.request("GET", `/api/v1/issues/${encodeURIComponent(key)}/attachments`, {signal});
+      states.clear();
+      answer.items.forEach(update);
+      draw();
+      watch();
+    } catch (error) {
+      if (error.name !== "AbortError") say(line, `Could not list the attachments: ${error.message}`, true);
+    }
+  }
+
+  reload();
+  return panel;
+}

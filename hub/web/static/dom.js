@@ -1,0 +1,101 @@
+// Building the page from data: every piece of data goes in as text (text nodes,
+// textContent, attribute values), never as markup, so nothing the mirror holds
+// can become HTML or script.
+
+/** An element: h("a", {href: "#/x", onclick: f}, "text", child, ...). */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      node.addEventListener(name.slice(2), value);
+    } else if (name === "value") {
+      node.value = value;
+    } else {
+      node.setAttribute(name, value === true ? "" : String(value));
+    }
+  }
+  append(node, children);
+  return node;
+}
+
+/** Append children (nodes, or anything else as text) to node. */
+export function append(node, children) {
+  for (const child of [children].flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Replace node's children. */
+export function replace(node, ...children) {
+  node.replaceChildren();
+  return append(node, children);
+}
+
+/** A table from headers and rows of cells (each cell a node or text). */
+export function table(caption, headers, rows, empty = "None.") {
+  if (!rows.length) return h("p", {class: "empty"}, empty);
+  return h("div", {class: "scroll"},
+    h("table", {},
+      caption ? h("caption", {}, caption) : null,
+      h("thead", {}, h("tr", {}, headers.map((name) => h("th", {scope: "col"}, name)))),
+      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))))));
+}
+
+/** A link to an issue's page. */
+export function issueLink(key) {
+  return h("a", {href: `#/issue/${encodeURIComponent(key)}`}, key);
+}
+
+/** A hub time (ISO 8601) in the reader's local time, or a dash. */
+export function time(value) {
+  if (!value) return "—";
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return h("time", {datetime: value}, date.toLocaleString());
+}
+
+/** Seconds as "4.2 s", "3 min 5 s", "2 h 10 min". */
+export function duration(seconds) {
+  if (seconds === null || seconds === undefined) return "—";
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+}
+
+/** How long ago a hub time was, e.g. "5 min ago". */
+export function age(value) {
+  if (!value) return "never";
+  const seconds = (Date.now() - new Date(value).getTime()) / 1000;
+  return Number.isNaN(seconds) ? String(value) : `${duration(Math.max(0, seconds))} ago`;
+}
+
+/** Bytes as "512 B", "1.5 KiB", "3.2 MiB". */
+export function bytes(count) {
+  if (count === null || count === undefined) return "—";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = count, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return unit ? `${value.toFixed(1)} ${units[unit]}` : `${value} B`;
+}
+
+/** A promise that resolves after ms, or at once when signal aborts. */
+export function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, {once: true});
+  });
+}
+
+/** A status line that screen readers announce. */
+export function status(kind = "polite") {
+  return h("p", {class: "status", role: kind === "alert" ? "alert" : "status", "aria-live": kind === "alert" ? "assertive" : "polite"});
+}
+
+/** Show msg in a status line, as an error when error is true. */
+export function say(line, msg, error = false) {
+  line.textContent = msg || "";
+  line.classList.toggle("error", Boolean(error && msg));
+}

@@ -1,0 +1,160 @@
+// One issue: its fields, description, links both ways, attachments, comments,
+// changelog, and the hub's notes on it (add, edit, delete).
+
+import * as api from "./api.js";
+import {attachmentsPanel} from "./attachments.js";
+import {h, issueLink, replace, say, status, table, time} from "./dom.js";
+import {wikiToNodes} from "./wiki.js";
+
+const FIELDS = [
+  ["issue_type", "Type"], ["status", "Status"], ["priority", "Priority"], ["assignee", "Assignee"],
+  ["reporter", "Reporter"], ["epic_key", "Epic"], ["labels", "Labels"], ["sprint", "Sprint"],
+  ["duedate", "Due"], ["planned_start", "Planned start"], ["planned_end", "Planned end"],
+  ["created", "Created"], ["jira_updated", "Updated in Jira"], ["fetched_at", "Fetched by the hub"],
+  ["neighbor", "Neighbour"],
+];
+
+export async function renderIssue(main, key, signal) {
+  const path = `/api/v1/issues/${encodeURIComponent(key)}`;
+  replace(main, h("p", {class: "status", role: "status"}, `Loading ${key}…`));
+  let issue, comments, changes;
+  try {
+    [issue, comments, changes] = await Promise.all([
+      api.request("GET", path, {signal}),
+      api.request("GET", `${path}/comments`, {signal}),
+      api.request("GET", `${path}/changes`, {signal}),
+    ]);
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    replace(main, h("p", {}, h("a", {href: "#/issues"}, "← Issues")), h("h1", {}, key),
+      h("p", {class: "status error", role: "alert"},
+        error.status === 404 ? `No issue ${key} in the mirror.` : `Could not read ${key}: ${error.message}`));
+    return;
+  }
+  document.title = `${issue.key} · sdlc-hub`;
+  replace(main,
+    h("p", {}, h("a", {href: "#/issues"}, "← Issues")),
+    h("h1", {}, h("span", {class: "key"}, issue.key), " ", issue.summary || "(no summary)"),
+    section("Fields", fields(issue)),
+    section("Description", issue.description
+      ? h("div", {class: "wiki", id: "description"}, wikiToNodes(issue.description))
+      : h("p", {class: "empty"}, "No description.")),
+    section("Links", links(issue.links)),
+    section("Attachments", attachmentsPanel(issue.key, signal)),
+    section("Comments", commentList(comments.items)),
+    section("Changelog", changelog(changes.items)),
+    section("Notes", notesPanel(issue.key, signal)));
+}
+
+function section(title, ...content) {
+  const id = `s-${title.toLowerCase()}`;
+  return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
+}
+
+function fields(issue) {
+  const value = (name) => {
+    const v = issue[name];
+    if (name === "neighbor") return v ? "yes: outside the scope, read because an issue links to it" : "no";
+    if (name === "epic_key" && v) return issueLink(v);
+    if (name === "labels") return v && v.length ? v.join(", ") : "—";
+    if (["created", "jira_updated", "fetched_at"].includes(name)) return time(v);
+    return v === null || v === undefined || v === "" ? "—" : String(v);
+  };
+  return h("dl", {class: "fields"}, FIELDS.map(([name, label]) => [h("dt", {}, label), h("dd", {}, value(name))]));
+}
+
+function links(all) {
+  const rows = [
+    ...all.outward.map((link) => [`${link.type} (outward)`, "this issue →", issueLink(link.key)]),
+    ...all.inward.map((link) => [`${link.type} (inward)`, "← from", issueLink(link.key)]),
+  ];
+  return table(null, ["Link", "Direction", "Issue"], rows, "No links.");
+}
+
+function commentList(items) {
+  if (!items.length) return h("p", {class: "empty"}, "No comments.");
+  return h("ol", {class: "comments"}, items.map((comment) => h("li", {},
+    h("p", {class: "meta"}, comment.author || "unknown", " · ", time(comment.created_at || comment.created)),
+    h("div", {class: "wiki"}, wikiToNodes(comment.body || "")))));
+}
+
+function changelog(items) {
+  return table(null, ["When", "Who", "Field", "From", "To"], items.map((item) => [
+    time(item.created_at || item.created), item.author || "—", item.field,
+    item.from_string ?? item.from ?? "—", item.to_string ?? item.to ?? "—",
+  ]), "No changes recorded.");
+}
+
+function notesPanel(key, signal) {
+  const path = `/api/v1/issues/${encodeURIComponent(key)}/notes`;
+  const list = h("ul", {class: "notes"});
+  const line = status();
+  const text = h("textarea", {id: "new-note", name: "body", rows: 3, required: true, maxlength: 100000});
+  const form = h("form", {class: "note-form"},
+    h("label", {for: "new-note"}, "New note"), text, h("button", {type: "submit"}, "Add note"));
+
+  async function load() {
+    try {
+      const notes = await api.request("GET", path, {signal});
+      replace(list, notes.items.map(noteItem));
+      if (!notes.items.length) list.append(h("li", {class: "empty"}, "No notes yet."));
+    } catch (error) {
+      if (error.name !== "AbortError") say(line, `Could not read the notes: ${error.message}`, true);
+    }
+  }
+
+  async function act(what, call) {
+    try {
+      await call();
+      say(line, what);
+      await load();
+      return true;
+    } catch (error) {
+      if (error.name !== "AbortError") say(line, `${error.message}`, true);
+      return false;
+    }
+  }
+
+  function noteItem(note) {
+    const item = h("li", {class: "note-item"});
+    const show = () => replace(item,
+      h("p", {class: "body"}, note.body),
+      h("p", {class: "meta"}, note.author, " · ", time(note.updated_at)),
+      h("div", {class: "buttons"},
+        h("button", {type: "button", class: "secondary", onclick: edit}, "Edit"),
+        h("button", {type: "button", class: "secondary", onclick: remove}, "Delete")));
+    const edit = () => {
+      const id = `note-${note.id}`;
+      const area = h("textarea", {id, rows: 3, value: note.body, required: true});
+      const editing = h("form", {},
+        h("label", {for: id}, "Edit note"), area,
+        h("div", {class: "buttons"},
+          h("button", {type: "submit"}, "Save"),
+          h("button", {type: "button", class: "secondary", onclick: show}, "Cancel")));
+      editing.addEventListener("submit", (event) => {
+        event.preventDefault();
+        act("Note saved.", () => api.request("PATCH", `/api/v1/notes/${note.id}`, {body: {body: area.value}}));
+      });
+      replace(item, editing);
+      area.focus();
+    };
+    // Two steps instead of confirm(): a dialog would block the page.
+    const remove = () => {
+      const yes = h("button", {type: "button", class: "danger", onclick: () =>
+        act("Note deleted.", () => api.request("DELETE", `/api/v1/notes/${note.id}`))}, "Confirm delete");
+      replace(item, h("p", {class: "body"}, note.body), h("div", {class: "buttons"}, yes,
+        h("button", {type: "button", class: "secondary", onclick: show}, "Keep")));
+      yes.focus();
+    };
+    show();
+    return item;
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!text.value.trim()) return;
+    if (await act("Note added.", () => api.request("POST", path, {body: {body: text.value}}))) text.value = "";
+  });
+  load();
+  return h("div", {}, list, form, line);
+}

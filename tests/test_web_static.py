@@ -1,0 +1,56 @@
+"""The web interface's files: served by the hub without a token, with a strict
+Content-Security-Policy, nosniff and validators; nothing else is reachable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hub.web.resources import CONTENT_SECURITY_POLICY, STATIC_DIR
+
+
+def test_the_page_is_served_at_the_root_without_a_token(hub):
+    resp = hub.api("GET", "/", role=None)
+    assert resp.status_code == 200
+    assert resp.headers["content-type"].startswith("text/html")
+    assert resp.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert "default-src 'self'" in CONTENT_SECURITY_POLICY and "unsafe" not in CONTENT_SECURITY_POLICY
+    assert resp.headers["x-content-type-options"] == "nosniff"
+    assert resp.headers["cache-control"] == "no-cache"
+    assert '<script type="module" src="/ui/app.js"></script>' in resp.text
+
+
+def test_the_page_loads_nothing_from_outside_the_hub_and_has_no_inline_script():
+    for path in STATIC_DIR.iterdir():
+        text = path.read_text("utf-8")
+        assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text), path.name
+        if path.suffix == ".html":
+            assert not re.search(r"<script(?![^>]*\bsrc=)", text), "inline script"
+            assert not re.search(r"\son\w+=", text), "inline handler"
+        if path.suffix == ".js":
+            # Data goes in as text: no markup sinks anywhere in the interface.
+            assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(", text), path.name
+
+
+@pytest.mark.parametrize("name, media", [("app.js", "text/javascript"), ("app.css", "text/css"),
+                                         ("favicon.svg", "image/svg+xml")])
+def test_assets_have_their_media_types_and_revalidate_with_an_etag(hub, name, media):
+    resp = hub.api("GET", f"/ui/{name}", role=None)
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith(media)
+    assert resp.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    again = hub.api("GET", f"/ui/{name}", role=None, headers={"If-None-Match": resp.headers["etag"]})
+    assert again.status_code == 304 and not again.content
+    head = hub.api("HEAD", f"/ui/{name}", role=None)
+    assert head.status_code == 200 and int(head.headers["content-length"]) == len(resp.content)
+
+
+@pytest.mark.parametrize("path", ["/ui/nothing.js", "/ui/index.html", "/ui/..%2Fstatic.py", "/ui/", "/ui/.hidden"])
+def test_other_names_are_404(hub, path):
+    resp = hub.api("GET", path, role=None)
+    assert resp.status_code == 404
+
+
+def test_openapi_describes_the_api_and_not_the_page(hub):
+    paths = hub.client.simulate_get("/openapi.json").json["paths"]
+    assert "/" not in paths and not any(path.startswith("/ui") for path in paths)
