@@ -156,6 +156,7 @@ def test_a_backup_taken_while_8_agents_load_pages_restores_to_a_hub_that_checks_
     backup = tmp_path / "backup"
     manifest = json.loads((backup / "manifest.json").read_text())
     assert manifest["schema_version"] == 7 and manifest["missing"] == [] and manifest["files"]
+    assert {p.name for p in backup.iterdir()} == {"manifest.json", "hub.sqlite", "files"}  # no -wal, -shm
     assert {p.name for p in (backup / "files").iterdir()} == {f["sha256"] for f in manifest["files"]}
     for path in (backup, backup / "files"):
         assert (path.stat().st_mode & 0o777) == 0o700

@@ -201,6 +201,8 @@ def _take(source: Path, target: Path, sha256: str, copy: bool) -> tuple[int, boo
         except OSError:
             pass  # another filesystem, or links not allowed: copy instead
         else:
+            if (target.stat().st_mode & 0o777) != PRIVATE_FILE_MODE:
+                os.chmod(target, PRIVATE_FILE_MODE)  # the store's file too: it should be 0600 as well
             size, actual = _digest(target)
             if actual != sha256:
                 target.unlink()
