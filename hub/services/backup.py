@@ -92,6 +92,9 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
     created = _claim_empty_dir(dest, "the backup's destination")
     try:
         return _backup(data_dir, dest, copy, clock or Clock())
+    except OSError as exc:  # a full disk, a file the user may not read, ...
+        _discard(dest, created)
+        raise BackupError(f"could not back up {data_dir} into {dest}: {exc}; nothing was kept there") from exc
     except BaseException:
         _discard(dest, created)
         raise
@@ -236,6 +239,9 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
         staging.rmdir()
         ensure_private_dir(data_dir / "backups")
         fsync(data_dir)
+    except OSError as exc:
+        _discard(data_dir, created)
+        raise BackupError(f"could not restore {src} into {data_dir}: {exc}; nothing was restored") from exc
     except BaseException:
         _discard(data_dir, created)
         raise
@@ -328,11 +334,14 @@ def _check_empty(path: Path, what: str) -> bool:
 
 def _claim_empty_dir(path: Path, what: str) -> bool:
     """Make sure ``path`` is an empty private dir; whether it was created here."""
-    if _check_empty(path, what):
-        os.chmod(path, PRIVATE_DIR_MODE)
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.mkdir(mode=PRIVATE_DIR_MODE)
+    try:
+        if _check_empty(path, what):
+            os.chmod(path, PRIVATE_DIR_MODE)
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=PRIVATE_DIR_MODE)
+    except OSError as exc:
+        raise BackupError(f"cannot use {path} as {what}: {exc}") from exc
     return True
 
 
