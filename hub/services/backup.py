@@ -370,8 +370,12 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _copy(source: Path, target: Path, missing: str | None = None) -> tuple[int, str]:
-    """Copy ``source`` to a new private ``target`` and fsync it; (size, sha256 of what was read)."""
-    digest, size = hashlib.sha256(), 0
+    """Copy ``source`` to a new private ``target`` and fsync it; (size, sha256 of the copy).
+
+    The kernel copies (``copy_file_range``, which may share blocks, else
+    ``sendfile``); the copy is then read back and hashed, so the sha256 is that of
+    what landed in ``target``, not of what was meant to.
+    """
     try:
         reader = open(source, "rb")
     except FileNotFoundError:
@@ -380,13 +384,23 @@ def _copy(source: Path, target: Path, missing: str | None = None) -> tuple[int, 
         raise BackupError(f"{missing}; nothing was restored") from None
     with reader, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
                       "wb") as out:
-        while chunk := reader.read(CHUNK):
-            digest.update(chunk)
-            out.write(chunk)
-            size += len(chunk)
-        out.flush()
+        _kernel_copy(reader.fileno(), out.fileno())
         os.fsync(out.fileno())
-    return size, digest.hexdigest()
+    return _digest(target)
+
+
+def _kernel_copy(src: int, dst: int) -> None:
+    copy = getattr(os, "copy_file_range", None)
+    while True:
+        try:
+            done = copy(src, dst, CHUNK) if copy else os.sendfile(dst, src, None, CHUNK)
+        except OSError:
+            if copy is None:
+                raise
+            copy = None  # e.g. across filesystems on older kernels: sendfile does it
+            continue
+        if not done:
+            return
 
 
 def _digest(path: Path) -> tuple[int, str]:
