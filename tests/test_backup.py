@@ -297,3 +297,28 @@ def test_a_file_cleanup_removed_is_listed_as_missing_and_restores_as_state_none(
     attachments = AttachmentService(FileStore(tmp_path / "r" / "files"), WorkSignal())
     assert {s["attachment_id"]: s["state"] for s in attachments.states(["7", "8"])} == {
         "7": "none", "8": "ready"}
+
+
+def test_a_store_file_that_no_longer_matches_its_name_is_left_out_and_said(tmp_path, make_hub):
+    from tests.support import fetched, listed
+
+    hub = make_hub()
+    listed(hub, {"id": "7", "filename": "a.pdf"})
+    sha = fetched(hub, "7", content("7"))
+    (hub.config.files_dir / sha).write_bytes(b"rotten")
+
+    made = run_hub("backup", str(tmp_path / "b"), data_dir=hub.config.data_dir)
+
+    assert made.returncode == 0 and "1 did not match their sha256" in made.stderr
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["missing"] == [sha] and manifest["files"] == []
+    assert list((tmp_path / "b" / "files").iterdir()) == []
+    assert (hub.config.files_dir / sha).read_bytes() == b"rotten"  # the store is left alone
+
+
+def test_a_restore_killed_midway_is_redone(tmp_path, backup_with_a_file):
+    backup, _ = backup_with_a_file
+    (tmp_path / "r" / ".restoring" / "files").mkdir(parents=True)  # what a killed restore leaves
+    assert run_hub("restore", str(backup), data_dir=tmp_path / "r").returncode == 0
+    check_restored(tmp_path / "r")
+    assert not (tmp_path / "r" / ".restoring").exists()

@@ -227,6 +227,9 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
     as it was found. Raises NotEmpty, BackupError.
     """
     what = "the data dir to restore into (HUB_DATA_DIR)"
+    leftover = data_dir / STAGING
+    if leftover.is_dir() and [p.name for p in data_dir.iterdir()] == [STAGING]:
+        shutil.rmtree(leftover)  # a restore killed midway: it had put nothing in place
     _check_empty(data_dir, what)
     manifest = read_manifest(src)
     created = _claim_empty_dir(data_dir, what)
