@@ -142,6 +142,7 @@ def test_a_backup_taken_while_8_agents_load_pages_restores_to_a_hub_that_checks_
             before = sum(pages)
             made = run_script("backup", str(tmp_path / "backup"), data_dir=data_dir)
             during = sum(pages)
+            wait_until(lambda: sum(pages) > during or errors, timeout=120, message="pages after the backup")
         finally:
             backed_up.set()
             for thread in threads:
