@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     add = _command(token_commands, "add", "create a token and print it, once",
                    "hub token add field-agent --role agent > agent.token")
     add.add_argument("name", help="a name for the token: who or what uses it")
-    add.add_argument("--role", required=True, choices=TOKEN_ROLES)
+    add.add_argument("--role", required=True, choices=TOKEN_ROLES,
+                     help="agent: /agent/v1; interface: /api/v1; admin: /api/v1 and its admin routes")
     add.set_defaults(handler=_token_add)
     _command(token_commands, "list", "list tokens: name, role, created",
              "hub token list").set_defaults(handler=_token_list)
