@@ -13,7 +13,11 @@ def build_parser() -> argparse.ArgumentParser:
     """``hub-agent run ...``; every flag also reads an environment variable (see docs/agent.md)."""
     parser = argparse.ArgumentParser(prog="hub-agent", description="Run the hub's commands against Jira.")
     commands = parser.add_subparsers(dest="command", required=True)
-    add_run_arguments(commands.add_parser("run", help="claim and run commands until SIGTERM"))
+    add_run_arguments(commands.add_parser(
+        "run", help="claim and run commands until SIGTERM",
+        epilog="example:\n  hub-agent run --hub http://127.0.0.1:8765 --token \"$(cat agent.token)\" "
+               "--jira https://jira.example.org --jira-token \"$JIRA_PAT\"",
+        formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
 
@@ -36,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     except StartupError as exc:
         print(f"hub-agent: {exc}", file=sys.stderr)
         return exc.code
+    except KeyboardInterrupt:  # Ctrl-C while it still waits for Jira or the hub
+        print("hub-agent: stopped before it started", file=sys.stderr)
+        return 130
     install_signals(runner)
     print(f"hub-agent: running as {config.agent_id}", flush=True)
     runner.run()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -10,6 +11,8 @@ from email.utils import parsedate_to_datetime
 from typing import Callable
 
 import httpx
+
+log = logging.getLogger(__name__)
 
 RETRIED_STATUSES = {429, 500, 502, 503, 504}
 
@@ -75,6 +78,10 @@ def send(request: Callable[[], httpx.Response], backoff: Backoff, what: str,
             told = retry_after(response)
             pause = min(told, backoff.longest_told) if told is not None else backoff.pause(attempt)
             response.close()
+        # Said every time: an agent that waits in silence on an unreachable Jira
+        # or hub looks hung to whoever just started it.
+        log.warning("%s; trying again in %.1f s (attempt %d of %d)", reason, pause, attempt + 1,
+                    backoff.attempts)
         if on_wait:
             on_wait(reason)
         if stopping is not None:

@@ -85,6 +85,7 @@ def main() -> int:
     jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
     hub = agent = None
     try:
+        hub_command(data_dir, "migrate")
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         hub_command(data_dir, "scope", "set", "project = AURORA")

@@ -128,6 +128,7 @@ def main() -> int:
     proc = None
     clients: list[Client] = []
     try:
+        hub_command(data_dir, "migrate")
         token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         enqueue(data_dir, args.commands)
         proc, port = serve(data_dir)

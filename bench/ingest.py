@@ -74,6 +74,7 @@ class ThroughHttp:
     """State pages sent to a hub served on ``data_dir``, one refresh per round."""
 
     def __init__(self, data_dir: Path):
+        hub_command(data_dir, "migrate")
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         self._proc, port = serve(data_dir)
@@ -128,7 +129,7 @@ class ThroughSqlite:
     """The same rows inserted by raw sqlite3 into a fresh hub database."""
 
     def __init__(self, data_dir: Path):
-        hub_command(data_dir, "token", "add", "agent", "--role", "agent")  # a migrated database
+        hub_command(data_dir, "migrate")
         self._conn = sqlite3.connect(data_dir / "hub.sqlite", isolation_level=None)
         self._conn.execute("PRAGMA journal_mode = wal")
         self._conn.execute("PRAGMA synchronous = normal")

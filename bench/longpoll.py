@@ -142,6 +142,7 @@ def main() -> int:
     data_dir = work / "data"
     proc = pollers = None
     try:
+        hub_command(data_dir, "migrate")
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         proc, port = serve(data_dir)

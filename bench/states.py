@@ -92,6 +92,7 @@ def main() -> int:
     data_dir = work / "data"
     proc = None
     try:
+        hub_command(data_dir, "migrate")
         token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         populate(data_dir, args.attachments)
         proc, port = serve(data_dir)

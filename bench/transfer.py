@@ -63,6 +63,7 @@ def main() -> int:
     try:
         source = work / "source.bin"
         sha = make_file(source, size)
+        hub(data_dir, "migrate")
         agent = hub(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui = hub(data_dir, "token", "add", "ui", "--role", "interface").strip()
 

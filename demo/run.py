@@ -60,6 +60,7 @@ def main() -> int:
     jira = FakeJira().start()
     try:
         sample_project(jira)
+        hub_cli(data_dir, "migrate")
         agent_token = hub_cli(data_dir, "token", "add", "demo-agent", "--role", "agent")
         ui_token = hub_cli(data_dir, "token", "add", "demo-ui", "--role", "interface")
         hub_cli(data_dir, "scope", "set", "project = AURORA")

@@ -11,15 +11,24 @@ import logging
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
+from hub.services.backup import NotEmpty
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
 
+
+
+def _command(commands, name: str, help: str, example: str) -> argparse.ArgumentParser:
+    """A subcommand whose ``--help`` ends with an example of its use."""
+    return commands.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".",
+                               epilog="example:\n  " + example.replace("\n", "\n  "),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,15 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hub",
         description="sdlc-hub: a mirror of a team's Jira issues. Configured by HUB_* "
         "environment variables (see docs/configuration.md).",
-        epilog="environment:\n" + "\n".join(
+        epilog="example:\n  HUB_DATA_DIR=/var/lib/sdlc-hub hub token add field-agent --role agent\n\n"
+        "environment:\n" + "\n".join(
             f"  {var.name} (default {var.default}): {var.help}" for var in VARIABLES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser(
-        "serve", help="migrate the database if needed, then serve the HTTP API"
-    )
+    serve = _command(commands, "serve", "migrate the database if needed, then serve the HTTP API",
+                     "HUB_DATA_DIR=/var/lib/sdlc-hub HUB_PORT=8765 hub serve")
     serve.add_argument(
         "--no-worker",
         action="store_true",
@@ -43,54 +52,77 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=_serve)
 
-    worker = commands.add_parser("worker", help="run the background worker (periodic tasks)")
-    worker.set_defaults(handler=_worker)
+    _command(commands, "worker", "run the background worker (periodic tasks)",
+             "hub worker    # beside 'hub serve --no-worker'; one worker per data dir").set_defaults(handler=_worker)
 
-    migrate = commands.add_parser(
-        "migrate", help="migrate the database to the current schema version and exit"
-    )
-    migrate.set_defaults(handler=_migrate)
+    _command(commands, "migrate", "migrate the database to the current schema version and exit",
+             "HUB_DATA_DIR=/var/lib/sdlc-hub hub migrate").set_defaults(handler=_migrate)
 
-    token = commands.add_parser("token", help="manage API tokens (only their sha256 is stored)")
+    token = _command(commands, "token", "manage API tokens (only their sha256 is stored)",
+                     "hub token add field-agent --role agent")
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
-    add = token_commands.add_parser("add", help="create a token and print it, once")
+    add = _command(token_commands, "add", "create a token and print it, once",
+                   "hub token add field-agent --role agent > agent.token")
     add.add_argument("name", help="a name for the token: who or what uses it")
-    add.add_argument("--role", required=True, choices=TOKEN_ROLES)
+    add.add_argument("--role", required=True, choices=TOKEN_ROLES,
+                     help="agent: /agent/v1; interface: /api/v1; admin: /api/v1 and its admin routes")
     add.set_defaults(handler=_token_add)
-    token_commands.add_parser("list", help="list tokens: name, role, created").set_defaults(
-        handler=_token_list)
-    revoke = token_commands.add_parser("revoke", help="delete a token; its holder gets 401")
+    _command(token_commands, "list", "list tokens: name, role, created",
+             "hub token list").set_defaults(handler=_token_list)
+    revoke = _command(token_commands, "revoke", "delete a token; its holder gets 401",
+                      "hub token revoke field-agent")
     revoke.add_argument("name")
     revoke.set_defaults(handler=_token_revoke)
 
-    project = commands.add_parser("project", help="manage projects (one Jira label each)")
+    project = _command(commands, "project", "manage projects (one Jira label each)",
+                       "hub project add AWPCA --name 'Workplace' --board-id 4216 --board-type scrum")
     project_commands = project.add_subparsers(dest="project_command", required=True, metavar="ACTION")
-    padd = project_commands.add_parser("add", help="add a project")
+    padd = _command(project_commands, "add", "add a project",
+                    "hub project add AWPCA --name 'Workplace' --board-id 4216 --board-type scrum")
     padd.add_argument("label", help="the Jira label that marks the project's issues")
     padd.add_argument("--name", required=True, help="the name interfaces show")
     padd.add_argument("--board-id", type=int, help="its agile board's id")
     padd.add_argument("--board-type", choices=BOARD_TYPES, help="its agile board's type")
     padd.set_defaults(handler=_project_add)
-    project_commands.add_parser("list", help="list projects and print the base JQL").set_defaults(
-        handler=_project_list)
-    premove = project_commands.add_parser("remove", help="remove a project")
+    _command(project_commands, "list", "list projects and print the base JQL",
+             "hub project list").set_defaults(handler=_project_list)
+    premove = _command(project_commands, "remove", "remove a project", "hub project remove AWPCA")
     premove.add_argument("label")
     premove.set_defaults(handler=_project_remove)
 
-    cleanup = commands.add_parser("cleanup", help="clean the file store now; print what it removed")
+    cleanup = _command(commands, "cleanup", "clean the file store now; print what it removed",
+                       "hub cleanup --dry-run")
     cleanup.add_argument("--dry-run", action="store_true", help="only print what it would remove")
     cleanup.set_defaults(handler=_cleanup)
 
-    scope = commands.add_parser("scope", help="the part of the base JQL before its labels clause")
+    scope = _command(commands, "scope", "the part of the base JQL before its labels clause",
+                     "hub scope set 'project = AURORA'")
     scope_commands = scope.add_subparsers(dest="scope_command", required=True, metavar="ACTION")
-    sset = scope_commands.add_parser("set", help="set it, e.g. 'project = AURORA' ('' for none)")
+    sset = _command(scope_commands, "set", "set it, e.g. 'project = AURORA' ('' for none)",
+                    "hub scope set 'project = AURORA'")
     sset.add_argument("jql")
     sset.set_defaults(handler=_scope_set)
+    _command(scope_commands, "show", "print the scope and the base JQL",
+             "hub scope show").set_defaults(handler=_scope_show)
 
-    mcp = commands.add_parser(
-        "mcp", help="serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
-        description="An MCP server that reads a hub over its HTTP API (it never opens the database), "
-        "so it runs on the assistant's machine as well as on the hub's. See docs/mcp.md.")
+    backup = _command(commands, "backup", "copy the hub, while it serves, into a new directory",
+                      "hub backup /srv/backups/hub-$(date +%Y%m%d-%H%M)")
+    backup.add_argument("dest", type=Path, help="where to write the backup: missing or empty")
+    backup.add_argument("--copy", action="store_true",
+                        help="copy the attachment files even where they could be hard-linked")
+    backup.set_defaults(handler=_backup)
+
+    restore = _command(commands, "restore", "restore a backup into an empty data dir (HUB_DATA_DIR)",
+                       "HUB_DATA_DIR=/var/lib/sdlc-hub hub restore /srv/backups/hub-20261130-0300")
+    restore.add_argument("src", type=Path, help="a directory that 'hub backup' wrote")
+    restore.set_defaults(handler=_restore)
+
+    mcp = _command(commands, "mcp",
+                   "serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
+                   "HUB_URL=http://127.0.0.1:8765 HUB_TOKEN=<interface token> hub mcp\n"
+                   "hub mcp --url http://127.0.0.1:8765 --http 127.0.0.1:8766")
+    mcp.description = ("An MCP server that reads a hub over its HTTP API (it never opens the database), "
+                       "so it runs on the assistant's machine as well as on the hub's. See docs/mcp.md.")
     mcp.add_argument("--url", help="the hub's base URL, e.g. http://hub.example:8765 (HUB_URL)")
     mcp.add_argument("--token", help="a hub token of role interface, for stdio (HUB_TOKEN); "
                      "over --http each request brings its own")
@@ -113,6 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return args.handler(config, args)
+    except (NoHub, NotEmpty) as exc:
+        print(f"hub: {exc}", file=sys.stderr)
+        return 2
     except (MigrationError, HubError) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 1
@@ -123,6 +158,22 @@ def _say(message: str, stream=None) -> None:
     stream = stream or sys.stdout
     stream.write(message + "\n")
     stream.flush()
+
+
+class NoHub(HubError):
+    """A command that works on a hub found none where it looked."""
+
+
+def require_hub(config: Config) -> None:
+    """Refuse to go on without a hub database: only ``serve``, ``migrate`` and
+    ``restore`` make one. Run from the wrong directory, any other command would
+    otherwise create a second, empty hub in ``./hub-data`` and act on that."""
+    if config.db_path.is_file():
+        return
+    where = os.environ.get("HUB_DATA_DIR", "").strip()
+    told = f"HUB_DATA_DIR is {where!r}" if where else "HUB_DATA_DIR is not set, so ./hub-data"
+    raise NoHub(f"no hub at {config.db_path.absolute()} ({told} in {Path.cwd()}): nothing done. "
+                "Set HUB_DATA_DIR to your hub's data dir, or create a hub there with 'hub migrate'")
 
 
 def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
@@ -138,6 +189,7 @@ def _open(config: Config) -> None:
     """Prepare and open the database for a command that works on it."""
     from hub.db import open_database
 
+    require_hub(config)
     _prepare(config, quiet=True)
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
 
@@ -209,6 +261,42 @@ def _scope_set(config: Config, args: argparse.Namespace) -> int:
     projects = ProjectService()
     projects.set_scope(args.jql)
     _say(f"scope set; base JQL: {projects.base_jql() or '(none: add a project)'}")
+    return 0
+
+
+def _scope_show(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.projects import ProjectService
+
+    _open(config)
+    projects = ProjectService()
+    _say(f"scope: {projects.scope() or '(none)'}")
+    _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
+    return 0
+
+
+def _backup(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.backup import backup
+
+    require_hub(config)
+    report = backup(config.data_dir, args.dest, copy=args.copy)
+    how = f"{report.linked} hard-linked, {report.files - report.linked} copied"
+    _say(f"backup of {config.data_dir} (schema v{report.schema_version}) in {report.path}: "
+         f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes "
+         f"({how})")
+    if report.missing or report.corrupt:
+        _say(f"hub: {len(report.missing)} files named by the database were gone from the store "
+             f"(cleanup) and {len(report.corrupt)} did not match their sha256; they are listed under "
+             "'missing' in the manifest and restore as state none (fetch them again)", sys.stderr)
+    return 0
+
+
+def _restore(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.backup import restore
+
+    report = restore(args.src, config.data_dir)
+    _say(f"restored {args.src} into {report.path}: schema v{report.schema_version}, "
+         f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes; "
+         "start it with 'hub serve' (it migrates the database if the backup is older)")
     return 0
 
 
@@ -309,6 +397,7 @@ def _worker(config: Config, args: argparse.Namespace) -> int:
     from worker.consumer import run_forever
     from worker.tasks import catch_up
 
+    require_hub(config)
     _prepare(config, quiet=True)
     queue = build_worker(config)
     catch_up()

@@ -235,8 +235,19 @@ def wait_for_flags(db: Path, expected: dict, timeout: float = 30) -> dict:
     return neighbour_flags(db)
 
 
+def created_hub(data_dir: Path) -> Path:
+    """An empty hub at the current schema in ``data_dir``, as ``hub migrate`` leaves it:
+    the other commands refuse to create one."""
+    from hub import startup
+    from hub.config import Config
+
+    startup.prepare(Config(data_dir=data_dir))
+    return data_dir
+
+
 def prepared_hub(data_dir: Path) -> tuple[str, str]:
     """A migrated hub with one project and a token per role."""
+    created_hub(data_dir)
     tokens = []
     for name, role in (("agent", "agent"), ("ui", "interface")):
         # The console script, not main(argv): the processes these tests start
@@ -269,6 +280,17 @@ class Client:
         conn.request(method, path, body=None if body is None else json.dumps(body),
                      headers={"Authorization": f"Bearer {self.tokens[role]}",
                               "Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, json.loads(data) if data else {}
+
+    def put_file(self, command_id: int, content: bytes) -> tuple[int, dict]:
+        """An agent's upload of a fetched attachment's content."""
+        conn = self.connection()
+        conn.request("PUT", f"/agent/v1/commands/{command_id}/file", body=content,
+                     headers={"Authorization": f"Bearer {self.tokens['agent']}",
+                              "X-Content-SHA256": hashlib.sha256(content).hexdigest()})
         resp = conn.getresponse()
         data = resp.read()
         conn.close()

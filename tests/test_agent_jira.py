@@ -83,3 +83,11 @@ def test_retries_are_bounded(jira):
     jira.throttle = 10
     with pytest.raises(JiraError, match="429"):
         JiraClient(jira.url, token=jira.token, backoff=Backoff(first=0.01, longest=0.01, attempts=2)).myself()
+
+
+def test_each_retry_is_logged_so_a_waiting_agent_does_not_look_hung(jira, caplog):
+    jira.throttle = 1
+    with caplog.at_level("WARNING", logger="agent.retry"):
+        JiraClient(jira.url, token=jira.token, backoff=Backoff(first=0.01, longest=0.01, attempts=3)).myself()
+    assert [r.getMessage().split(";")[0] for r in caplog.records] == ["Jira answered 429"]
+    assert "trying again in" in caplog.records[0].getMessage()

@@ -3,12 +3,14 @@ script in a subprocess where the process is the point (exit status, usage errors
 
 from __future__ import annotations
 
+import argparse
 import sqlite3
 
 import pytest
 
+from hub.cli import build_parser
 from tests.dbfactory import make_db, schema_version
-from tests.support import run_hub, run_script
+from tests.support import created_hub, run_hub, run_script
 
 
 @pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
@@ -66,7 +68,7 @@ def test_unknown_command_is_a_usage_error(tmp_path):
 
 
 def test_projects_and_scope_make_the_base_jql(tmp_path):
-    data_dir = tmp_path / "data"
+    data_dir = created_hub(tmp_path / "data")
     assert "base JQL: (none: add a project)" in run_hub("project", "list", data_dir=data_dir).stdout
     added = run_hub("project", "add", "AWPCA", "--name", "АРМ КА", "--board-id", "4216",
                     "--board-type", "scrum", data_dir=data_dir)
@@ -107,3 +109,68 @@ def test_a_data_dir_naming_a_file_is_a_configuration_error(tmp_path, command):
     assert under.returncode == 2 and "HUB_DATA_DIR is under" in under.stderr
     assert "Traceback" not in under.stderr
     assert (tmp_path / "data").read_text() == "a file"
+
+
+NEEDS_A_HUB = [("token", "add", "x", "--role", "agent"), ("token", "list"), ("token", "revoke", "x"),
+               ("project", "add", "X", "--name", "X"), ("project", "list"), ("project", "remove", "X"),
+               ("scope", "set", "x"), ("scope", "show"), ("cleanup",), ("backup", "elsewhere"), ("worker",)]
+
+
+@pytest.mark.parametrize("command", NEEDS_A_HUB, ids=" ".join)
+def test_commands_but_serve_and_migrate_refuse_to_create_a_data_dir(tmp_path, command):
+    data_dir = tmp_path / "data"
+    result = run_hub(*command, data_dir=data_dir)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.startswith(f"hub: no hub at {data_dir / 'hub.sqlite'} (HUB_DATA_DIR is ")
+    assert "Traceback" not in result.stderr
+    assert not data_dir.exists()
+    data_dir.mkdir()  # an empty dir is no hub either
+    assert run_hub(*command, data_dir=data_dir).returncode == 2
+    assert list(data_dir.iterdir()) == []
+
+
+def test_a_command_run_from_another_directory_names_the_data_dir_it_looked_for(tmp_path, monkeypatch, capsys):
+    from hub.cli import main
+
+    created_hub(tmp_path / "hub-data")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("HUB_DATA_DIR", raising=False)
+
+    assert main(["token", "add", "laptop", "--role", "interface"]) == 2
+
+    err = capsys.readouterr().err
+    assert f"no hub at {elsewhere / 'hub-data' / 'hub.sqlite'}" in err
+    assert "HUB_DATA_DIR is not set, so ./hub-data" in err and "HUB_DATA_DIR to your hub's data dir" in err
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_scope_show_prints_the_scope_and_the_base_jql(tmp_path):
+    data_dir = created_hub(tmp_path / "data")
+    assert run_hub("scope", "show", data_dir=data_dir).stdout.splitlines() == [
+        "scope: (none)", "base JQL: (none: add a project)"]
+    run_hub("scope", "set", "project = AURORA", data_dir=data_dir)
+    run_hub("project", "add", "AWPCA", "--name", "A", data_dir=data_dir)
+    assert run_hub("scope", "show", data_dir=data_dir).stdout.splitlines() == [
+        "scope: project = AURORA", 'base JQL: project = AURORA AND labels in ("AWPCA")']
+
+
+def parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """Every parser of the ``hub`` command tree, with the words that reach it."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from parsers(child, (*path, name))
+
+
+@pytest.mark.parametrize("path", [path for path, _ in parsers(build_parser())], ids=" ".join)
+def test_every_help_ends_with_an_example(path):
+    parser = dict(parsers(build_parser()))[path]
+    text = parser.format_help()
+    assert "\nexample:\n  " in text, text
+    example = text.split("\nexample:\n  ", 1)[1].splitlines()[0]
+    words = example.split()
+    first = next(i for i, word in enumerate(words) if word == "hub")
+    assert words[first + 1:first + 1 + len(path)] == list(path), example

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import HUB, run_script, stop, wait_for_line
+from tests.support import HUB, created_hub, run_script, stop, wait_for_line
 
 MB = 1024 * 1024
 # A hub that answers within this is not starved; a starved one took 28 s and more.
@@ -32,7 +32,7 @@ class Served:
     """A ``hub serve --no-worker`` subprocess on a free loopback port, with tokens."""
 
     def __init__(self, data_dir: Path, **settings: str):
-        self.data_dir = data_dir
+        self.data_dir = created_hub(data_dir)
         self.tokens = {role: run_script("token", "add", f"t-{role}", "--role", role,
                                      data_dir=data_dir).stdout.strip()
                        for role in ("agent", "interface")}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import Client, run_script, start, stop, wait_for_line
+from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
 ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
@@ -74,7 +74,7 @@ def seed(client: Client) -> None:
 
 @pytest.fixture(scope="module")
 def live_hub(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("fuzz") / "data"
+    data_dir = created_hub(tmp_path_factory.mktemp("fuzz") / "data")
     tokens = {role: run_script("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir).stdout.strip()
               for role in ("agent", "interface", "admin")}
     proc = start("serve", "--no-worker", data_dir=data_dir)

@@ -9,7 +9,7 @@ import pytest
 
 from hub.errors import Conflict, ContractError, NotFound
 from hub.services.tokens import TokenService
-from tests.support import run_hub
+from tests.support import created_hub, run_hub
 
 
 def test_only_the_sha256_is_stored(hub):
@@ -60,7 +60,7 @@ def test_token_names_roles_and_duplicates(hub):
 
 
 def test_token_cli(tmp_path):
-    data_dir = tmp_path / "data"
+    data_dir = created_hub(tmp_path / "data")
     added = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir)
     assert added.returncode == 0, added.stderr
     token = added.stdout.strip()

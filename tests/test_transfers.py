@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.support import Client, run_script, start, stop, wait_for_line
+from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
 MB = 1024 * 1024
 
@@ -20,7 +20,7 @@ MB = 1024 * 1024
 
 @pytest.fixture
 def served(tmp_path):
-    data_dir = tmp_path / "data"
+    data_dir = created_hub(tmp_path / "data")
     agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
     interface = run_script("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
     proc = start("serve", "--no-worker", data_dir=data_dir)
@@ -131,7 +131,7 @@ def test_an_upload_cut_off_midway_leaves_nothing_in_the_store(served):
 
 
 def test_an_upload_over_the_limit_is_refused_by_the_server(tmp_path):
-    data_dir = tmp_path / "data"
+    data_dir = created_hub(tmp_path / "data")
     agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
     env_limit = {"HUB_MAX_UPLOAD_BYTES": str(MB)}
     os.environ.update(env_limit)

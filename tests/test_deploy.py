@@ -1,0 +1,217 @@
+"""What ``deploy/`` ships: the nginx site passes ``nginx -t`` and fits the hub's
+limits; the systemd units are hardened and stop each process the way it stops well."""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from hub.api.schemas import ATTACHMENT_QUERY, CLAIM
+from hub.config import VARIABLES
+from tests.support import prepared_hub, start, stop, wait_for_line, wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"
+NGINX = shutil.which("nginx") or next(
+    (path for path in ("/usr/sbin/nginx", "/sbin/nginx") if os.access(path, os.X_OK)), None)
+UNITS = ("sdlc-hub.service", "sdlc-hub-api.service", "sdlc-hub-worker.service")
+SIZES = {"k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def default(name: str) -> int:
+    return int(next(var.default for var in VARIABLES if var.name == name))
+
+
+def need(tool: str | None, what: str) -> str:
+    """The tool's path; where it is missing, a skip locally and a failure in CI."""
+    if tool is None:
+        message = f"{what} is not installed (.ci/run installs it from Debian's packages)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return tool
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    openssl = need(shutil.which("openssl"), "openssl")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=hub.example.org", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def site_in(directory: Path, hub_port: int | None = None) -> tuple[list[str], int]:
+    """The shipped site, made runnable in ``directory`` by a user: a throw-away
+    certificate, free loopback ports for 80 and 443 (``nginx -t`` binds them too),
+    temp paths of its own, and the http {} that Debian's nginx.conf wraps around
+    sites-enabled/*. Returns the nginx command line without its action, and the
+    port that stands for 443."""
+    nginx = need(NGINX, "nginx")
+    directory.mkdir(exist_ok=True)
+    cert, key = self_signed(directory)
+    site = SITE.read_text()
+    site = re.sub(r"^(\s*ssl_certificate)\s+\S+;", rf"\1 {cert};", site, flags=re.M)
+    site = re.sub(r"^(\s*ssl_certificate_key)\s+\S+;", rf"\1 {key};", site, flags=re.M)
+    site = re.sub(r"^\s*listen \[::\]:\d+[^;]*;\n", "", site, flags=re.M)
+    ports: dict[str, int] = {}
+    site = re.sub(r"^(\s*listen )(\d+)", lambda m: f"{m[1]}127.0.0.1:{ports.setdefault(m[2], free_port())}",
+                  site, flags=re.M)
+    assert sorted(ports) == ["443", "80"]
+    if hub_port is not None:
+        site = re.sub(r"^(\s*server 127\.0\.0\.1:)\d+;", rf"\g<1>{hub_port};", site, flags=re.M)
+    (directory / "sdlc-hub.conf").write_text(site)
+    temps = "".join(f"    {kind}_temp_path {directory}/{kind};\n"
+                    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (directory / kind).mkdir()
+    (directory / "nginx.conf").write_text(
+        f"pid {directory}/nginx.pid;\nerror_log {directory}/error.log warn;\nevents {{}}\n"
+        f"http {{\n    access_log off;\n{temps}    include {directory}/sdlc-hub.conf;\n}}\n")
+    return [nginx, "-p", str(directory), "-c", str(directory / "nginx.conf"),
+            "-e", str(directory / "error.log")], ports["443"]
+
+
+def test_the_nginx_site_passes_nginx_t(tmp_path):
+    command, _ = site_in(tmp_path)
+    result = subprocess.run([*command, "-t"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "test is successful" in result.stderr
+
+
+def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path):
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    hub = start("serve", "--no-worker", data_dir=data_dir)
+    nginx = None
+    try:
+        hub_port = int(wait_for_line(hub, r"serving on http://[^:]+:(\d+)").group(1))
+        threading.Thread(target=hub.stdout.read, daemon=True).start()  # keep its pipe drained
+        command, port = site_in(tmp_path / "nginx", hub_port)
+        # In the foreground, one process: no workers to switch user.
+        nginx = subprocess.Popen([*command, "-g", "daemon off; master_process off;"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        tls = ssl.create_default_context(cafile=str(tmp_path / "nginx" / "cert.pem"))
+        tls.check_hostname = False
+
+        def request(method: str, path: str, token: str, body: bytes | None = None, **headers):
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=tls)
+            try:
+                conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}",
+                                                               "Content-Type": "application/json", **headers})
+                resp = conn.getresponse()
+                return resp.status, resp.read()
+            finally:
+                conn.close()
+
+        def healthy():
+            try:
+                return request("GET", "/healthz", interface)[0] == 200
+            except OSError:
+                assert nginx.poll() is None, nginx.stderr.read()
+                return False
+
+        wait_until(healthy, message="the hub answering through nginx")
+        too_big = b'{"type": "refresh", "params": {"jql": "' + b"x" * default("HUB_MAX_JSON_BYTES") + b'"}}'
+        status, body = request("POST", "/api/v1/commands", interface, too_big)
+        assert status == 413 and b"nginx" in body  # refused before the hub read a byte
+
+        refresh = json.loads(request("POST", "/api/v1/commands", interface,
+                                     b'{"type": "refresh", "params": {"jql": "key = X-1"}}')[1])
+        request("POST", "/agent/v1/claim", agent, b'{"agent_id": "a", "version": 14}')
+        page = {"issues": [{"key": "X-1", "id": "1", "attachments": [{"id": "9", "filename": "f.bin"}]}]}
+        assert request("POST", f"/agent/v1/commands/{refresh['id']}/state", agent,
+                       json.dumps(page).encode())[0] == 200
+        request("POST", "/api/v1/attachments/9/fetch", interface)
+        [fetch] = json.loads(request("POST", "/agent/v1/claim", agent,
+                                     b'{"agent_id": "a", "version": 14, "types": ["fetch_attachment"]}')[1])["commands"]
+        content = os.urandom(8 * 1024 * 1024)  # twice the JSON cap: the upload location's own
+        status, body = request("PUT", f"/agent/v1/commands/{fetch['id']}/file", agent, content,
+                               **{"Content-Type": "application/octet-stream"})
+        assert status == 200, body
+        assert json.loads(body)["sha256"] == hashlib.sha256(content).hexdigest()
+        # nginx warns when it spools a request body to a file; with request
+        # buffering off it passes the upload on as it arrives.
+        assert "buffered to a temporary file" not in (tmp_path / "nginx" / "error.log").read_text()
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(timeout=30)
+        assert stop(hub) == 0
+
+
+def directives(block: str, name: str) -> list[str]:
+    return re.findall(rf"^\s*{name}\s+([^;]+);", block, re.M)
+
+
+def size(value: str) -> int:
+    return int(value[:-1]) * SIZES[value[-1].lower()] if value[-1].isalpha() else int(value)
+
+
+def seconds(value: str) -> int:
+    return int(value.rstrip("s"))
+
+
+def location(site: str, pattern: str) -> str:
+    start = site.index(f"location ~ {pattern}")
+    return site[start:site.index("}", start)]
+
+
+def test_the_nginx_site_caps_bodies_as_the_hub_does_and_outwaits_its_long_polls():
+    site = SITE.read_text()
+    server = site[site.index("listen 443"):]
+    upload = location(site, "^/agent/v1/commands/[0-9]+/file$")
+    assert re.match("^/agent/v1/commands/[0-9]+/file$", "/agent/v1/commands/12/file")
+    assert [size(v) for v in directives(server.split("location")[0], "client_max_body_size")] == [
+        default("HUB_MAX_JSON_BYTES")]
+    assert [size(v) for v in directives(upload, "client_max_body_size")] == [default("HUB_MAX_UPLOAD_BYTES")]
+    assert directives(upload, "proxy_request_buffering") == ["off"]
+    longest = max(CLAIM["properties"]["wait"]["maximum"], ATTACHMENT_QUERY["properties"]["wait"]["maximum"])
+    assert all(seconds(v) > longest for v in directives(site, "proxy_read_timeout"))
+    assert directives(server, "limit_conn") and directives(site, "limit_conn_zone")
+    assert directives(server, "proxy_set_header").count("X-Forwarded-For $proxy_add_x_forwarded_for") == 1
+    port = next(var.default for var in VARIABLES if var.name == "HUB_PORT")
+    assert re.findall(r"^\s*server\s+([^;{]+);", site, re.M) == [f"127.0.0.1:{port}"]
+
+
+def unit(name: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # systemd keys are case-sensitive
+    parser.read(ROOT / "deploy" / name)
+    return parser
+
+
+@pytest.mark.parametrize("name", UNITS)
+def test_the_hub_units_are_hardened_and_write_only_the_data_dir(name):
+    service = unit(name)["Service"]
+    data_dir = re.search(r"^HUB_DATA_DIR=(\S+)", (ROOT / "deploy" / "hub.env.example").read_text(), re.M)[1]
+    assert service["ProtectSystem"] == "strict"
+    assert service["ReadWritePaths"] == data_dir
+    assert service["NoNewPrivileges"] == service["PrivateTmp"] == "yes"
+    assert service["UMask"] == "0077"
+
+
+def test_the_worker_stops_with_sigint_and_the_server_with_sigterm():
+    # Huey's consumer finishes its running tasks on SIGINT and interrupts them on
+    # SIGTERM; hub serve stops its in-process consumer gracefully on SIGTERM.
+    assert unit("sdlc-hub-worker.service")["Service"]["KillSignal"] == "SIGINT"
+    for name in ("sdlc-hub.service", "sdlc-hub-api.service"):
+        assert unit(name)["Service"]["KillSignal"] == "SIGTERM"
