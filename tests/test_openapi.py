@@ -101,6 +101,9 @@ def test_real_success_statuses_and_media_types(hub):
     assert "application/octet-stream" in upload["requestBody"]["content"]
     assert [p["name"] for p in upload["parameters"] if p["in"] == "header"] == ["X-Content-SHA256"]
     assert "409" in paths["/agent/v1/commands/{command_id}/done"]["post"]["responses"]
+    for path, method, op in operations(document(hub)):
+        for status, response in op["responses"].items():
+            assert response["headers"]["X-Request-Id"]["required"] is True, (path, method, status)
     metrics = paths["/metrics"]["get"]
     assert "text/plain" in metrics["responses"]["200"]["content"]
     assert metrics["x-roles"] == ["admin", "metrics"] and {"401", "403"} <= set(metrics["responses"])
