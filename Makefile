@@ -38,6 +38,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/agent.py
+	$(BIN)/python bench/metrics.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
