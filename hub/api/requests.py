@@ -26,9 +26,9 @@ log = logging.getLogger("hub.requests")
 
 HEADER = "X-Request-Id"
 INCOMING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\Z")
+_CONVERTER = re.compile(r"\{(\w+):\w+\}")
 # Methods counted under their own name; any other is "other", so that a client
 # inventing methods cannot create metric series.
-_CONVERTER = re.compile(r"\{(\w+):\w+\}")
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
