@@ -40,6 +40,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/agent.py
 	$(BIN)/python bench/backup.py
+	$(BIN)/python bench/metrics.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

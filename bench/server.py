@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 HUB = str(Path(sys.executable).parent / "hub")
@@ -29,6 +30,8 @@ def serve(data_dir: Path, **settings: str) -> tuple[subprocess.Popen, int]:
             raise SystemExit("hub serve ended before serving")
         match = re.search(r"serving on http://[^:]+:(\d+)", line)
         if match:
+            # Read its log (a line per request) all along: a full pipe would stall it.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
             return proc, int(match.group(1))
 
 

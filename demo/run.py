@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -70,6 +71,8 @@ def main() -> int:
                                stderr=subprocess.STDOUT, text=True)
         processes.append(hub)
         url = line(hub, r"serving on (http://\S+)").group(1)
+        # Read its log (a line per request) all along: a full pipe would stall it.
+        threading.Thread(target=hub.stdout.read, daemon=True).start()
         agent = subprocess.Popen([str(BIN / "hub-agent"), "run", "--hub", url, "--token", agent_token,
                                   "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "demo-agent"],
                                  env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,

@@ -92,6 +92,13 @@ def _log_level(name: str, raw: str) -> str:
     return value
 
 
+def _log_format(name: str, raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in ("text", "json"):
+        raise ConfigError(f"{name} must be text or json, got {raw!r}")
+    return value
+
+
 # An RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens.
 _HOST_NAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z")
@@ -183,6 +190,8 @@ VARIABLES: tuple[_Var, ...] = (
     _Var("HUB_BUSY_TIMEOUT_SECONDS", "busy_timeout_seconds", "30", _integer(1),
          "How long a database write waits for another writer before giving up."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
+    _Var("HUB_LOG_FORMAT", "log_format", "text", _log_format,
+         "Log lines as text or json (one JSON object per line)."),
 )
 
 
@@ -209,6 +218,7 @@ class Config:
     refresh_overlap_minutes: int = 10
     busy_timeout_seconds: int = 30
     log_level: str = "INFO"
+    log_format: str = "text"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Config":

@@ -29,9 +29,10 @@ RUN_STATUSES = (RUNNING, DONE, FAILED)
 READY, FETCHING, NONE = "ready", "fetching", "none"
 ATTACHMENT_STATES = (READY, FETCHING, FAILED, NONE)
 
-# Who a token speaks for.
-AGENT, INTERFACE, ADMIN = "agent", "interface", "admin"
-TOKEN_ROLES = (AGENT, INTERFACE, ADMIN)
+# Who a token speaks for. ``metrics`` may read GET /metrics and nothing else:
+# the token a Prometheus server holds.
+AGENT, INTERFACE, ADMIN, METRICS = "agent", "interface", "admin", "metrics"
+TOKEN_ROLES = (AGENT, INTERFACE, ADMIN, METRICS)
 
 # A project's agile board.
 BOARD_TYPES = ("scrum", "kanban")

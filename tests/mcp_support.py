@@ -61,13 +61,20 @@ async def check_reading(client: Client) -> None:
     """The mirror's read tools, with good and bad arguments."""
     everything = await data(client, "search_issues")
     assert [i["key"] for i in everything["items"]] == ["AURORA-3", "AURORA-2", "AURORA-1"]
-    assert everything["total"] is None and everything["next_cursor"] is None  # this hub does not count
+    assert everything["total"] == 3 and everything["next_cursor"] is None  # counted on the first page
     first = await data(client, "search_issues", {"limit": 2})
     rest = await data(client, "search_issues", {"limit": 2, "cursor": first["next_cursor"]})
     assert [i["key"] for i in first["items"] + rest["items"]] == ["AURORA-3", "AURORA-2", "AURORA-1"]
     assert rest["next_cursor"] is None
     done = await data(client, "search_issues", {"status": "Done", "label": "AWPCA"})
     assert [i["key"] for i in done["items"]] == ["AURORA-2"]
+    # Full-text search: ranked, with a snippet; a word only a comment holds; odd syntax is the hub's 422.
+    cards = await data(client, "search_issues", {"q": "cards"})
+    assert cards["total"] == 2 and {i["key"] for i in cards["items"]} == {"AURORA-1", "AURORA-3"}
+    assert all("[[" in i["snippet"] for i in cards["items"])
+    in_comment = await data(client, "search_issues", {"q": "third", "label": "AWPCA"})
+    assert [i["key"] for i in in_comment["items"]] == ["AURORA-1"]
+    await refused(client, "search_issues", {"q": '"unbalanced'}, "q")
     await refused(client, "search_issues", {"limit": 0}, "limit")
     await refused(client, "search_issues", {"limit": 101}, "limit")
     await refused(client, "search_issues", {"status": ""}, "status")

@@ -12,6 +12,7 @@ import http.client
 import io
 import json
 import os
+import queue
 import random
 import re
 import shutil
@@ -19,6 +20,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -163,25 +165,62 @@ def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProce
     return subprocess.CompletedProcess(["hub", *args], code, stdout.getvalue(), stderr.getvalue())
 
 
-def start(*args: str, data_dir: Path) -> subprocess.Popen:
+def start(*args: str, data_dir: Path, **settings: str) -> subprocess.Popen:
+    """``hub ARGS`` as a process on a free port; ``settings`` are more ``HUB_*`` variables.
+
+    Its stdout and stderr are read all along into ``proc.lines`` (None once it
+    ends), for :func:`wait_for_line` and :func:`rest_of_output`: a hub logs a
+    line per request, and a pipe nobody reads would stall it once full.
+    """
     env = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
-           "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
+           "PYTHONUNBUFFERED": "1", **settings}
+    proc = subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
+    proc.lines = queue.Queue()
+    threading.Thread(target=_drain, args=(proc,), daemon=True).start()
+    return proc
+
+
+def _drain(proc: subprocess.Popen) -> None:
+    for line in proc.stdout:
+        proc.lines.put(line)
+    proc.lines.put(None)
+
+
+def _next_line(proc: subprocess.Popen, timeout: float) -> str | None:
+    """The process's next line, None once it has ended; queue.Empty after ``timeout``."""
+    lines = getattr(proc, "lines", None)
+    if lines is None:  # a process this module did not start: read it here
+        return proc.stdout.readline() or None
+    line = lines.get(timeout=max(timeout, 0))
+    if line is None:
+        lines.put(None)  # the end stays for the next reader
+    return line
 
 
 def wait_for_line(proc: subprocess.Popen, pattern: str, timeout: float = 30) -> re.Match:
     deadline = time.monotonic() + timeout
     seen = []
     while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
+        try:
+            line = _next_line(proc, deadline - time.monotonic())
+        except queue.Empty:
+            break
+        if line is None:
             raise AssertionError(f"process ended before {pattern!r}: {''.join(seen)}")
         seen.append(line)
         match = re.search(pattern, line)
         if match:
             return match
     raise AssertionError(f"no {pattern!r} within {timeout}s: {''.join(seen)}")
+
+
+def rest_of_output(proc: subprocess.Popen, timeout: float = 30) -> str:
+    """What an ended (or ending) process of :func:`start` wrote after the lines already read."""
+    rest = []
+    while (line := _next_line(proc, timeout)) is not None:
+        rest.append(line)
+    return "".join(rest)
 
 
 def stop(proc: subprocess.Popen) -> int:

@@ -42,6 +42,7 @@ def test_environment_overrides_and_empty_means_default():
         ("HUB_MAX_DELIVERIES", "-1", "HUB_MAX_DELIVERIES must be at least 1"),
         ("HUB_CLEANUP_CRON", "daily", "HUB_CLEANUP_CRON must be a five-field cron"),
         ("HUB_LOG_LEVEL", "LOUD", "HUB_LOG_LEVEL must be DEBUG"),
+        ("HUB_LOG_FORMAT", "xml", "HUB_LOG_FORMAT must be text or json"),
     ],
 )
 def test_bad_values_name_the_variable(name, value, message):

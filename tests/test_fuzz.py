@@ -12,7 +12,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -79,9 +78,7 @@ def live_hub(tmp_path_factory):
               for role in ("agent", "interface", "admin")}
     proc = start("serve", "--no-worker", data_dir=data_dir)
     try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        # Keep reading the log, or a full pipe would stall the hub.
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)  # start() reads the rest all along
         client = Client(url, tokens["agent"], tokens["interface"])
         client.tokens["admin"] = tokens["admin"]
         seed(client)

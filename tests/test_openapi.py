@@ -20,7 +20,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
     assert doc["openapi"] == "3.1.0"
     paths = doc["paths"]
     assert set(paths) == {
-        "/healthz", "/openapi.json", "/agent/v1/heartbeat", "/agent/v1/claim",
+        "/healthz", "/openapi.json", "/metrics", "/agent/v1/heartbeat", "/agent/v1/claim",
         "/agent/v1/commands/{command_id}/state", "/agent/v1/commands/{command_id}/done",
         "/agent/v1/commands/{command_id}/failed", "/api/v1/commands",
         "/api/v1/commands/{command_id}", "/api/v1/commands/{command_id}/cancel",
@@ -101,6 +101,12 @@ def test_real_success_statuses_and_media_types(hub):
     assert "application/octet-stream" in upload["requestBody"]["content"]
     assert [p["name"] for p in upload["parameters"] if p["in"] == "header"] == ["X-Content-SHA256"]
     assert "409" in paths["/agent/v1/commands/{command_id}/done"]["post"]["responses"]
+    for path, method, op in operations(document(hub)):
+        for status, response in op["responses"].items():
+            assert response["headers"]["X-Request-Id"]["required"] is True, (path, method, status)
+    metrics = paths["/metrics"]["get"]
+    assert "text/plain" in metrics["responses"]["200"]["content"]
+    assert metrics["x-roles"] == ["admin", "metrics"] and {"401", "403"} <= set(metrics["responses"])
 
 
 def test_each_201_names_its_new_resource_in_location(hub):

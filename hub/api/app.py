@@ -17,14 +17,18 @@ from hub.api import admin, agent, attachments, errors, interface, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
+from hub.api.metrics import MetricsResource
 from hub.api.openapi import OpenAPIResource
+from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
+from hub.metrics import Metrics
 from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
 from hub.services.batches import BatchService
+from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore
@@ -56,22 +60,27 @@ class Services:
     batches: BatchService
     health: HealthService
     overview: OverviewService
+    metrics: Metrics
 
 
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None) -> Services:
     clock = clock or Clock()
+    metrics = Metrics()
     signal = WorkSignal()
     projects = ProjectService(clock)
-    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock)
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics)
     store = FileStore(config.files_dir)
     agents = AgentService(clock)
     attachments = AttachmentService(store, signal, clock)
+    overview = OverviewService(projects, agents, config.files_dir, clock)
+    metrics.watch(HubCollector(overview, agents, clock))
     return Services(
         tokens=TokenService(clock),
         commands=CommandService(projects, attachments, signal, clock),
         dispatcher=dispatcher,
-        reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock),
+        reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
+                              metrics=metrics),
         runs=SyncRunService(),
         agents=agents,
         attachments=attachments,
@@ -79,7 +88,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         projects=projects,
         batches=BatchService(clock),
         health=HealthService(config, clock),
-        overview=OverviewService(projects, agents, config.files_dir, clock),
+        overview=overview,
+        metrics=metrics,
     )
 
 
@@ -97,6 +107,7 @@ def routes(services: Services, config: Config,
     table = [
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
+        ("/metrics", MetricsResource(s.metrics)),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),
@@ -150,8 +161,9 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None],
     """
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
     services = build_services(config, on_full_run_done, clock)
-    app = falcon.App(middleware=[AuthMiddleware(services.tokens),
-                               JsonBodyLimit(config.max_json_bytes)])
+    # The request log first: it sees every request, and every answer last.
+    app = falcon.App(middleware=[RequestLog(services.metrics), AuthMiddleware(services.tokens),
+                                 JsonBodyLimit(config.max_json_bytes)])
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
     # One gate for the whole app: claims and attachment waits share the slots.

@@ -17,6 +17,7 @@ PUBLIC: frozenset[str] = frozenset()
 AGENT = frozenset({vocabulary.AGENT})
 INTERFACE = frozenset({vocabulary.INTERFACE, vocabulary.ADMIN})
 ADMIN = frozenset({vocabulary.ADMIN})
+METRICS = frozenset({vocabulary.METRICS, vocabulary.ADMIN})
 
 
 class AuthMiddleware:
@@ -44,13 +45,14 @@ class AuthMiddleware:
                 description="The token is not known to this hub (revoked or mistyped).",
                 challenges=["Bearer"],
             )
+        # Known before the role is checked, so that the request log names who was refused.
+        req.context.principal = principal
         if principal.role not in roles:
             raise falcon.HTTPForbidden(
                 title="Wrong role",
                 description=f"This needs a token of role {' or '.join(sorted(roles))}; "
                 f"token {principal.name!r} has role {principal.role!r}.",
             )
-        req.context.principal = principal
 
 
 def roles_for(resource, method: str) -> frozenset[str]:

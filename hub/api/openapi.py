@@ -38,6 +38,10 @@ PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID
                 "label": schemas.SHORT, "name": schemas.TOKEN_NAME}
 CONVERTER_SCHEMAS = {"id": schemas.ID}
 _TEXT = {"schema": {"type": "string"}}
+# Every answer carries the id of its request's log line (hub.api.requests).
+REQUEST_ID = {"X-Request-Id": {"description": "the request's id in the hub's log: the proxy's "
+                               "X-Request-Id when it is a plain token, else one the hub made",
+                               "required": True, **_TEXT}}
 ERROR_STATUSES = {
     400: ("Malformed: the body is not JSON, or nests too deep", {}),
     401: ("No token, or one this hub does not know", {"WWW-Authenticate": {**_TEXT, "required": True}}),
@@ -171,23 +175,19 @@ def _successes(declared: dict, body: bool = True) -> dict:
             response["content"] = {media: {} if media == JSON else {"schema": {"type": "string"}}}
             if media != JSON:
                 response["content"]["*/*"] = {"schema": {"type": "string"}}
-        headers = dict(declared["headers"].get(status, {}))
+        headers = {**REQUEST_ID, **declared["headers"].get(status, {})}
         if status == 201 and declared["location"]:
             headers["Location"] = {"description": f"the new resource: {declared['location']}",
                                    "required": True, **_TEXT}
-        if headers:
-            response["headers"] = headers
+        response["headers"] = headers
         responses[str(status)] = response
     return responses
 
 
 def _error_response(status: int) -> dict:
     description, headers = ERROR_STATUSES[status]
-    response: dict = {"description": description,
-                      "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
-    if headers:
-        response["headers"] = headers
-    return response
+    return {"description": description, "headers": {**REQUEST_ID, **headers},
+            "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
 class OpenAPIResource:

@@ -1,4 +1,5 @@
-"""File-store cleanup: keeps ``files/`` in bounds without touching the database.
+"""File-store cleanup: keeps ``files/`` in bounds, reading the database only to
+decide (its one write adds what it removed to the tallies of ``GET /metrics``).
 
 Rules, in order; each file is counted under the first rule that takes it:
 
@@ -27,6 +28,7 @@ from hub.clock import Clock, iso
 from hub.config import Config
 from hub.db import database
 from hub.services.files import FileStore, is_sha256
+from hub.services.tallies import CLEANUP, add_tallies
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +131,10 @@ class CleanupService:
             self._remove(report, "quota", self._store.root / entry.name, entry.size)
             total -= entry.size
         report.kept_bytes = total
+        if report.files and not dry_run:
+            with database.atomic():
+                add_tallies({f"{CLEANUP}.{rule}.{unit}": n for rule, items in report.removed.items()
+                             for unit, n in (("files", len(items)), ("bytes", sum(s for _, s in items)))})
         if report.files:
             log.info("cleanup%s: %d files, %d bytes", " (dry run)" if dry_run else "",
                      report.files, report.bytes)

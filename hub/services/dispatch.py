@@ -21,8 +21,10 @@ from typing import Any, Callable
 from hub.clock import Clock, after, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
+from hub.metrics import Metrics
 from hub.models import AgentStatus, Command
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
+from hub.services.tallies import LEASE_EXPIRED, add_tallies
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
@@ -86,8 +88,9 @@ class Dispatcher:
     """Claims, leases and the holder check, over the ``command`` table."""
 
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
-                 clock: Clock | None = None):
+                 clock: Clock | None = None, *, metrics: Metrics | None = None):
         self._lease_seconds = lease_seconds
+        self._metrics = metrics or Metrics()
         self._max_deliveries = max_deliveries
         self._signal = signal
         self._clock = clock or Clock()
@@ -138,12 +141,14 @@ class Dispatcher:
             claimed = self._claim_once(agent_id, version, allowed, limit, token_id)
             remaining = deadline - time.monotonic()
             if claimed or remaining <= 0:
-                return claimed
+                break
             self._signal.wait(seen, min(POLL_SECONDS, remaining))
             # Checked before the next claim: commands claimed for a client
             # that has gone would sit out their lease unworked.
             if gone():
-                return []
+                break
+        self._metrics.claims.labels("commands" if claimed else "empty").inc()
+        return claimed
 
     def _claim_once(self, agent_id: str, version: int, allowed: list[str],
                     limit: int, token_id: int | None) -> list[dict]:
@@ -280,6 +285,7 @@ class Dispatcher:
         counts["failed"] = len(rows) - counts["requeued"]
         if not rows:
             return counts
+        add_tallies({f"{LEASE_EXPIRED}.{outcome}": n for outcome, n in counts.items()})
         refreshes = [r[0] for r in rows if r[2] == REFRESH]
         if refreshes:
             fail_runs_of_expired(refreshes, stamp)

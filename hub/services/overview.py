@@ -34,8 +34,7 @@ class OverviewService:
 
     def overview(self) -> dict:
         """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``."""
-        oldest = (Command.select(fn.MIN(Command.created_at))
-                  .where(Command.status == QUEUED).scalar())
+        oldest = self._oldest_queued_at()
         agents = self._agents.list()["items"]
         return {
             "queue": self.queue_depth(),
@@ -45,6 +44,14 @@ class OverviewService:
             "last_runs": self.last_runs(),
             "store": self.store(),
         }
+
+    def oldest_queued_age(self) -> float | None:
+        """Seconds since the oldest queued command was enqueued; None with none queued."""
+        return self._age(self._oldest_queued_at())
+
+    @staticmethod
+    def _oldest_queued_at() -> str | None:
+        return Command.select(fn.MIN(Command.created_at)).where(Command.status == QUEUED).scalar()
 
     @staticmethod
     def queue_depth() -> list[dict]:

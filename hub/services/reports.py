@@ -8,6 +8,7 @@ from typing import Callable
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError
+from hub.metrics import Metrics
 from hub.models import AttachmentFile, Command, SyncRun
 from hub.services.commands import serialize_command
 from hub.services.dispatch import Dispatcher
@@ -23,8 +24,9 @@ log = logging.getLogger(__name__)
 class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
                  store: FileStore, on_full_run_done: Callable[[int], None],
-                 clock: Clock | None = None):
+                 clock: Clock | None = None, *, metrics: Metrics | None = None):
         self._store = store
+        self._metrics = metrics or Metrics()
         self._dispatcher = dispatcher
         self._mirror = mirror
         self._projects = projects
@@ -43,6 +45,8 @@ class ReportService:
             context = RunContext(full=self._is_full(command), started_at=started_at,
                                  now=iso(self._clock.now()))
             self._mirror.load_page(issues, neighbors, context)
+        self._metrics.state_pages.inc()
+        self._metrics.issues_loaded.inc(len(issues))
         return {"issues_loaded": issues_loaded, "lease_until": command.lease_until}
 
     def done(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
@@ -131,6 +135,8 @@ class ReportService:
                                "to fetch_attachment commands")
         sha256, size = self._store.receive(stream, length=length, max_bytes=max_bytes,
                                            expected_sha256=expected_sha256)
+        self._metrics.uploads.inc()
+        self._metrics.upload_bytes.inc(size)
         return {"sha256": sha256, "size": size}
 
     def _record_file(self, command: Command, result, now: str) -> dict:
