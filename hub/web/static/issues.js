@@ -84,7 +84,7 @@ export async function renderIssues(main, signal) {
         issueLink(item.key),
         h("div", {}, h("span", {}, item.summary || "(no summary)"),
           item.neighbor ? h("span", {class: "tag"}, "neighbour") : null,
-          item.snippet ? h("p", {class: "snippet"}, item.snippet) : null),
+          item.snippet ? h("p", {class: "snippet"}, highlighted(item.snippet)) : null),
         item.issue_type || "—", item.status || "—", item.assignee || "—", time(item.jira_updated),
       ]), "No issues match."));
     previous.disabled = view.cursors.length === 0;
@@ -131,4 +131,10 @@ function filterInput(name, schema, value) {
   }
   const hint = /_since$/.test(name) ? "2026-11-01T00:00:00+00:00" : "";
   return h("input", {id, name, type: "text", value: value || "", placeholder: hint, autocomplete: "off"});
+}
+
+/** A search snippet's pieces: the words the hub put between [[ and ]] as <mark>, the rest as text. */
+export function highlighted(snippet) {
+  return snippet.split(/(\[\[.*?\]\])/s).filter(Boolean).map((piece) =>
+    piece.startsWith("[[") && piece.endsWith("]]") ? h("mark", {}, piece.slice(2, -2)) : piece);
 }
