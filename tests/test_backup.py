@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hub.db import open_database
+from hub.migrations import CURRENT_VERSION
 from hub.services.attachments import AttachmentService
 from hub.services.files import FileStore
 from hub.services.work_signal import WorkSignal
@@ -156,7 +157,7 @@ def test_a_backup_taken_while_8_agents_load_pages_restores_to_a_hub_that_checks_
 
     backup = tmp_path / "backup"
     manifest = json.loads((backup / "manifest.json").read_text())
-    assert manifest["schema_version"] == 7 and manifest["missing"] == [] and manifest["files"]
+    assert manifest["schema_version"] == CURRENT_VERSION and manifest["missing"] == [] and manifest["files"]
     assert {p.name for p in backup.iterdir()} == {"manifest.json", "hub.sqlite", "files"}  # no -wal, -shm
     assert {p.name for p in (backup / "files").iterdir()} == {f["sha256"] for f in manifest["files"]}
     for path in (backup, backup / "files"):
