@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import httpx
+import orjson
 
 from agent.retry import Backoff, retry_after, send
 
@@ -77,7 +78,9 @@ class HubClient:
         self.http.close()
 
     def _post(self, path: str, body: dict, what: str) -> httpx.Response:
-        response = send(lambda: self.http.post(path, json=body), self.backoff, "hub")
+        content = orjson.dumps(body)  # encoded once, whatever the retries; several times faster than json
+        response = send(lambda: self.http.post(path, content=content, headers={"Content-Type": "application/json"}),
+                        self.backoff, "hub")
         if response.status_code != 200:
             raise _error(response, what)
         return response

@@ -6,6 +6,7 @@ import contextlib
 from typing import Iterator
 
 import httpx
+import orjson
 
 from agent.retry import Backoff, send
 
@@ -63,7 +64,8 @@ class JiraClient:
                         on_wait=self.on_wait)
         if response.status_code != 200:
             raise _error(response, what)
-        return response.json()
+        # A search page of 100 issues is a quarter of a megabyte: orjson decodes it in a third of json's time.
+        return orjson.loads(response.content)
 
     def myself(self) -> dict:
         """The user the credentials belong to (``name``, ``timeZone``, ...)."""

@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 import sys
-import threading
+import time
 from pathlib import Path
 
 HUB = str(Path(sys.executable).parent / "hub")
@@ -19,20 +19,24 @@ def hub_command(data_dir: Path, *args: str) -> str:
 
 
 def serve(data_dir: Path, **settings: str) -> tuple[subprocess.Popen, int]:
-    """``hub serve --no-worker`` on a free port; the process and the port."""
+    """``hub serve --no-worker`` on a free port; the process and the port.
+
+    Its output (a line per request) goes to a file beside ``data_dir``, as it would
+    to a journal: read from a pipe, it would need a reader in the benchmark's own
+    process, taking turns at the GIL with what the benchmark measures.
+    """
     env = {**os.environ, **settings, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
            "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    log_path = data_dir.parent / f"{data_dir.name}-serve.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
     while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit("hub serve ended before serving")
-        match = re.search(r"serving on http://[^:]+:(\d+)", line)
+        match = re.search(r"serving on http://[^:]+:(\d+)", log_path.read_text(errors="replace"))
         if match:
-            # Read its log (a line per request) all along: a full pipe would stall it.
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
             return proc, int(match.group(1))
+        if proc.poll() is not None:
+            raise SystemExit(f"hub serve ended before serving:\n{log_path.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.02)
 
 
 def stop(proc: subprocess.Popen | None) -> None:
