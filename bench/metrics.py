@@ -74,6 +74,7 @@ def main() -> int:
     data_dir = work / "data"
     proc = None
     try:
+        hub_command(data_dir, "migrate")
         token = hub_command(data_dir, "token", "add", "prometheus", "--role", "metrics").strip()
         populate(data_dir, args.commands)
         proc, port = serve(data_dir)

@@ -127,6 +127,7 @@ def main() -> int:
     data_dir = work / "data"
     proc = None
     try:
+        hub_command(data_dir, "migrate")
         token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         db = data_dir / "hub.sqlite"
         built = populate(db, args.issues)
