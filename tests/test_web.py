@@ -195,6 +195,7 @@ def test_issues_filter_and_page_by_cursor(web):
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("AURORA-1")
     expect(rows.first.locator(".snippet mark")).to_have_text("Cards")  # the hub's [[ ]] as a highlight
+    expect(page.get_by_text("Order: best match first.")).to_be_visible()
     web.screenshot("search")
     page.get_by_role("button", name="Clear").click()
     expect(rows).to_have_count(25)

@@ -46,10 +46,13 @@ export async function renderIssues(main, signal) {
       for (const input of Object.values(fields)) input.value = "";
       form.requestSubmit();
     }}, "Clear")));
-  const note = h("p", {class: "note"}, order
-    ? "Order: as chosen above."
-    : "Order: most recently added to the mirror first (the API offers no other order)."
-      + (params.q ? "" : " Full-text search appears here once the hub offers it."));
+  const note = h("p", {class: "note"});
+  const describeOrder = () => {
+    note.textContent = order && view.filters[order] ? "Order: as chosen above."
+      : view.filters.q ? "Order: best match first."
+      : "Order: most recently added to the mirror first (the API offers no other order)."
+        + (params.q ? "" : " Full-text search appears here once the hub offers it.");
+  };
   const line = status();
   const results = h("div", {id: "results"});
   const previous = h("button", {type: "button", class: "secondary"}, "Previous page");
@@ -60,6 +63,7 @@ export async function renderIssues(main, signal) {
 
   let nextCursor = null;
   async function load() {
+    describeOrder();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
     const query = {...view.filters, limit: PAGE_SIZE, cursor: view.cursor};
