@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from hub.errors import Conflict, ContractError, NotFound
-from hub.services.tokens import TokenService
+from hub.services.tokens import TokenService, new_token
 from tests.support import created_hub, run_hub
 
 
@@ -74,3 +74,10 @@ def test_token_cli(tmp_path):
     assert gone.returncode == 1 and "no token named" in gone.stderr
     bad = run_hub("token", "add", "x", "--role", "root", data_dir=data_dir)
     assert bad.returncode == 2
+
+
+def test_a_token_never_starts_with_a_dash_so_a_command_line_takes_it():
+    # One token in 64 would start with "-" and read as an option: `hub-agent run --token -x…` fails.
+    tokens = [new_token() for _ in range(3000)]
+    assert not any(token.startswith("-") for token in tokens)
+    assert len(set(tokens)) == len(tokens) and all(len(token) == 43 for token in tokens)

@@ -38,6 +38,16 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def new_token() -> str:
+    """32 random bytes, URL-safe, never starting with ``-``: a token is passed on
+    command lines (``hub-agent run --token TOKEN``), where a leading ``-`` reads
+    as an option."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
+
+
 class TokenService:
     def __init__(self, clock: Clock | None = None):
         self._clock = clock or Clock()
@@ -49,7 +59,7 @@ class TokenService:
                 f"token name {name!r} must be 1-64 letters, digits, '.', '_' or '-'", "name")
         if role not in TOKEN_ROLES:
             raise ContractError(f"role must be one of {', '.join(TOKEN_ROLES)}, got {role!r}", "role")
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with database.atomic():
             if Token.select().where(Token.name == name).exists():
                 raise Conflict(f"a token named {name!r} exists; revoke it first")
@@ -76,7 +86,7 @@ class TokenService:
         Returns the token, or None when tokens exist. Check and insert share one
         write transaction, so two hubs starting at once make one token.
         """
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         with database.atomic():
             if Token.select().exists():
                 return None
