@@ -57,10 +57,13 @@ class Served:
         """One request on its own connection: ``(status, headers, body bytes)``."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            conn.request(method, path, body=None if body is None else
-                         (body if isinstance(body, bytes) else json.dumps(body)),
-                         headers={**self.headers(role), "Content-Type": "application/json",
-                                  **(headers or {})})
+            try:
+                conn.request(method, path, body=None if body is None else
+                             (body if isinstance(body, bytes) else json.dumps(body)),
+                             headers={**self.headers(role), "Content-Type": "application/json",
+                                      **(headers or {})})
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # refused (413) and closed before the whole body went: the answer is still there to read
             resp = conn.getresponse()
             return resp.status, dict(resp.getheaders()), resp.read()
         finally:
