@@ -56,7 +56,7 @@ class OneAhead(Generic[T]):
         self._closed.set()
         self._taken.release()  # a producer waiting for its item to be taken wakes up and stops
         try:
-            self._ready.get_nowait()  # a producer blocked on a full queue can put its last item
+            self._ready.get_nowait()  # what was ready is dropped, not held until the producer ends
         except queue.Empty:
             pass
 
