@@ -36,3 +36,13 @@ TOKEN_ROLES = (AGENT, INTERFACE, ADMIN, METRICS)
 
 # A project's agile board.
 BOARD_TYPES = ("scrum", "kanban")
+
+# What Jira's own keys and ids look like (written so that they mean the same in
+# ECMA-262, the dialect of JSON Schema, and in Python's re: (?![\s\S]) for the
+# end of the string, since Python's $ also matches before a final newline).
+# An issue key is a project key (an ASCII capital, then capitals, digits or _)
+# and the issue's number: Jira upper-cases keys and allows no other letters, so
+# a look-alike (a Cyrillic А, a lower-case key) is refused, never a second issue.
+ISSUE_KEY_PATTERN = r"^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\s\S])"
+# Issue, comment, changelog and attachment ids are Jira's database ids: digits.
+JIRA_ID_PATTERN = r"^[1-9][0-9]{0,17}(?![\s\S])"
