@@ -34,19 +34,20 @@ JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 
 
 def rich_issue(key: str, n: int) -> dict:
-    """An issue as heavy as a busy one in Jira."""
+    """An issue as heavy as a busy one in Jira, with ids in Jira's shapes (numbers from 1,
+    each attachment's its own)."""
     return {
-        "key": key, "id": str(n), "issue_type": "Story", "summary": f"Summary of {key}",
+        "key": key, "id": str(n + 1), "issue_type": "Story", "summary": f"Summary of {key}",
         "description": ("h1. Text " * 110)[:1024], "status": "In Progress", "priority": "Major",
         "assignee": "ivanov", "reporter": "petrov", "duedate": "2026-12-01", "labels": ["AWPCA"],
         "sprint": "AURORA Sprint 14", "created": JIRA_TIME, "updated": JIRA_TIME,
-        "links": [{"type": "Blocks", "outward": f"Y-{n}"}, {"type": "Relates", "inward": f"Y-{n + 1}"}],
-        "comments": [{"id": f"{n}-{c}", "author": "ivanov", "created": JIRA_TIME, "updated": JIRA_TIME,
+        "links": [{"type": "Blocks", "outward": f"Y-{n + 1}"}, {"type": "Relates", "inward": f"Y-{n + 2}"}],
+        "comments": [{"id": f"{n + 1}0{c}", "author": "ivanov", "created": JIRA_TIME, "updated": JIRA_TIME,
                       "body": "A comment of some length. " * 8} for c in range(3)],
-        "attachments": [{"id": f"{n}-{a}", "filename": f"spec-{a}.pdf", "size": 48213,
+        "attachments": [{"id": f"{n + 1}0{a}", "filename": f"spec-{a}.pdf", "size": 48213,
                          "mime_type": "application/pdf", "author": "ivanov", "created": JIRA_TIME}
                         for a in range(2)],
-        "changes": [{"id": f"{n}-{h}", "author": "ivanov", "created": JIRA_TIME,
+        "changes": [{"id": f"{n + 1}0{h}", "author": "ivanov", "created": JIRA_TIME,
                      "items": [{"field": "status", "field_type": "jira", "from": "1",
                                 "from_string": "Open", "to": "3", "to_string": "In Progress"}]}
                     for h in range(5)],
@@ -72,7 +73,7 @@ def main() -> None:
         path = f"/agent/v1/commands/{command['id']}/state"
         # Fill the mirror first so that every index has its real size.
         for start in range(0, args.mirror, args.issues):
-            page = [rich_issue(f"M-{n}", n) for n in range(start, start + args.issues)]
+            page = [rich_issue(f"M-{n + 1}", n) for n in range(start, start + args.issues)]
             client.simulate_post(path, headers=agent, json={"issues": page})
         times, size = [], 0
         for p in range(args.pages):

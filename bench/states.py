@@ -40,14 +40,15 @@ def populate(data_dir: Path, count: int) -> None:
         [(f"X-{n}", str(n), T) for n in range(count // 5)])
     conn.executemany(
         "INSERT INTO issue_attachment (attachment_id, key, filename, size, mime_type) VALUES (?, ?, ?, ?, ?)",
-        [(str(n), f"X-{n // 5}", f"file-{n}.pdf", 1000 + n, "application/pdf") for n in range(count)])
+        # Jira's attachment ids are numbers from 1 (the routes refuse others).
+        [(str(n + 1), f"X-{n // 5}", f"file-{n}.pdf", 1000 + n, "application/pdf") for n in range(count)])
     commands = []
     for n in range(count):
         for _ in range(rng.choice([0, 1, 2, 3])):
             # Mostly finished; an agent that was away leaves some queued.
             status = rng.choices(["done", "failed", "cancelled", "queued", "claimed"],
                                  weights=[70, 10, 5, 12, 3])[0]
-            commands.append(("fetch_attachment", json.dumps({"attachment_id": str(n)}), status,
+            commands.append(("fetch_attachment", json.dumps({"attachment_id": str(n + 1)}), status,
                              "Jira answered 404" if status == "failed" else None, T))
     for n in range(count):  # refreshes in between, as a real queue has
         commands.append(("refresh", json.dumps({"jql": f"key = X-{n}"}), "done", None, T))
@@ -60,7 +61,7 @@ def populate(data_dir: Path, count: int) -> None:
         content = f"content of {n}".encode()
         sha = hashlib.sha256(content).hexdigest()
         (files / sha).write_bytes(content)
-        rows.append((str(n), sha, len(content), T))
+        rows.append((str(n + 1), sha, len(content), T))
     conn.executemany("INSERT INTO attachment_file VALUES (?, ?, ?, ?)", rows)
     conn.commit()
     conn.close()
@@ -98,7 +99,7 @@ def main() -> int:
         proc, port = serve(data_dir)
 
         rng = random.Random(1)
-        ids = [str(n) for n in range(args.attachments)]
+        ids = [str(n + 1) for n in range(args.attachments)]
 
         def batch(_):
             return {"ids": rng.sample(ids, 1000)}

@@ -423,10 +423,11 @@ def rich(key: str, n: int) -> dict:
     """A rich issue state: 1 KB description, 3 comments, 2 links, 2 attachments, 5 changes."""
     return issue(key, description="d" * 1024, status="Open", labels=["AWPCA"], updated=JIRA_TIME,
                  links=[{"type": "Blocks", "outward": f"Y-{n}"}, {"type": "Relates", "inward": f"Y-{n + 1}"}],
-                 comments=[{"id": str(c), "created": JIRA_TIME, "body": "b"} for c in range(3)],
-                 attachments=[{"id": f"{n}-{a}", "filename": "f.pdf", "created": JIRA_TIME} for a in range(2)],
+                 comments=[{"id": str(c), "created": JIRA_TIME, "body": "b"} for c in range(1, 4)],
+                 attachments=[{"id": f"{n + 1}0{a}", "filename": "f.pdf", "created": JIRA_TIME}
+                              for a in range(2)],
                  changes=[{"id": str(h), "created": JIRA_TIME, "items": [{"field": "status"}]}
-                          for h in range(5)])
+                          for h in range(1, 6)])
 
 
 # A 1x1 PNG: what an assistant gets back as image content.

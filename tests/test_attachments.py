@@ -90,10 +90,10 @@ def test_attachment_list_updated(hub):
     fetched(hub, "31337")
     assert state(hub, "31337")["state"] == "ready"
 
-    listed(hub, attachment("31337", "spec-renamed.pdf"), attachment("31338", "new.png"))
+    listed(hub, attachment("31337", "spec.pdf"), attachment("31338", "new.png"))
 
     assert state(hub, "31337")["state"] == "ready"
-    assert state(hub, "31337")["filename"] == "spec-renamed.pdf"
+    assert state(hub, "31338")["state"] == "none"
 
 
 def test_failed_and_cancelled_fetches_read_as_failed_with_the_error(hub):
@@ -184,7 +184,8 @@ def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config):
 
 
 def test_download_with_validators_and_ranges(hub):
-    listed(hub, attachment("1", 'we"ird\r\nname/../évidence.pdf'))
+    # Quotes, a right-to-left override, ';' and non-ASCII: all Jira allows in a name.
+    listed(hub, attachment("1", 'we"ird\u202ename; ..évidence.pdf'))
     sha = fetched(hub, "1")
     url = "/api/v1/attachments/1/content"
 
@@ -195,8 +196,8 @@ def test_download_with_validators_and_ranges(hub):
     assert whole.headers["content-length"] == str(len(PDF))
     disposition = whole.headers["content-disposition"]
     assert "\r" not in disposition and "\n" not in disposition
-    assert disposition.startswith('attachment; filename="we_ird__name_.._')
-    assert "filename*=UTF-8''we%22ird__name_.._%C3%A9vidence.pdf" in disposition
+    assert disposition.startswith('attachment; filename="we_ird_name_ .._vidence.pdf"')
+    assert "filename*=UTF-8''we%22ird_name%3B%20..%C3%A9vidence.pdf" in disposition
 
     assert hub.api("GET", url, headers={"If-None-Match": f'"{sha}"'}).status_code == 304
     part = hub.api("GET", url, headers={"Range": "bytes=10-19"})
@@ -230,15 +231,17 @@ def test_states_of_many_and_of_an_issue(hub):
     listed(hub, attachment("1", "a.pdf"), attachment("2", "b.pdf"), attachment("3", "c.pdf"))
     fetched(hub, "2")
     fetch(hub, "3")
-    many = hub.api("POST", "/api/v1/attachments/states", {"ids": ["3", "nope", "1", "2", "3"]})
+    many = hub.api("POST", "/api/v1/attachments/states", {"ids": ["3", "404", "1", "2", "3"]})
     assert [(a["attachment_id"], a["state"]) for a in many.json["items"]] == [
         ("3", "fetching"), ("1", "none"), ("2", "ready")]
     of_issue = hub.api("GET", "/api/v1/issues/X-1/attachments").json["items"]
     assert [(a["attachment_id"], a["state"]) for a in of_issue] == [
         ("1", "none"), ("2", "ready"), ("3", "fetching")]
     assert hub.api("GET", "/api/v1/issues/NOPE-1/attachments").status_code == 404
-    too_many = hub.api("POST", "/api/v1/attachments/states", {"ids": [str(i) for i in range(1001)]})
+    too_many = hub.api("POST", "/api/v1/attachments/states", {"ids": [str(i) for i in range(1, 1002)]})
     assert too_many.status_code == 422
+    not_an_id = hub.api("POST", "/api/v1/attachments/states", {"ids": ["1", "../1"]})
+    assert not_an_id.status_code == 422 and not_an_id.json["field"] == "ids.1"
 
 
 def test_long_poll_answers_when_the_state_changes(hub):

@@ -38,9 +38,10 @@ def content(aid: str) -> bytes:
 
 
 def page_issues(agent: int, page: int) -> list[dict]:
-    return [{"key": f"A{agent}-{page * PAGE + i + 1}", "id": f"{agent}{page:05d}{i:02d}", "summary": "s",
-             "comments": [{"id": f"{agent}-{page}-{i}-{c}", "body": "b"} for c in range(COMMENTS)],
-             "attachments": [{"id": f"{agent}.{page}.{i}", "filename": "f.txt"}]}
+    # Jira's shapes: numeric ids, unique per agent, page and issue.
+    return [{"key": f"A{agent}-{page * PAGE + i + 1}", "id": f"{agent + 1}{page:05d}{i:02d}", "summary": "s",
+             "comments": [{"id": f"{agent + 1}{page:05d}{i:02d}{c:02d}", "body": "b"} for c in range(COMMENTS)],
+             "attachments": [{"id": f"{agent + 1}{page:05d}{i:02d}", "filename": "f.txt"}]}
             for i in range(PAGE)]
 
 
@@ -79,7 +80,7 @@ def agent_loop(client: Client, n: int, stop_after: threading.Event, pages: list[
                                            {"result": {"total": PAGE}})
                 assert status == 200, body
                 if page % 3 == 0:
-                    fetch_and_upload(client, f"{n}.{page}.0")
+                    fetch_and_upload(client, f"{n + 1}{page:05d}00")
                 page += 1
                 pages[n] = page
     except BaseException as exc:  # reported by the test

@@ -20,9 +20,9 @@ EDGES = ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300"]
 
 
 def test_jira_times_at_the_calendars_ends_store_no_utc_time(hub):
-    comments = [{"id": str(n), "created": t, "body": "b"} for n, t in enumerate(EDGES)]
-    changes = [{"id": str(n), "created": t, "items": [{"field": "status"}]} for n, t in enumerate(EDGES)]
-    attachments = [{"id": str(n), "filename": "f", "created": t} for n, t in enumerate(EDGES)]
+    comments = [{"id": str(n), "created": t, "body": "b"} for n, t in enumerate(EDGES, 1)]
+    changes = [{"id": str(n), "created": t, "items": [{"field": "status"}]} for n, t in enumerate(EDGES, 1)]
+    attachments = [{"id": str(n), "filename": "f", "created": t} for n, t in enumerate(EDGES, 1)]
     load(hub, [issue("X-1", comments=comments, changes=changes, attachments=attachments)])
     for table in ("issue_comment", "issue_change", "issue_attachment"):
         assert db_rows(hub, f"SELECT created, created_at FROM {table} ORDER BY created") == [
@@ -121,7 +121,7 @@ def test_a_million_wrong_typed_ids_answer_422_at_once(hub):
 def test_a_state_page_holds_at_most_100_issues_and_100_neighbours(hub):
     command = enqueue(hub, "key = X-1")
     claim(hub)
-    many = [issue(f"X-{n}") for n in range(MAX_PAGE_ISSUES + 1)]
+    many = [issue(f"X-{n}") for n in range(1, MAX_PAGE_ISSUES + 2)]
     for part in ("issues", "neighbors"):
         resp = report(hub, command["id"], "state", {part: many})
         assert resp.status_code == 422 and resp.json["field"] == part, resp.json

@@ -52,7 +52,7 @@ def fill(directory: Path) -> Path:
 
 def big_page(n: int = 40) -> dict:
     return {"issues": [{"key": f"A-{i}", "id": str(i), "description": "x" * 100_000}
-                       for i in range(n)]}
+                       for i in range(1, n + 1)]}
 
 
 def claimed_refresh(hub: Hub) -> int:

@@ -50,11 +50,11 @@ def test_rows_added_between_pages_do_not_shift_the_next_page(hub):
 
 def test_issues_page_by_arrival_with_their_filters(hub):
     mirrored(hub)
-    load(hub, [issue(f"Z-{n}", status="Open") for n in range(3)])
+    load(hub, [issue(f"Z-{n}", status="Open") for n in range(1, 4)])
     everything = [i["key"] for p in pages(hub, "/api/v1/issues", 2) for i in p]
-    assert everything == ["Z-2", "Z-1", "Z-0", "Y-1", "X-3", "X-2", "X-1"]
+    assert everything == ["Z-3", "Z-2", "Z-1", "Y-1", "X-3", "X-2", "X-1"]
     assert [[i["key"] for i in p] for p in pages(hub, "/api/v1/issues", 2, status="Open")] == [
-        ["Z-2", "Z-1"], ["Z-0", "X-3"], ["X-1"]]
+        ["Z-3", "Z-2"], ["Z-1", "X-3"], ["X-1"]]
     assert [[i["key"] for i in p] for p in pages(hub, "/api/v1/issues", 1, label="KPI")] == [["X-3"], ["X-2"]]
 
 

@@ -44,7 +44,7 @@ def test_a_value_json_cannot_hold_is_left_to_jsonschema():
 
 
 def page() -> dict:
-    return {"agent_id": "a", "delivery": 1, "issues": [rich(f"X-{n}", n) for n in range(3)],
+    return {"agent_id": "a", "delivery": 1, "issues": [rich(f"X-{n}", n) for n in range(1, 4)],
             "neighbors": [rich("N-1", 9)]}
 
 

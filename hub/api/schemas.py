@@ -9,7 +9,7 @@ is most likely a typo that would otherwise be silently ignored.
 from __future__ import annotations
 
 from hub.clock import UTC_TIME_PATTERN
-from hub.services.projects import LABEL_PATTERN, ONE_WORD_PATTERN
+from hub.services.projects import LABEL_PATTERN
 from hub.services.tokens import NAME_PATTERN
 from hub.vocabulary import (
     ATTACHMENT_STATES,
@@ -17,6 +17,8 @@ from hub.vocabulary import (
     COMMAND_STATUSES,
     COMMAND_TYPES,
     FETCH_ATTACHMENT,
+    ISSUE_KEY_PATTERN,
+    JIRA_ID_PATTERN,
     REFRESH,
     RUN_STATUSES,
     TOKEN_ROLES,
@@ -28,8 +30,19 @@ ID = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 NULLABLE_TEXT = {"type": ["string", "null"], "maxLength": 10_000_000}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 255}
 NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
-ISSUE_KEY = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": ONE_WORD_PATTERN}
-ATTACHMENT_ID = SHORT
+# Keys and ids as Jira makes them (hub/vocabulary.py): anything else is no
+# issue of Jira's, and taken in would sit beside the real one (a lower-case or
+# look-alike key) or name another route once in a path (``AURORA-1/notes``).
+ISSUE_KEY = {"type": "string", "maxLength": 255, "pattern": ISSUE_KEY_PATTERN}
+NULLABLE_ISSUE_KEY = {**ISSUE_KEY, "type": ["string", "null"]}
+JIRA_ID = {"type": "string", "maxLength": 18, "pattern": JIRA_ID_PATTERN}
+ATTACHMENT_ID = JIRA_ID
+# An attachment's name as Jira can have made it: Jira refuses path separators
+# in a file name, and no name holds control characters or is "." or "..".
+# What else Jira allows (quotes, bidi controls, any script) is kept as sent
+# and made harmless where it is served (hub/api/download.py).
+FILENAME_PATTERN = (r"^(?!\.\.?(?![\s\S]))[^\u0000-\u001f\u007f-\u009f/\\]+(?![\s\S])")
+FILENAME = {"type": "string", "minLength": 1, "maxLength": 1024, "pattern": FILENAME_PATTERN}
 PROJECT_LABEL = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": LABEL_PATTERN}
 TOKEN_NAME = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": NAME_PATTERN}
 AGENT_ID = {"type": "string", "minLength": 1, "maxLength": 255}
@@ -64,7 +77,7 @@ LINK = {
 COMMENT = {
     "type": "object",
     "properties": {
-        "id": SHORT,
+        "id": JIRA_ID,
         "author": NULLABLE_SHORT,
         "created": NULLABLE_SHORT,
         "updated": NULLABLE_SHORT,
@@ -87,7 +100,7 @@ CHANGE_ITEM = {
 CHANGE = {
     "type": "object",
     "properties": {
-        "id": SHORT,
+        "id": JIRA_ID,
         "author": NULLABLE_SHORT,
         "created": SHORT,
         "items": array(CHANGE_ITEM, 10_000),
@@ -97,8 +110,8 @@ CHANGE = {
 ATTACHMENT = {
     "type": "object",
     "properties": {
-        "id": SHORT,
-        "filename": {"type": "string", "minLength": 1, "maxLength": 1024},
+        "id": ATTACHMENT_ID,
+        "filename": FILENAME,
         "size": {"type": ["integer", "null"], "minimum": 0, "maximum": INT64_MAX},
         "mime_type": NULLABLE_SHORT,
         "author": NULLABLE_SHORT,
@@ -110,7 +123,7 @@ ISSUE_STATE = {
     "type": "object",
     "properties": {
         "key": ISSUE_KEY,
-        "id": SHORT,
+        "id": JIRA_ID,
         "issue_type": NULLABLE_SHORT,
         "summary": {"type": ["string", "null"], "maxLength": 100_000},
         "description": NULLABLE_TEXT,
@@ -121,7 +134,7 @@ ISSUE_STATE = {
         "duedate": NULLABLE_SHORT,
         "planned_start": NULLABLE_SHORT,
         "planned_end": NULLABLE_SHORT,
-        "epic_key": {"type": ["string", "null"], "maxLength": 255},
+        "epic_key": NULLABLE_ISSUE_KEY,
         "labels": nullable_array(SHORT, 1000),
         "sprint": {"type": ["string", "null"], "maxLength": 10_000},
         "created": NULLABLE_SHORT,
@@ -234,7 +247,7 @@ ATTACHMENT_QUERY = {
 }
 ATTACHMENT_STATES = {
     "type": "object",
-    "properties": {"ids": array(SHORT, 1000)},
+    "properties": {"ids": array(ATTACHMENT_ID, 1000)},
     "required": ["ids"],
     "additionalProperties": False,
 }

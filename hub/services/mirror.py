@@ -34,6 +34,7 @@ from peewee import __exception_wrapper__ as sqlite_errors_as_peewee
 
 from hub.clock import jira_to_utc
 from hub.db import database
+from hub.errors import ContractError
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
 # and in UTC to ``jira_updated_at``.
@@ -86,6 +87,13 @@ _UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description,
             f"SELECT 'delete', doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
 _INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments) "
           f"SELECT doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
+# What the mirror holds of the attachments a page names: the issue listing
+# each (and that issue's Jira id), and the size of its fetched content.
+_HELD_ATTACHMENTS = (
+    "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size FROM json_each(?) AS asked "
+    "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
+    "LEFT JOIN issue AS i ON i.key = a.key "
+    "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value")
 _UPSERT_ATTACHMENT = ("INSERT OR REPLACE INTO issue_attachment (attachment_id, key, filename, size, "
                       "mime_type, author, created, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -103,15 +111,24 @@ class MirrorService:
     """Writes agents' state pages into the mirror's issue tables."""
 
     def load_page(self, issues: list[dict], neighbors: list[dict], run: RunContext) -> None:
-        """Apply one page of states; call inside the report's transaction."""
+        """Apply one page of states; call inside the report's transaction.
+
+        A page that would move an attachment to another Jira issue, or rename
+        or resize one whose content the hub holds, is refused whole
+        (:class:`ContractError` naming the field) before anything is written.
+        """
         in_issues = {state["key"] for state in issues}
-        # The states in the order they apply; a neighbour the same page loads
-        # as a match is not applied at all.
-        states = [*issues, *(state for state in neighbors if state["key"] not in in_issues)]
+        # The states in the order they apply, each with where the page has it;
+        # a neighbour the same page loads as a match is not applied at all.
+        placed = [*((state, f"issues.{n}") for n, state in enumerate(issues)),
+                  *((state, f"neighbors.{n}") for n, state in enumerate(neighbors)
+                    if state["key"] not in in_issues)]
+        states = [state for state, _ in placed]
         if not states:
             return
         conn = database.connection()
         with sqlite_errors_as_peewee:  # the API maps Peewee's errors (busy, disk full) to answers
+            _check_attachments(conn, placed)
             known = {key: (flag, loaded) for key, flag, loaded in conn.execute(
                 _KNOWN, (run.started_at, _json([state["key"] for state in states])))}
             flags = [self._flag(known.get(state["key"]), position < len(issues), run.full)
@@ -207,6 +224,60 @@ class MirrorService:
             (aid, key, a["filename"], _integer(a.get("size")), a.get("mime_type"), a.get("author"),
              a.get("created"), times.utc(a.get("created")))
             for aid, (key, a) in rows.items()])
+
+
+def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
+    """Refuse what Jira cannot produce of attachments, and what would drift a
+    fetched file from its name or size.
+
+    An attachment belongs to one Jira issue: it follows the issue when Jira
+    moves it (a new key, the same Jira id), never to another one. And Jira never
+    renames or resizes an attachment, so a new name or size for one whose
+    content the hub holds would serve the old bytes as something else.
+    """
+    named: dict[str, tuple[dict, str, str]] = {}  # id -> (state, where, attachment's field)
+    for state, where in placed:
+        for n, a in enumerate(state.get("attachments", ())):
+            field = f"{where}.attachments.{n}"
+            first = named.get(a["id"])
+            if first is not None and first[0]["id"] != state["id"]:
+                raise ContractError(
+                    f"{field}.id: attachment {a['id']} is listed by {first[0]['key']} (Jira id "
+                    f"{first[0]['id']}) and by {state['key']} (Jira id {state['id']}) in one page; "
+                    "an attachment belongs to one issue", f"{field}.id")
+            named[a["id"]] = (state, field, a)
+    if not named:
+        return
+    # A key the page sends has the page's Jira id from now on.
+    ids = {state["key"]: state["id"] for state, _ in placed}
+    rows = conn.execute(_HELD_ATTACHMENTS, (_json(list(named)),))
+    for aid, key, issue_id, filename, listed_size, held_size in rows:
+        state, field, a = named[aid]
+        owner_id = ids.get(key, issue_id)
+        # (An issue of an old mirror may have no Jira id: then nothing says it moved.)
+        if key is not None and key != state["key"] and owner_id not in (None, state["id"]):
+            raise ContractError(
+                f"{field}.id: attachment {aid} belongs to {key} (Jira id {owner_id}), not to "
+                f"{state['key']} (Jira id {state['id']}); an attachment moves only with its issue",
+                f"{field}.id")
+        if held_size is None:
+            continue
+        if filename is not None and a["filename"] != filename:
+            raise ContractError(
+                f"{field}.filename: attachment {aid} was fetched as {_excerpt(filename)}; Jira does "
+                "not rename an attachment, and its content would be served under another name",
+                f"{field}.filename")
+        # The size it was listed with, or, listed no more, the size of what was fetched.
+        was = listed_size if key is not None else held_size
+        size = _integer(a.get("size"))
+        if size is not None and was is not None and size != was:
+            raise ContractError(
+                f"{field}.size: attachment {aid} was fetched when it had {was} bytes, not {size}; "
+                "Jira does not change an attachment's content", f"{field}.size")
+
+
+def _excerpt(text: str, limit: int = 40) -> str:
+    return json.dumps(text if len(text) <= limit else text[:limit] + "…", ensure_ascii=False)
 
 
 class _Times:
