@@ -219,12 +219,13 @@ def test_content_of_an_attachment_that_is_not_ready_is_409_with_its_state(hub):
     assert hub.api("GET", "/api/v1/attachments/1/content").json["state"] == "fetching"
 
 
-@pytest.mark.parametrize("aid", ["..%2F..%2Fetc%2Fpasswd", "%2e%2e", "1%0d%0aX-Evil:%201", "nope"])
-def test_unknown_or_hostile_ids_are_404(hub, aid):
+@pytest.mark.parametrize("aid, status", [("..%2F..%2Fetc%2Fpasswd", 400), ("%2e%2e", 400),
+                                         ("1%0d%0aX-Evil:%201", 404), ("nope", 404), ("2", 404)])
+def test_unknown_or_hostile_ids_are_404_and_paths_that_are_no_ids_400(hub, aid, status):
     listed(hub, attachment("1", "a.pdf"))
     for suffix in ("", "/content"):
-        assert hub.api("GET", f"/api/v1/attachments/{aid}{suffix}").status_code == 404
-    assert hub.api("POST", f"/api/v1/attachments/{aid}/fetch").status_code == 404
+        assert hub.api("GET", f"/api/v1/attachments/{aid}{suffix}").status_code == status
+    assert hub.api("POST", f"/api/v1/attachments/{aid}/fetch").status_code == status
 
 
 def test_states_of_many_and_of_an_issue(hub):

@@ -169,6 +169,11 @@ def test_odd_query_strings_answer_4xx_never_500(hub, path):
     "/api/v1/issues/{}/notes", "/api/v1/issues/{}/attachments", "/api/v1/attachments/{}",
     "/api/v1/attachments/{}/content", "/api/v1/commands/{}", "/api/v1/batches/{}"])
 def test_odd_path_values_answer_404_never_500(hub, template):
-    for value in ["%00", "%ff", "%ed%a0%80", "a%20b", "x" * 3000, "%e2%80%ae", "%2F", "9" * 30, "0", "-5"]:
+    for value in ["%00", "%ff", "%ed%a0%80", "a%20b", "x" * 3000, "%e2%80%ae", "9" * 30, "0", "-5",
+                  "aurora-1", "X-1%0a"]:
         resp = hub.api("GET", template.format(value))
         assert resp.status_code in (404,), (value[:20], resp.status_code, resp.text[:200])
+    # A segment that decodes to a separator or a dot segment is no value at all.
+    for value in ["%2F", "%2e", "..", "X-1%2Fnotes"]:
+        resp = hub.api("GET", template.format(value))
+        assert resp.status_code == 400, (value, resp.status_code, resp.text[:200])

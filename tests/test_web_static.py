@@ -45,10 +45,15 @@ def test_assets_have_their_media_types_and_revalidate_with_an_etag(hub, name, me
     assert head.status_code == 200 and int(head.headers["content-length"]) == len(resp.content)
 
 
-@pytest.mark.parametrize("path", ["/ui/nothing.js", "/ui/index.html", "/ui/..%2Fstatic.py", "/ui/", "/ui/.hidden"])
+@pytest.mark.parametrize("path", ["/ui/nothing.js", "/ui/index.html", "/ui/", "/ui/.hidden"])
 def test_other_names_are_404(hub, path):
     resp = hub.api("GET", path, role=None)
     assert resp.status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/ui/..%2Fstatic.py", "/ui/%2e%2e", "/ui/.."])
+def test_a_name_climbing_out_is_a_bad_path(hub, path):
+    assert hub.api("GET", path, role=None).status_code == 400
 
 
 def test_openapi_describes_the_api_and_not_the_page(hub):

@@ -19,6 +19,7 @@ from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
 from hub.api.metrics import MetricsResource
 from hub.api.openapi import OpenAPIResource
+from hub.api.paths import PathGuard
 from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
 from hub.clock import Clock
@@ -162,8 +163,10 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None],
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
     services = build_services(config, on_full_run_done, clock)
     # The request log first: it sees every request, and every answer last.
+    # The path guard refuses a raw path before routing, and checks the path's
+    # keys and ids after authentication.
     app = falcon.App(middleware=[RequestLog(services.metrics), AuthMiddleware(services.tokens),
-                                 JsonBodyLimit(config.max_json_bytes)])
+                                 PathGuard(), JsonBodyLimit(config.max_json_bytes)])
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
     # One gate for the whole app: claims and attachment waits share the slots.

@@ -5,7 +5,8 @@ methods from the resources' responders, request bodies and query parameters
 from the JSON Schemas that validate them, security from each resource's
 ``roles``, and success statuses, media types and state conflicts from each
 responder's :func:`responds`. The error statuses follow from those: 401 and
-403 where a token is needed, 404 where the path names something, 400, 413 and
+403 where a token is needed, 400 and 404 where the path names something (400: a
+segment that decodes to ``/``, ``.`` or ``..``, see :mod:`hub.api.paths`), 400, 413 and
 422 where a body or a query is read, 503 wherever the database is used. A
 route added to the table appears here with what it accepts and answers.
 """
@@ -43,7 +44,8 @@ REQUEST_ID = {"X-Request-Id": {"description": "the request's id in the hub's log
                                "X-Request-Id when it is a plain token, else one the hub made",
                                "required": True, **_TEXT}}
 ERROR_STATUSES = {
-    400: ("Malformed: the body is not JSON, or nests too deep", {}),
+    400: ("Malformed: the body is not JSON, or nests too deep; or the path holds an encoded / "
+          "(%2F) or a . or .. segment", {}),
     401: ("No token, or one this hub does not know", {"WWW-Authenticate": {**_TEXT, "required": True}}),
     403: ("The token's role may not call this", {}),
     404: ("Nothing by that name or id", {}),
@@ -152,7 +154,7 @@ def _operation(template: str, resource, method: str, responder) -> dict:
         operation["requestBody"] = {"required": True, "content": {
             declared["request_media"]: {"schema": {"type": "string", "contentMediaType": declared["request_media"]}}}}
     if _PARAM.search(template):
-        errors.add(404)
+        errors |= {400, 404}
     if roles:
         errors |= {401, 403}
         operation["security"] = [{"bearer": []}]
