@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from openapi_spec_validator import validate
 
 from hub.api import schemas
+from hub.api.openapi import SEGMENT
 from hub.services.projects import LABEL_PATTERN
 from hub.services.tokens import NAME_PATTERN
 
@@ -127,7 +129,12 @@ def test_each_201_names_its_new_resource_in_location(hub):
 @pytest.mark.parametrize("pattern, good, bad", [
     (LABEL_PATTERN, ["AWPCA", "Ядро", "a-b_c.d", "x" * 255],
      ["", "A B", "A\n", "\nA", "A\u00a0B", "A\u2028", "A\u3000", "A\x00", "A\x7f", "A\x85", "A\x1c"]),
-    (schemas.ISSUE_KEY["pattern"], ["AURORA-12"], ["AURORA-12\n", "AURORA 12", "\tA"]),
+    (schemas.ISSUE_KEY["pattern"], ["AURORA-12", "AB_1-9"],
+     ["AURORA-12\n", "AURORA 12", "\tA", "aurora-12", "\u0410URORA-12", "AURORA-0", "AURORA-１"]),
+    (schemas.JIRA_ID["pattern"], ["1", "10012", "9" * 18], ["0", "012", "1\n", "٣", "9" * 19, "-1", ""]),
+    (schemas.FILENAME["pattern"], ["a.pdf", "...", ".bashrc", "Снимок экрана.png", 'a"b;c'],
+     [".", "..", "a/b", "a\\b", "a\x00", "a\n", "a\x7f", "a\x85", ""]),
+    (SEGMENT["pattern"], ["AWPCA", "A B", "...", "%2F"], [".", "..", "a/b", ""]),
     (NAME_PATTERN, ["ui", "mcp-1.2_x"], ["", "-x", "ui\n", "ui x", "x" * 65, "й"]),
 ])
 def test_patterns_mean_the_same_in_python_and_ecma_262(pattern, good, bad):
@@ -167,3 +174,64 @@ def test_project_rules_are_checked_by_the_schema(hub, body, field):
 def test_token_names_follow_the_schemas_pattern(hub):
     resp = hub.api("POST", "/api/v1/tokens", {"name": "ui\n", "role": "interface"}, role="admin")
     assert resp.status_code == 422 and resp.json["field"] == "name"
+
+
+# What fuzzing found the document allowed and the hub refused: each is now
+# described where Schemathesis reads it, or named in the toml with its reason.
+
+
+def test_updated_since_is_a_date_time_the_hub_checks(hub):
+    doc = hub.client.simulate_get("/openapi.json").json
+    params = {p["name"]: p["schema"] for p in doc["paths"]["/api/v1/issues"]["get"]["parameters"]}
+    assert params["updated_since"]["format"] == "date-time"
+    assert "checked by the hub" in params["updated_since"]["description"]
+    command = doc["paths"]["/api/v1/commands"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert command["properties"]["params"]["properties"]["updated_since"]["format"] == "date-time"
+    for value in ("0000-00-00T00:00:00Z", "6758-25-19T29:54:60+00:00", "2026-02-30T10:00:00Z",
+                  "2026-10-22T10:05:60Z"):
+        resp = hub.api("GET", "/api/v1/issues", params={"updated_since": value})
+        assert resp.status_code == 422 and resp.json["field"] == "updated_since", (value, resp.json)
+        resp = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "x", "updated_since": value}})
+        assert resp.status_code == 422 and resp.json["field"] == "params.updated_since", (value, resp.json)
+
+
+def test_a_project_filter_names_a_project_and_says_so(hub):
+    doc = hub.client.simulate_get("/openapi.json").json
+    params = {p["name"]: p["schema"] for p in doc["paths"]["/api/v1/issues"]["get"]["parameters"]}
+    assert "GET /api/v1/projects" in params["project"]["description"]
+    resp = hub.api("GET", "/api/v1/issues", params={"project": "NOPE"})
+    assert resp.status_code == 422 and resp.json["field"] == "project"
+
+
+def test_a_done_result_is_described_per_command_type(hub):
+    doc = hub.client.simulate_get("/openapi.json").json
+    done = doc["paths"]["/agent/v1/commands/{command_id}/done"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]
+    assert done["required"] == ["result"]
+    forms = done["properties"]["result"]["anyOf"]
+    assert [form["required"] for form in forms] == [["total"], ["sha256", "size"]]
+    # An empty result is no valid body: refused by the schema, naming the member it lacks.
+    enqueue = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = A-1"}})
+    hub.agent("POST", "/agent/v1/claim", {"agent_id": "a", "version": 14})
+    for result, field in [({}, "result.total"), ({"sha256": "a" * 64}, "result.size"),
+                          ({"size": 3}, "result.sha256"), ({"total": -1}, "result.total")]:
+        resp = hub.agent("POST", f"/agent/v1/commands/{enqueue.json['id']}/done", {"result": result})
+        assert resp.status_code == 422 and resp.json["field"] == field, (result, resp.json)
+    resp = hub.agent("POST", f"/agent/v1/commands/{enqueue.json['id']}/done", {})
+    assert resp.status_code == 422 and resp.json["field"] == "result"
+
+
+def test_head_of_content_documents_the_416_of_a_range_past_the_end(hub):
+    doc = hub.client.simulate_get("/openapi.json").json
+    content = doc["paths"]["/api/v1/attachments/{attachment_id}/content"]
+    assert "416" in content["head"]["responses"] and "416" in content["get"]["responses"]
+    toml = (Path(__file__).with_name("schemathesis.toml")).read_text()
+    assert '"416"' in toml
+
+
+def test_every_route_with_a_path_parameter_documents_400(hub):
+    doc = hub.client.simulate_get("/openapi.json").json
+    for path, operations in doc["paths"].items():
+        if "{" in path:
+            for method, operation in operations.items():
+                assert "400" in operation["responses"], (method, path)

@@ -34,9 +34,13 @@ ERROR = {
 # Path parameters by name (or by converter, for ``{name:id}``): what the
 # services can find. Anything else names nothing: 404.
 # A label in a path is any text: projects made from a v3 hub's base JQL may
-# carry labels with spaces, which the pattern for new ones refuses.
+# carry labels with spaces, which the pattern for new ones refuses. But no
+# path segment holds a '/' or is '.' or '..' (hub.api.paths answers 400).
+SEGMENT = {"type": "string", "minLength": 1, "maxLength": 255,
+           "pattern": r"^(?!\.\.?(?![\s\S]))[^/]+(?![\s\S])",
+           "description": "one path segment: no '/', and not '.' or '..' (400)"}
 PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
-                "label": schemas.SHORT, "name": schemas.TOKEN_NAME}
+                "label": SEGMENT, "name": schemas.TOKEN_NAME}
 CONVERTER_SCHEMAS = {"id": schemas.ID}
 _TEXT = {"schema": {"type": "string"}}
 # Every answer carries the id of its request's log line (hub.api.requests).

@@ -177,15 +177,41 @@ STATE_PAGE = {
         "neighbors": array(ISSUE_STATE, MAX_PAGE_ISSUES),
     },
 }
+# A done's result, by the type of its command (which the path names, not the
+# body): a refresh's {total, history_at?}, a fetch_attachment's {sha256, size}.
+REFRESH_RESULT = {
+    "type": "object",
+    "properties": {"total": {"type": "integer", "minimum": 0, "maximum": INT64_MAX},
+                   "history_at": {"type": ["string", "null"], "maxLength": 255}},
+    "required": ["total"],
+}
+FILE_RESULT = {
+    "type": "object",
+    "properties": {"sha256": {"type": "string", "pattern": r"^[0-9a-f]{64}(?![\s\S])"},
+                   "size": {"type": "integer", "minimum": 0, "maximum": INT64_MAX}},
+    "required": ["sha256", "size"],
+}
 DONE = {
     "type": "object",
-    "properties": {**_REPORT, "result": {"type": ["object", "null"]}},
+    "properties": {**_REPORT, "result": {
+        "type": "object", "anyOf": [REFRESH_RESULT, FILE_RESULT],
+        "description": "a refresh's {total, history_at?} or a fetch_attachment's {sha256, size}; "
+                       "the other type's result is a 422 naming result"}},
+    "required": ["result"],
 }
 FAILED = {
     "type": "object",
     "properties": {**_REPORT, "error": {"type": "string", "minLength": 1, "maxLength": 100_000}},
     "required": ["error"],
 }
+
+# A UTC time as the hub reads one: the pattern's shape, and a real date and
+# time (no month 13, no second 60), which the hub checks (hub.clock.parse_utc)
+# and answers 422 naming the field otherwise.
+UTC_TIME = {"type": "string", "format": "date-time", "pattern": UTC_TIME_PATTERN,
+            "description": "a UTC time at whole seconds, e.g. 2026-10-22T10:05:11Z or "
+                           "2026-10-22T10:05:11+00:00, naming a real date and time "
+                           "(checked by the hub: 422 naming the field otherwise)"}
 
 # A property that may not be there at all.
 ABSENT = {"not": {}}
@@ -197,7 +223,7 @@ NEW_COMMAND = {
         "params": {
             "type": "object",
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
-                           "updated_since": {"type": "string", "pattern": UTC_TIME_PATTERN},
+                           "updated_since": UTC_TIME,
                            "attachment_id": ATTACHMENT_ID},
             "additionalProperties": False,
         },
@@ -267,11 +293,13 @@ ISSUE_LIST = {
               "description": "words to search for in key, summary, description and comments; "
                              "see the query language in docs/api.md"},
         "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
-        "project": PROJECT_LABEL, "issue_type": SHORT, "sprint": {"type": "string", "minLength": 1,
+        "project": {**PROJECT_LABEL, "description": "a project's label, one of GET /api/v1/projects: "
+                                                   "another is a 422 naming project"},
+        "issue_type": SHORT, "sprint": {"type": "string", "minLength": 1,
                                                                    "maxLength": 10_000},
         "neighbor": {"type": "integer", "enum": [0, 1]},
         "fetched_since": SHORT,
-        "updated_since": {"type": "string", "pattern": UTC_TIME_PATTERN},
+        "updated_since": UTC_TIME,
     },
     "additionalProperties": False,
 }

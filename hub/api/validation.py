@@ -192,10 +192,32 @@ class SchemaCheck:
 def _checked(validator: SchemaCheck, value):
     error = validator.first_error(value)
     if error is not None:
+        error = _nearest_form(error)
         field = _field(error)
         where = f"{field}: " if field else ""
         raise ContractError(f"{where}{_describe(error)}", field)
     return value
+
+
+def _nearest_form(error: ValidationError) -> ValidationError:
+    """For a value that matches none of an ``anyOf``'s forms, the first error of
+    the form it comes nearest to: the one with the fewest errors, then the one
+    naming more of the members sent, then the deeper error (``{"total": -1}``
+    is a refresh's result with a bad total, not a file's result missing two
+    members)."""
+    while error.validator == "anyOf" and error.context:
+        forms: dict[int, list[ValidationError]] = {}
+        for sub in error.context:
+            forms.setdefault(sub.schema_path[0], []).append(sub)
+        sent = set(error.instance) if isinstance(error.instance, dict) else set()
+
+        def distance(item, forms_schema=error.validator_value):
+            index, errs = item
+            named = sent & set(forms_schema[index].get("properties", {}))
+            return len(errs), -len(named), -len(errs[0].absolute_path)
+
+        error = min(forms.items(), key=distance)[1][0]
+    return error
 
 
 def _cut(text: str, limit: int = 200) -> str:
