@@ -187,3 +187,12 @@ def test_an_attachment_not_fetched_takes_what_the_page_says(hub):
     listed(hub, attachment("31337", "spec.pdf", 10), key="AURORA-12")
     listed(hub, attachment("31337", "spec-v2.pdf", 12), key="AURORA-12")
     assert (state_of(hub, "31337")["filename"], state_of(hub, "31337")["size"]) == ("spec-v2.pdf", 12)
+
+
+def test_a_fetched_attachment_listed_without_a_size_takes_the_fetched_size_as_its_own(hub):
+    listed(hub, {**attachment("31337", "spec.pdf"), "size": None}, key="AURORA-12")
+    fetched(hub, "31337")
+    body = refused(hub, {"issues": [issue("AURORA-12", attachments=[attachment("31337", "spec.pdf", 5)])]})
+    assert body["field"] == "issues.0.attachments.0.size"
+    listed(hub, attachment("31337", "spec.pdf", len(PDF)), key="AURORA-12")
+    assert state_of(hub, "31337")["state"] == "ready"

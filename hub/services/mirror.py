@@ -14,8 +14,11 @@ full-text index in step. The write lock is held for the whole page, so the
 statements are few and prepared once each. The result is
 the same as applying the page's states one after the other, in order
 (``issues``, then the ``neighbors`` the page does not load as matches):
-where a page names a key twice, or two issues claim one attachment, the
-sets below are built to end where the one-by-one application would.
+where a page names a key twice, or two keys of one Jira issue (moved to
+another project) claim one attachment, the sets below are built to end where
+the one-by-one application would. What Jira cannot produce of attachments
+(one claimed by two Jira issues, one fetched and renamed) refuses the page
+before anything is written.
 
 The full-text index (``issue_fts``, external content read from the view
 ``issue_search``) stores no text: FTS5 removes an issue's entries only when told
@@ -235,7 +238,7 @@ def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
     renames or resizes an attachment, so a new name or size for one whose
     content the hub holds would serve the old bytes as something else.
     """
-    named: dict[str, tuple[dict, str, str]] = {}  # id -> (state, where, attachment's field)
+    named: dict[str, tuple[dict, str, dict]] = {}  # id -> (its state, its field, itself)
     for state, where in placed:
         for n, a in enumerate(state.get("attachments", ())):
             field = f"{where}.attachments.{n}"
@@ -267,8 +270,9 @@ def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
                 f"{field}.filename: attachment {aid} was fetched as {_excerpt(filename)}; Jira does "
                 "not rename an attachment, and its content would be served under another name",
                 f"{field}.filename")
-        # The size it was listed with, or, listed no more, the size of what was fetched.
-        was = listed_size if key is not None else held_size
+        # The size it is listed with, or (listed no more, or its size unknown) the
+        # size of what was fetched.
+        was = listed_size if key is not None and listed_size is not None else held_size
         size = _integer(a.get("size"))
         if size is not None and was is not None and size != was:
             raise ContractError(
