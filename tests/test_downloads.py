@@ -40,6 +40,9 @@ def test_head_gives_the_headers_of_a_get_without_the_body(hub, ready):
     assert part.headers["content-length"] == "10"
     assert part.headers["content-range"] == f"bytes 10-19/{len(PDF)}"
     assert hub.api("HEAD", URL, headers={"If-None-Match": f'"{ready}"'}).status_code == 304
+    # A range past the end is 416 for HEAD as for GET (and /openapi.json says so for both).
+    beyond = hub.api("HEAD", URL, headers={"Range": f"bytes={len(PDF)}-"})
+    assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{len(PDF)}"
     health = hub.api("HEAD", "/healthz", role=None)
     assert health.status_code == 200 and health.content == b""
     assert int(health.headers["content-length"]) > 0
