@@ -236,7 +236,10 @@ def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
     An attachment belongs to one Jira issue: it follows the issue when Jira
     moves it (a new key, the same Jira id), never to another one. And Jira never
     renames or resizes an attachment, so a new name or size for one whose
-    content the hub holds would serve the old bytes as something else.
+    content the hub holds would serve the old bytes as something else. (One no
+    longer listed keeps no name in the mirror: listed again, only its size is
+    held to what was fetched. Jira never lists a removed attachment again, and
+    cleanup removes the file of one that no issue lists.)
     """
     named: dict[str, tuple[dict, str, dict]] = {}  # id -> (its state, its field, itself)
     for state, where in placed:
