@@ -9,20 +9,22 @@ import anyio
 from mcp import Client
 
 from hub.mcp.server import build_server
-from tests.mcp_support import TOOLS, check_every_tool, refused
+from tests.mcp_support import HOSTILE_IDS, ID_TOOLS, TOOLS, CountingTransport, check_every_tool, refused
 from tests.support import imported_modules, seeded_hub
 
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 
 
 def test_the_mcp_server_reaches_the_hub_through_its_api_only():
-    """It runs on the assistant's machine: nothing of the hub's database, models or services."""
+    """It runs on the assistant's machine: nothing of the hub's database, models or services.
+    The vocabulary (constants that import nothing) gives its tools the shapes of keys and ids."""
     sources = sorted(MCP.glob("*.py"))
     assert len(sources) >= 4
     for path in sources:
         for module in imported_modules(path):
-            assert module == "hub.mcp" or module.startswith("hub.mcp.") or module.split(".")[0] != "hub", (
-                f"{path.name} imports {module}")
+            assert (module == "hub.mcp" or module.startswith("hub.mcp.") or module == "hub.vocabulary"
+                    or module.split(".")[0] != "hub"), f"{path.name} imports {module}"
+    assert imported_modules(MCP.parent / "vocabulary.py") <= {"__future__"}
 
 
 def test_every_tool_with_good_and_bad_arguments(tmp_path):
@@ -52,3 +54,27 @@ def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
                 await refused(client, "search_issues", {}, "hub at http://127.0.0.1:9 is unreachable")
 
         anyio.run(calls)
+
+
+def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplog):
+    """A path, a part of one, lower case, a look-alike letter or a newline: a validation error naming
+    the argument, no request to the hub, and nothing logged with a traceback."""
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        transport = CountingTransport()
+
+        async def calls():
+            async with Client(build_server(url, interface, transport=transport)) as client:
+                for name, argument, rest in ID_TOOLS:
+                    for value in HOSTILE_IDS:
+                        await refused(client, name, {argument: value, **rest}, argument, "should match pattern")
+                assert transport.sent == []
+                # The same tools with good ids do reach the hub.
+                await refused(client, "read_attachment", {"attachment_id": "404404"}, "no attachment '404404'")
+                await refused(client, "get_issue", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
+            await transport.close()
+
+        with caplog.at_level("DEBUG"):
+            anyio.run(calls)
+        assert transport.sent == [("GET", "/api/v1/attachments/404404"), ("GET", "/api/v1/issues/NOPE-1")]
+        assert caplog.records and not [r for r in caplog.records if r.exc_info or r.levelname == "ERROR"]
+        assert "Traceback" not in caplog.text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import re
 import time
 from collections.abc import Mapping
 from importlib import metadata
@@ -41,6 +42,7 @@ from hub.mcp.results import (
     RefreshResult,
     SyncStatus,
 )
+from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Asks the hub to queue work for its agents; repeating it queues (or finds) the same kind of work.
@@ -61,8 +63,15 @@ TEXT_SUFFIXES = (".txt", ".log", ".md", ".csv", ".tsv", ".json", ".xml", ".yaml"
                  ".conf", ".properties", ".sql", ".sh", ".py", ".java", ".js", ".ts", ".kt", ".go", ".c",
                  ".h", ".cpp", ".cs", ".html", ".css")
 
-Key = Annotated[str, Field(min_length=1, max_length=255, description="an issue key, e.g. AURORA-12")]
-AttachmentId = Annotated[str, Field(min_length=1, max_length=255, description="the attachment's Jira id")]
+# Jira's own shapes of keys and ids, so that a tool refuses "att-1/content" or "../x" as bad
+# arguments before any request: a value that is not an id never becomes a path at the hub.
+# Compiled, because pydantic then checks them with Python's re: its default engine (Rust's
+# regex) has no look-ahead, which the patterns use to mean the very end of the string. The
+# tools' JSON Schemas carry the same text, which reads the same in ECMA-262.
+Key = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(ISSUE_KEY_PATTERN),
+                           description="an issue key, e.g. AURORA-12")]
+AttachmentId = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(JIRA_ID_PATTERN),
+                                    description="the attachment's Jira id, e.g. 10001")]
 Cursor = Annotated[int | None, Field(ge=0, description="`next_cursor` of the previous page; omit for the first")]
 Filter = Annotated[str | None, Field(min_length=1, max_length=255)]
 
