@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
-from hub.mcp.client import HubClient, HubProblem
+from hub.mcp.client import HubClient
 from hub.mcp.results import (
     WIKI,
     AttachmentFetch,
@@ -50,8 +50,6 @@ ASKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 FINAL_COMMAND_STATUSES = ("done", "failed", "cancelled")
-# Linked issues are read this many at a time: a hub serves 32 requests at once by default.
-LINK_READS_AT_ONCE = 4
 # The hub holds one attachment long-poll at most this long (docs/api.md).
 LONG_POLL_SECONDS = 30
 # Images past this are described, not inlined: a model's context is not a file transfer.
@@ -146,14 +144,14 @@ def build_server(url: str, token: str | None = None, *,
             issue = await h.get(f"/api/v1/issues/{_segment(key)}")
             attachments = await h.get(f"/api/v1/issues/{_segment(key)}/attachments")
             notes = await h.get(f"/api/v1/issues/{_segment(key)}/notes")
+            # The hub answers each link with the other issue's summary and status: a constant
+            # number of requests, however many links the issue has.
             links = issue.pop("links", {"outward": [], "inward": []})
-            others = {link["key"] for side in links.values() for link in side}
-            known = await _summaries(h, others)
             comments = await _entries(h, key, "comments", 0, 50) if "comments" in include else None
             changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
         return IssueDetail(
             key=issue["key"], format=WIKI, fields=issue,
-            links=Links(**{side: [_linked(link, known) for link in links[side]] for side in ("outward", "inward")}),
+            links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
             attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
 
     @server.tool(annotations=READ_ONLY, description=(
@@ -296,33 +294,9 @@ async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -
                      total=len(items), next_cursor=end if end < len(items) else None)
 
 
-async def _summaries(h: HubClient, keys: set[str]) -> dict[str, dict]:
-    """The mirror's issues among ``keys``, read a few at a time; one the mirror does not hold is left out."""
-    found: dict[str, dict] = {}
-    problems: list[HubProblem] = []
-    limiter = anyio.CapacityLimiter(LINK_READS_AT_ONCE)
-
-    async def read(key: str) -> None:
-        async with limiter:
-            try:
-                found[key] = await h.get(f"/api/v1/issues/{_segment(key)}")
-            except HubProblem as problem:
-                # Kept, not raised: a task group would wrap it in an ExceptionGroup.
-                if problem.status != 404:
-                    problems.append(problem)
-
-    async with anyio.create_task_group() as group:
-        for key in sorted(keys):
-            group.start_soon(read, key)
-    if problems:
-        raise problems[0]
-    return found
-
-
-def _linked(link: dict, known: dict[str, dict]) -> LinkedIssue:
-    other = known.get(link["key"])
-    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=other is not None,
-                       summary=other and other.get("summary"), status=other and other.get("status"))
+def _linked(link: dict) -> LinkedIssue:
+    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=bool(link.get("in_mirror")),
+                       summary=link.get("summary"), status=link.get("status"))
 
 
 def _kind(state: dict) -> Literal["text", "image", "binary"]:
