@@ -21,6 +21,7 @@ from hub.api.metrics import MetricsResource
 from hub.api.openapi import OpenAPIResource
 from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
+from hub.api.whoami import WhoamiResource
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
@@ -108,6 +109,7 @@ def routes(services: Services, config: Config,
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
         ("/metrics", MetricsResource(s.metrics)),
+        ("/api/v1/whoami", WhoamiResource()),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),

@@ -18,6 +18,8 @@ AGENT = frozenset({vocabulary.AGENT})
 INTERFACE = frozenset({vocabulary.INTERFACE, vocabulary.ADMIN})
 ADMIN = frozenset({vocabulary.ADMIN})
 METRICS = frozenset({vocabulary.METRICS, vocabulary.ADMIN})
+# Any token the hub knows, whatever its role.
+ANY = frozenset(vocabulary.TOKEN_ROLES)
 
 
 class AuthMiddleware:

@@ -61,7 +61,7 @@ WRITES = ("post", "put", "patch", "delete")
 def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
              headers: dict[int, dict] | None = None, location: str | None = None,
              request_media: str | None = None, header_params: tuple[dict, ...] = (),
-             db: bool = True, operation_id: str | None = None):
+             db: bool = True, operation_id: str | None = None, answers: dict | None = None):
     """Declare what the decorated responder answers, for ``/openapi.json``.
 
     ``statuses`` are its success statuses (200 by default) with body ``media``;
@@ -70,10 +70,11 @@ def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
     status; ``location`` is the path template a 201's ``Location`` names.
     ``request_media`` is a body that is not JSON (read raw); ``header_params``
     are the request headers it reads; ``db`` is False for the one responder
-    that never touches the database.
+    that never touches the database. ``answers`` is the JSON Schema of its JSON
+    body, where the document gives one.
     """
     declared = _declaration(statuses, media, errors, headers, location, request_media,
-                            header_params, db, operation_id)
+                            header_params, db, operation_id, answers)
 
     def decorate(responder):
         responder.responses = declared
@@ -83,10 +84,10 @@ def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
 
 
 def _declaration(statuses=(), media=JSON, errors=(), headers=None, location=None,
-                 request_media=None, header_params=(), db=True, operation_id=None) -> dict:
+                 request_media=None, header_params=(), db=True, operation_id=None, answers=None) -> dict:
     return {"statuses": statuses or (200,), "media": media, "errors": errors,
             "headers": headers or {}, "location": location, "request_media": request_media,
-            "header_params": header_params, "db": db, "operation_id": operation_id}
+            "header_params": header_params, "db": db, "operation_id": operation_id, "answers": answers}
 
 
 def build_document(routes: list[tuple[str, object]]) -> dict:
@@ -172,7 +173,8 @@ def _successes(declared: dict, body: bool = True) -> dict:
         response: dict = {"description": falcon.code_to_http_status(status)[4:]}
         if body and status not in (204, 304):
             media = declared["media"]
-            response["content"] = {media: {} if media == JSON else {"schema": {"type": "string"}}}
+            json_body = {"schema": declared["answers"]} if declared["answers"] else {}
+            response["content"] = {media: json_body if media == JSON else {"schema": {"type": "string"}}}
             if media != JSON:
                 response["content"]["*/*"] = {"schema": {"type": "string"}}
         headers = {**REQUEST_ID, **declared["headers"].get(status, {})}

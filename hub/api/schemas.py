@@ -300,6 +300,13 @@ SCOPE = {
     "required": ["jql"],
     "additionalProperties": False,
 }
+# The answer of GET /api/v1/whoami: the calling token's name and role.
+WHOAMI = {
+    "type": "object",
+    # Any string: a token named before NAME_PATTERN existed keeps its name.
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)}},
+    "required": ["name", "role"],
+}
 NEW_TOKEN = {
     "type": "object",
     "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},
