@@ -433,7 +433,7 @@ def _mcp(config: Config, args: argparse.Namespace) -> int:
     except ValueError as exc:
         _say(f"hub mcp: {exc}", sys.stderr)
         return 2
-    return serve(server, args.http, config.log_level)
+    return serve(server, url, args.http, config.log_level)
 
 
 def _raise_keyboard_interrupt(signum, frame):
