@@ -102,7 +102,7 @@ def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
             anyio.run(tour)
         finally:
             assert stop(proc) == 0
-        output = proc.stdout.read()
+        output = rest_of_output(proc)
         assert "Traceback" not in output
 
 
@@ -144,7 +144,23 @@ def test_streamable_http_needs_a_token_the_hub_knows_and_passes_it_to_the_hub(tm
             anyio.run(calls)
         finally:
             assert stop(proc) == 0
-        assert "Traceback" not in proc.stdout.read()
+        assert "Traceback" not in rest_of_output(proc)
+
+
+def test_streamable_http_a_token_the_hub_cannot_judge_is_503_and_asked_again(tmp_path):
+    """An unreachable hub decides nothing: the caller is told to retry, and nothing is remembered."""
+    proc, endpoint = start_http("http://127.0.0.1:9", tmp_path / "mcp")
+    try:
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        for _ in range(2):
+            answer = httpx.post(endpoint, json=listing, headers={
+                "Accept": "application/json, text/event-stream", "Authorization": "Bearer some-token"})
+            assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+            assert "hub at http://127.0.0.1:9 is unreachable" in answer.json()["description"]
+        assert wait_for_line(proc, r"token check: hub at http://127\.0\.0\.1:9 is unreachable")
+    finally:
+        assert stop(proc) == 0
+    assert "Traceback" not in rest_of_output(proc)
 
 
 def test_streamable_http_a_revoked_token_is_refused_by_the_hub_at_once(tmp_path):
@@ -231,7 +247,7 @@ def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller
             wait_until(lambda: open_fds(proc.pid) <= before + CHECKS_AT_ONCE, message=f"fds back to {before}")
         finally:
             assert stop(proc) == 0
-        assert "Traceback" not in proc.stdout.read()
+        assert "Traceback" not in rest_of_output(proc)
     finally:
         assert stop(hub) == 0
     requests = re.findall(r"method=(\w+) route=(\S+) status=(\d+)", rest_of_output(hub))
