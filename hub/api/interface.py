@@ -79,9 +79,13 @@ class AgentsResource:
     def __init__(self, agents: AgentService):
         self._agents = agents
 
+    @query(schemas.AGENT_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Agents, with whether each is online."""
-        resp.media = self._agents.list()
+        """Agents heard from within HUB_AGENT_FORGET_HOURS, newest registered first,
+        each with whether it is online; ``online=true|false`` keeps those that are (not)."""
+        q = dict(req.context.query)
+        online = {"true": True, "false": False}.get(q.pop("online", None))
+        resp.media = self._agents.list(online=online, **q)
 
 
 class OverviewResource:
