@@ -7,18 +7,23 @@ The attack these reproduce: one agent token sent 10,000 heartbeats with distinct
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 
+import anyio
 import httpx
 import pytest
+from mcp import Client
 
 from agent.hub_client import MAX_DETAIL_CHARS, HubClient
+from hub.mcp.server import build_server
 from hub.services.agents import AgentService
 from hub.services.tokens import TokenService
 from tests.conftest import MovableClock
 from tests.dbfactory import make_db
-from tests.support import db_rows, run_hub
+from tests.mcp_support import data
+from tests.support import call, db_rows, prepared_hub, run_hub, start, stop, wait_for_line
 
 LONG = "x" * 1000  # the longest detail the hub takes
 
@@ -207,3 +212,25 @@ def test_rows_from_before_v9_count_against_no_token_until_heard_from_again(make_
     [(token_id,)] = db_rows(hub, "SELECT token_id FROM agent_status WHERE agent_id = 'agent-1'")
     assert token_id == db_rows(hub, "SELECT id FROM token WHERE name = 'test-agent'")[0][0]
 
+
+def test_sync_status_answers_a_bounded_summary_however_many_agents(tmp_path):
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    proc = start("serve", data_dir=data_dir, HUB_AGENTS_PER_TOKEN="40")
+    try:
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        for n in range(40):
+            call(url, agent, "/agent/v1/heartbeat",
+                 {"agent_id": f"agent-{n:02}", "version": 14, "state": "working", "detail": LONG})
+
+        async def status() -> dict:
+            async with Client(build_server(url, interface)) as client:
+                return await data(client, "sync_status")
+
+        answer = anyio.run(status)
+    finally:
+        stop(proc)
+    assert (answer["agents_total"], answer["agents_online"]) == (40, 40)
+    assert len(answer["agents"]) == 20
+    assert all(len(a["detail"]) == 200 and a["detail"].endswith("…") for a in answer["agents"])
+    assert len(json.dumps(answer)) < 20 * 500
