@@ -79,7 +79,7 @@ class AgentService:
         """``{total, online}`` of the agents not forgotten: one index range, no rows loaded."""
         since = self._online_line()
         total, online = (AgentStatus
-                         .select(fn.COUNT(AgentStatus.agent_id),
+                         .select(fn.COUNT(SQL("*")),
                                  fn.COUNT(SQL("CASE WHEN last_seen_at >= ? THEN 1 END", [since])))
                          .where(AgentStatus.last_seen_at >= self._forget_line()).tuples().get())
         return {"total": total, "online": online}
@@ -109,7 +109,7 @@ class AgentService:
                        .execute())
             if updated:
                 return
-            held = (AgentStatus.select(fn.COUNT(AgentStatus.agent_id))
+            held = (AgentStatus.select(fn.COUNT(SQL("*")))
                     .where(AgentStatus.token_id == token_id, AgentStatus.last_seen_at >= forget_line,
                            AgentStatus.agent_id != agent_id).scalar())
             if held >= self._per_token:
