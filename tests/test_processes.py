@@ -25,7 +25,8 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     make_db(data_dir / "hub.sqlite", 2)
-    proc = start("serve", data_dir=data_dir)
+    # The sample agent was last heard from on 2026-10-22: remembered that long, it is listed.
+    proc = start("serve", data_dir=data_dir, HUB_AGENT_FORGET_HOURS="100000")
     try:
         assert wait_for_line(proc, r"schema v2 → v9; backup")
         token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
