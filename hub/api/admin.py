@@ -145,7 +145,9 @@ class AgentResource:
 
     @responds(204)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, agent_id: str) -> None:
-        """Remove an agent (admin): it no longer counts against its token's
-        HUB_AGENTS_PER_TOKEN; heard from again, it registers again."""
+        """Remove an agent (admin), freeing its id for its token.
+
+        It no longer counts against its token's HUB_AGENTS_PER_TOKEN; heard from
+        again, it registers again."""
         self._agents.remove(agent_id)
         resp.status = falcon.HTTP_204

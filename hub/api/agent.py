@@ -27,7 +27,8 @@ class HeartbeatResource:
     @accepts(schemas.HEARTBEAT)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Say the agent is alive; extends its leases and names its cancelled commands.
-        409: a new agent_id past the token's HUB_AGENTS_PER_TOKEN."""
+
+        409: an agent_id new to the token, past its HUB_AGENTS_PER_TOKEN."""
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"),
@@ -45,7 +46,8 @@ class ClaimResource:
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Claim the oldest queued commands, long-polling up to ``wait`` seconds.
-        409: a new agent_id past the token's HUB_AGENTS_PER_TOKEN."""
+
+        409: an agent_id new to the token, past its HUB_AGENTS_PER_TOKEN."""
         body = req.context.body
         wait = body.get("wait", 0)
         with self._polls.slot(resp) if wait else nullcontext(True) as may_wait:

@@ -81,8 +81,10 @@ class AgentsResource:
 
     @query(schemas.AGENT_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Agents heard from within HUB_AGENT_FORGET_HOURS, newest registered first,
-        each with whether it is online; ``online=true|false`` keeps those that are (not)."""
+        """Agents heard from lately, newest registered first, with whether each is online.
+
+        Agents unseen for HUB_AGENT_FORGET_HOURS are forgotten; ``online=true|false``
+        keeps those that are (not) online."""
         q = dict(req.context.query)
         online = {"true": True, "false": False}.get(q.pop("online", None))
         resp.media = self._agents.list(online=online, **q)
