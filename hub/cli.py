@@ -75,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("name")
     revoke.set_defaults(handler=_token_revoke)
 
+    agent = _command(commands, "agent", "list agents, or remove one (freeing its id for its token)",
+                     "hub agent remove agent-kzn-2")
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")
+    _command(agent_commands, "list", "list agents heard from within HUB_AGENT_FORGET_HOURS: "
+             "id, online, last seen, version, state",
+             "hub agent list").set_defaults(handler=_agent_list)
+    aremove = _command(agent_commands, "remove", "remove an agent; heard from again, it registers again",
+                       "hub agent remove agent-kzn-2")
+    aremove.add_argument("agent_id", help="the agent_id it sends (see 'hub agent list')")
+    aremove.set_defaults(handler=_agent_remove)
+
     project = _command(commands, "project", "manage projects (one Jira label each)",
                        "hub project add AWPCA --name 'Workplace' --board-id 4216 --board-type scrum")
     project_commands = project.add_subparsers(dest="project_command", required=True, metavar="ACTION")
@@ -217,6 +228,30 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     TokenService().revoke(args.name)
     _say(f"token {args.name!r} revoked")
+    return 0
+
+
+def _agent_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.agents import AgentService
+
+    _open(config)
+    agents, cursor = AgentService.from_config(config), None
+    while True:
+        listed = agents.list(cursor=cursor, limit=500)
+        for a in listed["items"]:
+            _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
+                 f"v{a['version']}\t{a['state'] or '-'}")
+        cursor = listed["next_cursor"]
+        if cursor is None:
+            return 0
+
+
+def _agent_remove(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.agents import AgentService
+
+    _open(config)
+    AgentService.from_config(config).remove(args.agent_id)
+    _say(f"agent {args.agent_id!r} removed; heard from again, it registers again")
     return 0
 
 

@@ -362,6 +362,8 @@ def test_operations_show_agents_queue_runs_and_store_and_enqueue_and_cancel(web)
     expect(page.get_by_role("heading", name="Operations")).to_be_visible()
     agents = page.locator("section[aria-labelledby=o-agents] tbody tr")
     expect(agents.first).to_contain_text(AGENT_ID)
+    # One bounded page of agents, beside the overview's totals of them all.
+    expect(page.locator("#agents-shown")).to_contain_text("of 1 heard from")
     runs = page.locator("section[aria-labelledby=o-recent-sync-runs] tbody tr")
     expect(runs.first).to_contain_text("done")
     expect(runs.first).to_contain_text("33")

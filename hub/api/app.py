@@ -70,9 +70,10 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     metrics = Metrics()
     signal = WorkSignal()
     projects = ProjectService(clock)
-    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics)
+    agents = AgentService.from_config(config, clock)
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
+                            agents=agents)
     store = FileStore(config.files_dir)
-    agents = AgentService(clock)
     attachments = AttachmentService(store, signal, clock)
     overview = OverviewService(projects, agents, config.files_dir, clock)
     metrics.watch(HubCollector(overview, agents, clock))
@@ -124,6 +125,7 @@ def routes(services: Services, config: Config,
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/agents/{agent_id}", admin.AgentResource(s.agents)),
         ("/api/v1/overview", interface.OverviewResource(s.overview)),
         ("/api/v1/issues", issues.IssuesResource(s.issues)),
         ("/api/v1/issues/{key}", issues.IssueResource(s.issues)),

@@ -35,7 +35,7 @@ ERROR = {
 # A label in a path is any text: projects made from a v3 hub's base JQL may
 # carry labels with spaces, which the pattern for new ones refuses.
 PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
-                "label": schemas.SHORT, "name": schemas.TOKEN_NAME}
+                "label": schemas.SHORT, "name": schemas.TOKEN_NAME, "agent_id": schemas.AGENT_ID}
 CONVERTER_SCHEMAS = {"id": schemas.ID}
 _TEXT = {"schema": {"type": "string"}}
 # Every answer carries the id of its request's log line (hub.api.requests).

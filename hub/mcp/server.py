@@ -80,6 +80,20 @@ sync_status says how fresh the mirror is. Text fields are Jira wiki markup, retu
 Attachments are fetched on demand: fetch_attachment, then read_attachment."""
 
 
+# sync_status shows this many agents at most, each detail cut to this many
+# characters: enough to tell whether the agents work, bounded however many
+# agents the hub knows.
+SYNC_STATUS_AGENTS = 20
+SYNC_STATUS_DETAIL_CHARS = 200
+
+
+def _brief_agent(agent: dict) -> dict:
+    detail = agent.get("detail")
+    if isinstance(detail, str) and len(detail) > SYNC_STATUS_DETAIL_CHARS:
+        agent = {**agent, "detail": detail[:SYNC_STATUS_DETAIL_CHARS - 1] + "…"}
+    return agent
+
+
 def bearer_token(authorization: str | None) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` value, or None."""
     scheme, _, token = (authorization or "").partition(" ")
@@ -179,13 +193,20 @@ def build_server(url: str, token: str | None = None, *,
         return ProjectList(items=projects["items"], scope=projects.get("scope"), base_jql=projects.get("base_jql"))
 
     @server.tool(annotations=READ_ONLY, description=(
-        "How fresh the mirror is: agents (online or not), the last full and incremental refresh runs, and "
-        "the command queue by type and status. Use it before trusting the mirror for recent changes."))
+        "How fresh the mirror is: agents (how many, how many online, and a few of them), the last full and "
+        "incremental refresh runs, and the command queue by type and status. Use it before trusting the "
+        "mirror for recent changes."))
     async def sync_status(ctx: Context) -> SyncStatus:
         async with hub(ctx) as h:
             overview = await h.get("/api/v1/overview")
-            agents = await h.get("/api/v1/agents")
-        return SyncStatus(agents=agents["items"], agents_online=sum(1 for a in agents["items"] if a.get("online")),
+            # Online agents first, then the others, newest registered first: two
+            # bounded pages whatever the number of agents.
+            agents = (await h.get("/api/v1/agents", online="true", limit=SYNC_STATUS_AGENTS))["items"]
+            if len(agents) < SYNC_STATUS_AGENTS:
+                agents += (await h.get("/api/v1/agents", online="false",
+                                       limit=SYNC_STATUS_AGENTS - len(agents)))["items"]
+        return SyncStatus(agents=[_brief_agent(a) for a in agents[:SYNC_STATUS_AGENTS]],
+                          agents_total=overview["agents"]["total"], agents_online=overview["agents"]["online"],
                           queue=overview["queue"], oldest_queued_at=overview["oldest_queued_at"],
                           oldest_queued_age_seconds=overview["oldest_queued_age_seconds"],
                           last_runs=overview["last_runs"], store=overview["store"])

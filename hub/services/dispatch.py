@@ -22,7 +22,8 @@ from hub.clock import Clock, after, iso
 from hub.db import database
 from hub.errors import Conflict, NotFound
 from hub.metrics import Metrics
-from hub.models import AgentStatus, Command
+from hub.models import Command
+from hub.services.agents import AgentService
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
 from hub.services.work_signal import WorkSignal
@@ -46,8 +47,8 @@ POLL_SECONDS = 1.0
 # column holds whole seconds anyway); a change of version, state or detail is
 # written at once.
 SEEN_EVERY_SECONDS = 1
-# Agents remembered as written; past this many the memory starts over, which
-# costs one write per agent.
+# Agents remembered as written (with their token); past this many the memory
+# starts over, which costs one write per agent.
 SEEN_MEMORY = 10_000
 
 # The columns of ``command`` in model order, for RETURNING.
@@ -88,15 +89,19 @@ class Dispatcher:
     """Claims, leases and the holder check, over the ``command`` table."""
 
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
-                 clock: Clock | None = None, *, metrics: Metrics | None = None):
+                 clock: Clock | None = None, *, metrics: Metrics | None = None,
+                 agents: AgentService | None = None):
         self._lease_seconds = lease_seconds
         self._metrics = metrics or Metrics()
         self._max_deliveries = max_deliveries
         self._signal = signal
         self._clock = clock or Clock()
-        # agent_id -> (last_seen_at, version, state, detail) as last committed by
-        # this process. Threads may race on it; the worst is one extra write.
-        self._written: dict[str, tuple[datetime, int, str | None, str | None]] = {}
+        # Writes agent rows, and bounds the agent ids each token registers.
+        self._agents = agents or AgentService(self._clock)
+        # (token_id, agent_id) -> (last_seen_at, version, state, detail) as last
+        # committed by this process. Threads may race on it; the worst is one
+        # extra write.
+        self._written: dict[tuple[int | None, str], tuple[datetime, int, str | None, str | None]] = {}
 
     # -- agents ---------------------------------------------------------------
 
@@ -104,11 +109,12 @@ class Dispatcher:
                   detail: str | None = None, *, token_id: int | None = None) -> dict:
         """Record the agent as seen, extend its leases, name its cancelled commands.
 
-        Only commands that this agent claimed with this token are its own.
+        Only commands that this agent claimed with this token are its own. An
+        ``agent_id`` new to this token past its bound raises Conflict.
         """
         now = self._clock.now()
         with database.atomic():
-            written = self._seen(agent_id, version, now, state, detail)
+            written = self._seen(agent_id, token_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == CLAIMED, Command.agent_id == agent_id,
                     _claimed_with(token_id))
@@ -120,7 +126,7 @@ class Dispatcher:
             cancelled = [c.id for c in Command.select(Command.id).where(
                 Command.status == CANCELLED, Command.agent_id == agent_id,
                 _claimed_with(token_id), Command.finished_at >= since).order_by(Command.id)]
-        self._remember(agent_id, written)
+        self._remember(token_id, agent_id, written)
         return {"now": iso(now), "cancelled": cancelled}
 
     # -- claims ---------------------------------------------------------------
@@ -132,7 +138,8 @@ class Dispatcher:
 
         With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass,
         or until ``gone()`` says the client has left (checked every POLL_SECONDS):
-        a waiting thread is worth more than an answer nobody will read.
+        a waiting thread is worth more than an answer nobody will read. An
+        ``agent_id`` new to this token past its bound raises Conflict.
         """
         allowed = claimable_types(version, types)
         deadline = time.monotonic() + wait
@@ -156,7 +163,7 @@ class Dispatcher:
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
         rows: list[tuple] = []
         with database.atomic():
-            written = self._seen(agent_id, version, now)
+            written = self._seen(agent_id, token_id, version, now)
             self._expire(now)
             if allowed:
                 # One statement picks and takes the oldest: inside BEGIN
@@ -174,7 +181,7 @@ class Dispatcher:
                         for row in rows if row[1] == REFRESH]
                 if runs:
                     open_runs(runs)
-        self._remember(agent_id, written)
+        self._remember(token_id, agent_id, written)
         return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
                  "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
 
@@ -298,12 +305,14 @@ class Dispatcher:
             self._signal.notify()
         return counts
 
-    def _seen(self, agent_id: str, version: int, now, state=None, detail=None):
-        """Upsert the agent's status unless this process wrote the same within
+    def _seen(self, agent_id: str, token_id: int | None, version: int, now, state=None,
+              detail=None):
+        """Write the agent's status (registering it for the token if need be)
+        unless this process wrote the same for the same token within
         SEEN_EVERY_SECONDS; returns what to remember once the transaction
         commits, or None when nothing was written."""
         stamp = iso(now)
-        last = self._written.get(agent_id)
+        last = self._written.get((token_id, agent_id))
         changes_state = state is not None or detail is not None
         if last is not None:
             seen_at, last_version, last_state, last_detail = last
@@ -315,15 +324,13 @@ class Dispatcher:
         values = {"version": version, "last_seen_at": stamp}
         if changes_state:
             values.update(state=state, detail=detail)
-        (AgentStatus.insert(agent_id=agent_id, **values)
-         .on_conflict(conflict_target=[AgentStatus.agent_id], update=values)
-         .execute())
+        self._agents.record(agent_id, token_id, values, now)
         if changes_state or last is None:
             return (now, version, state, detail)
         # state and detail were left as they were: remember the last ones written.
         return (now, version, last[2], last[3])
 
-    def _remember(self, agent_id: str, written) -> None:
+    def _remember(self, token_id: int | None, agent_id: str, written) -> None:
         """After COMMIT: what ``_seen`` wrote is now there for every reader.
 
         Called inside an outer transaction, the write may still be undone:
@@ -331,9 +338,10 @@ class Dispatcher:
         """
         if written is None or database.in_transaction():
             return
-        if len(self._written) >= SEEN_MEMORY and agent_id not in self._written:
+        key = (token_id, agent_id)
+        if len(self._written) >= SEEN_MEMORY and key not in self._written:
             self._written.clear()
-        self._written[agent_id] = written
+        self._written[key] = written
 
 
 def _params(value):
