@@ -59,7 +59,8 @@ class AttachmentResource:
         with self._polls.slot(resp) as may_wait:
             if may_wait:
                 resp.media = self._attachments.wait_for_change(
-                    attachment_id, q["known"], q["wait"], gone=client_gone(req))
+                    attachment_id, q["known"], q["wait"], gone=client_gone(req),
+                    token_id=req.context.principal.token_id)
             else:
                 resp.media = self._attachments.state(attachment_id)
 
