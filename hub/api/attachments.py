@@ -133,7 +133,6 @@ class ContentResource:
         etag = f'"{content.sha256}"'
         resp.set_header("ETag", etag)
         resp.set_header("Accept-Ranges", "bytes")
-        resp.set_header("Cache-Control", "private, no-cache")
         if etag_matches(req.get_header("If-None-Match"), etag):
             resp.status = falcon.HTTP_304
             return None, None
