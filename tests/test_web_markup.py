@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from tests.support import BROWSER_ARGS, chromium, prepared_hub, start, stop, wait_for_line
+from tests.support import BROWSER_ARGS, call, chromium, prepared_hub, start, stop, wait_for_line
 
 JIRA_FIELD_LIMIT = 32_767
 
@@ -145,9 +145,28 @@ HOSTILE = {
 }
 
 
+HOSTILE_ISSUE = {
+    "key": "AURORA-12", "id": "10012", "summary": "Hostile text", "issue_type": "Task", "status": "Open",
+    "updated": "2026-10-22T13:05:11.000+0300", "description": HOSTILE["braces"],
+    "comments": [{"id": "10101", "author": "petrov", "created": "2026-10-22T13:05:11.000+0300", "body": body}
+                 for body in (HOSTILE["mentions"], HOSTILE["links"], HOSTILE["titled links"],
+                              "*fine* <script>window.__injected = 1</script>" + HOSTILE["a mix"] * 2)]}
+for n, item in enumerate(HOSTILE_ISSUE["comments"]):
+    item["id"] = str(10101 + n)
+
+
+def seed(url: str, agent: str, interface: str) -> None:
+    """AURORA-12, with hostile text in its description and comments, loaded by an agent."""
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = AURORA-12"}})
+    [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "markup-agent", "version": 14})["commands"]
+    assert claimed["id"] == command["id"]
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": [HOSTILE_ISSUE]})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": 1}})
+
+
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """A page of a real hub on loopback with wiki.js loaded as `window.wiki`."""
+def browser_and_site(tmp_path_factory):
+    """Headless Chromium, and a real hub on loopback holding AURORA-12: its URL and interface token."""
     path, reason = chromium()
     if path is None:
         if os.environ.get("CI") == "true":
@@ -156,25 +175,34 @@ def page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     data_dir = tmp_path_factory.mktemp("markup") / "data"
-    prepared_hub(data_dir)
+    agent, interface = prepared_hub(data_dir)
     proc = start("serve", data_dir=data_dir)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        seed(url, agent, interface)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=path, args=BROWSER_ARGS, headless=True)
             try:
-                tab = browser.new_page()
-                errors = []
-                tab.on("pageerror", lambda error: errors.append(str(error)))
-                tab.goto(url + "/")
-                tab.evaluate("async () => { window.wiki = await import('/ui/wiki.js'); }")
-                tab.evaluate(f"() => {{ {REFERENCE} {SHAPE} window.ref = ref; window.shape = shape; }}")
-                yield tab
-                assert errors == []
+                yield browser, {"url": url, "interface": interface}
             finally:
                 browser.close()
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="module")
+def page(browser_and_site):
+    """A page of the hub with wiki.js loaded as `window.wiki`."""
+    browser, site = browser_and_site
+    tab = browser.new_page()
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.goto(site["url"] + "/")
+    tab.evaluate("async () => { window.wiki = await import('/ui/wiki.js'); }")
+    tab.evaluate(f"() => {{ {REFERENCE} {SHAPE} window.ref = ref; window.shape = shape; }}")
+    yield tab
+    tab.close()
+    assert errors == []
 
 
 def test_well_formed_inline_markup_reads_as_before(page):
@@ -252,3 +280,29 @@ def test_a_search_snippet_highlights_in_one_scan(page):
         return [box(highlighted("a [[Cards]] b [[]] [[x")), long.length, performance.now() - start]; }""")
     assert got[0] == '"a "<mark>"Cards"</mark>" b "<mark>""</mark>" [[x"'
     assert got[1] == 100_003 and got[2] < 1000
+
+
+def test_an_issue_page_full_of_hostile_text_shows_at_once(browser_and_site):
+    # The attack as it came: Jira text that froze an issue page for 15.7 s, here in
+    # the description and three comments at Jira's largest size, and one comment
+    # past it. The page is measured from its navigation to everything shown.
+    browser, site = browser_and_site
+    tab = browser.new_page()
+    try:
+        tab.goto(site["url"] + "/")
+        tab.get_by_label("Token").fill(site["interface"])
+        tab.get_by_role("button", name="Sign in").click()
+        tab.get_by_role("heading", name="Issues").wait_for()
+        tab.goto(site["url"] + "/#/issue/AURORA-12")
+        started = tab.evaluate("performance.now()")
+        tab.locator(".comments > li").nth(3).wait_for(timeout=60_000)
+        took = tab.evaluate("performance.now()") - started
+        assert took < 5000, f"{took:.0f} ms"
+        assert tab.locator("#description").text_content() == HOSTILE["braces"]
+        long = HOSTILE_ISSUE["comments"][3]["body"]
+        assert tab.locator(".comments .note").all_text_contents() == [
+            f"Shown as plain text: {len(long):,} characters, more than Jira's 32,767 for a text field."]
+        assert tab.locator(".comments > li").nth(3).locator(".plain").text_content() == long
+        assert tab.locator("main script, main img").count() == 0 and tab.evaluate("window.__injected") is None
+    finally:
+        tab.close()
