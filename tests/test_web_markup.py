@@ -140,6 +140,7 @@ HOSTILE = {
     "a mix": hostile("{{[~[http:[a|!x|*{color:(* {{a}"),
     "heading spaces": "h1." + " " * (JIRA_FIELD_LIMIT - 4) + "\r",
     "item spaces": "* " + " " * (JIRA_FIELD_LIMIT - 3) + "\r",
+    "block openings": "{code:" + " " * (JIRA_FIELD_LIMIT - 8) + "}\r",
     "many lines": hostile("* [~a\n# {{b\nh2. [x|\n"),
     "one line of 1 MB": hostile("{{[~[http:[a|!*", 1 << 20),
 }
