@@ -18,7 +18,7 @@ from hub import logs
 from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
-from hub.services.backup import NotEmpty
+from hub.services.backup import NotEmpty, UnsafePath
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(config.log_level, config.log_format)
     try:
         return args.handler(config, args)
-    except (NoHub, NotEmpty) as exc:
+    except (NoHub, NotEmpty, UnsafePath) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 2
     except (MigrationError, HubError) as exc:

@@ -121,7 +121,6 @@ class TokensResource:
         resp.media = {"name": body["name"], "role": body["role"], "token": token}
         resp.status = falcon.HTTP_201
         resp.location = f"/api/v1/tokens/{body['name']}"
-        resp.set_header("Cache-Control", "no-store")
 
 
 class TokenResource:

@@ -18,7 +18,7 @@ import falcon
 
 from hub import __version__
 from hub.api import schemas
-from hub.api.auth import PUBLIC, roles_for
+from hub.api.auth import NO_STORE, PUBLIC, roles_for
 
 METHODS = ("get", "head", "post", "put", "delete", "patch")
 JSON = "application/json"
@@ -42,6 +42,10 @@ _TEXT = {"schema": {"type": "string"}}
 REQUEST_ID = {"X-Request-Id": {"description": "the request's id in the hub's log: the proxy's "
                                "X-Request-Id when it is a plain token, else one the hub made",
                                "required": True, **_TEXT}}
+# Every answer of a route that needs a token, errors included (hub.api.auth).
+NO_STORE_HEADER = {"Cache-Control": {"description": "no-store: an answer to a token is for that token only, "
+                                     "and no cache keeps it", "required": True,
+                                     "schema": {"type": "string", "const": NO_STORE}}}
 ERROR_STATUSES = {
     400: ("Malformed: the body is not JSON, or nests too deep", {}),
     401: ("No token, or one this hub does not know", {"WWW-Authenticate": {**_TEXT, "required": True}}),
@@ -164,6 +168,9 @@ def _operation(template: str, resource, method: str, responder) -> dict:
             errors.add(507)
     operation["responses"] = {**_successes(declared, body=method != "head"), **{
         str(status): _error_response(status) for status in sorted(errors)}}
+    if roles:
+        for response in operation["responses"].values():
+            response["headers"] = {**response["headers"], **NO_STORE_HEADER}
     return operation
 
 

@@ -20,12 +20,13 @@ from typing import Any, Callable
 
 from hub.clock import Clock, after, iso
 from hub.db import database
-from hub.errors import Conflict, NotFound
+from hub.errors import Conflict, NotFound, Unauthenticated
 from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.agents import AgentService
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
+from hub.services.tokens import token_exists
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
@@ -140,6 +141,11 @@ class Dispatcher:
         or until ``gone()`` says the client has left (checked every POLL_SECONDS):
         a waiting thread is worth more than an answer nobody will read. An
         ``agent_id`` new to this token past its bound raises Conflict.
+
+        ``token_id`` is the claiming token's: a command is handed out only while
+        it still exists, in the transaction that hands it out, and a claim that
+        finds it gone (revoked while the poll waited, by the API or by another
+        process) raises Unauthenticated within POLL_SECONDS, the queue untouched.
         """
         allowed = claimable_types(version, types)
         deadline = time.monotonic() + wait
@@ -169,19 +175,29 @@ class Dispatcher:
                 # One statement picks and takes the oldest: inside BEGIN
                 # IMMEDIATE no other writer runs between the two.
                 marks = ", ".join("?" * len(allowed))
+                # The token's row is looked up in the same statement: a token
+                # revoked since the request was authenticated takes nothing.
                 rows = database.execute_sql(
                     f"UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, "
                     "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
                     f"WHERE id IN (SELECT id FROM command WHERE status = '{QUEUED}' "
                     f"AND type IN ({marks}) ORDER BY id LIMIT ?) "
+                    "AND (? IS NULL OR EXISTS (SELECT 1 FROM token WHERE id = ?)) "
                     "RETURNING id, type, params, deliveries, lease_until",
-                    (agent_id, token_id, claimed_at, lease_until, *allowed, limit)).fetchall()
+                    (agent_id, token_id, claimed_at, lease_until, *allowed, limit,
+                     token_id, token_id)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
                 runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at)
                         for row in rows if row[1] == REFRESH]
                 if runs:
                     open_runs(runs)
+            # Nothing taken: no work, or no token. Only then is the token looked
+            # up on its own, so a claim that hands out work costs no statement more.
+            revoked = not rows and token_id is not None and not token_exists(token_id)
         self._remember(token_id, agent_id, written)
+        if revoked:
+            # After the commit: the leases found expired on the way stay taken back.
+            raise Unauthenticated("The token was revoked while the claim waited; no command was handed out.")
         return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
                  "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
 
