@@ -10,6 +10,8 @@ import orjson
 from agent.retry import Backoff, retry_after, send
 
 PROTOCOL_VERSION = 14
+# The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
+MAX_DETAIL_CHARS = 1000
 
 
 class HubError(Exception):
@@ -86,7 +88,13 @@ class HubClient:
         return response
 
     def heartbeat(self, state: str = "idle", detail: str | None = None) -> list[int]:
-        """Report liveness (extends every lease this agent holds); the ids of commands cancelled since."""
+        """Report liveness (extends every lease this agent holds); the ids of commands cancelled since.
+
+        ``detail`` is cut to the hub's bound (MAX_DETAIL_CHARS): several commands' progress and a
+        long Jira error together may pass it, and the hub refuses a longer one.
+        """
+        if detail is not None and len(detail) > MAX_DETAIL_CHARS:
+            detail = detail[:MAX_DETAIL_CHARS - 1] + "…"
         body = {"agent_id": self.agent_id, "version": PROTOCOL_VERSION, "state": state, "detail": detail}
         return list(self._post("/agent/v1/heartbeat", body, "heartbeat").json().get("cancelled", []))
 

@@ -131,7 +131,8 @@ def main() -> int:
         hub_command(data_dir, "migrate")
         token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         enqueue(data_dir, args.commands)
-        proc, port = serve(data_dir)
+        # The agents share one token, each with its own agent_id: room for them all.
+        proc, port = serve(data_dir, HUB_AGENTS_PER_TOKEN=str(args.agents))
         agents = [Client(port, token) for _ in range(args.agents)]
         checkers = [Client(port, "") for _ in range(args.agents)]
         clients = agents + checkers

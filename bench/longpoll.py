@@ -145,7 +145,8 @@ def main() -> int:
         hub_command(data_dir, "migrate")
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
-        proc, port = serve(data_dir)
+        # The pollers share one agent token, each with its own agent_id: room for them all.
+        proc, port = serve(data_dir, HUB_AGENTS_PER_TOKEN=str(args.pollers + 10))
         agent, ui = Client(port, agent_token), Client(port, ui_token)
         list_attachment(agent, ui)
 

@@ -54,8 +54,10 @@ def populate(data_dir: Path, count: int) -> None:
                      " VALUES (?, ?, ?, ?, ?, ?)", commands)
     conn.executemany("INSERT INTO sync_run (command_id, query, status, started_at, finished_at)"
                      " VALUES (?, ?, ?, ?, ?)", runs)
+    # Seen now: agents unseen for HUB_AGENT_FORGET_HOURS are left out of a scrape.
+    seen = datetime.now(timezone.utc).isoformat(timespec="seconds")
     conn.executemany("INSERT INTO agent_status (agent_id, version, last_seen_at) VALUES (?, 14, ?)",
-                     [(f"agent-{n}", start.isoformat()) for n in range(AGENTS)])
+                     [(f"agent-{n}", seen) for n in range(AGENTS)])
     conn.commit()
     conn.close()
     files = data_dir / "files"

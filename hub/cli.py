@@ -18,7 +18,7 @@ from hub import logs
 from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
-from hub.services.backup import NotEmpty
+from hub.services.backup import NotEmpty, UnsafePath
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
@@ -74,6 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
                       "hub token revoke field-agent")
     revoke.add_argument("name")
     revoke.set_defaults(handler=_token_revoke)
+
+    agent = _command(commands, "agent", "list agents, or remove one (freeing its id for its token)",
+                     "hub agent remove agent-kzn-2")
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="ACTION")
+    _command(agent_commands, "list", "list agents heard from within HUB_AGENT_FORGET_HOURS: "
+             "id, online, last seen, version, state",
+             "hub agent list").set_defaults(handler=_agent_list)
+    aremove = _command(agent_commands, "remove", "remove an agent; heard from again, it registers again",
+                       "hub agent remove agent-kzn-2")
+    aremove.add_argument("agent_id", help="the agent_id it sends (see 'hub agent list')")
+    aremove.set_defaults(handler=_agent_remove)
 
     project = _command(commands, "project", "manage projects (one Jira label each)",
                        "hub project add AWPCA --name 'Workplace' --board-id 4216 --board-type scrum")
@@ -143,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(config.log_level, config.log_format)
     try:
         return args.handler(config, args)
-    except (NoHub, NotEmpty) as exc:
+    except (NoHub, NotEmpty, UnsafePath) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 2
     except (MigrationError, HubError) as exc:
@@ -217,6 +228,30 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     TokenService().revoke(args.name)
     _say(f"token {args.name!r} revoked")
+    return 0
+
+
+def _agent_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.agents import AgentService
+
+    _open(config)
+    agents, cursor = AgentService.from_config(config), None
+    while True:
+        listed = agents.list(cursor=cursor, limit=500)
+        for a in listed["items"]:
+            _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
+                 f"v{a['version']}\t{a['state'] or '-'}")
+        cursor = listed["next_cursor"]
+        if cursor is None:
+            return 0
+
+
+def _agent_remove(config: Config, args: argparse.Namespace) -> int:
+    from hub.services.agents import AgentService
+
+    _open(config)
+    AgentService.from_config(config).remove(args.agent_id)
+    _say(f"agent {args.agent_id!r} removed; heard from again, it registers again")
     return 0
 
 
@@ -433,7 +468,7 @@ def _mcp(config: Config, args: argparse.Namespace) -> int:
     except ValueError as exc:
         _say(f"hub mcp: {exc}", sys.stderr)
         return 2
-    return serve(server, args.http, config.log_level)
+    return serve(server, url, args.http, config.log_level)
 
 
 def _raise_keyboard_interrupt(signum, frame):

@@ -171,6 +171,12 @@ VARIABLES: tuple[_Var, ...] = (
          "How long a claimed command stays with its agent without a heartbeat or report."),
     _Var("HUB_MAX_DELIVERIES", "max_deliveries", "5", _integer(1),
          "Deliveries after which a command whose lease ran out is failed."),
+    _Var("HUB_AGENTS_PER_TOKEN", "agents_per_token", "16", _integer(1, 100_000),
+         "Agent ids one agent token may register; ids unseen for HUB_AGENT_FORGET_HOURS "
+         "do not count. A heartbeat or claim with a new id past it answers 409."),
+    _Var("HUB_AGENT_FORGET_HOURS", "agent_forget_hours", "24", _integer(1, 100_000),
+         "Hours after which an agent not heard from is forgotten: no longer listed, counted "
+         "or in /metrics, and removed by the worker."),
     _Var("HUB_MAX_UPLOAD_BYTES", "max_upload_bytes", str(2 * GIB), _integer(1),
          "Largest attachment upload the hub accepts, in bytes (inclusive)."),
     _Var("HUB_MAX_JSON_BYTES", "max_json_bytes", str(4 * MIB), _integer(1024, 1024 * MIB),
@@ -208,6 +214,8 @@ class Config:
     channel_timeout: int = 60
     lease_seconds: int = 300
     max_deliveries: int = 5
+    agents_per_token: int = 16
+    agent_forget_hours: int = 24
     max_upload_bytes: int = 2 * GIB
     max_json_bytes: int = 4 * MIB
     files_quota_bytes: int = 10 * GIB

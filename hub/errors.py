@@ -38,6 +38,12 @@ class ContractError(HubError):
         super().__init__(description, **({"field": field} if field else {}))
 
 
+class Unauthenticated(HubError):
+    """The request's token no longer exists: revoked while the request waited."""
+
+    title = "Unknown token"
+
+
 class BadRequest(HubError):
     """The request cannot be read as sent (a body cut short, ...)."""
 

@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 14 tables at schema version 8.
+"""Peewee models of the hub's 14 tables at schema version 9.
 
 The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
 view) has no model: the loader writes it and the issue service reads it in SQL.
@@ -207,11 +207,15 @@ class SyncRun(BaseModel):
 
 
 class AgentStatus(BaseModel):
+    """An agent as last heard from; forgotten once unseen for ``HUB_AGENT_FORGET_HOURS``."""
+
     agent_id = TextField(primary_key=True)
     version = IntegerField(null=True)
-    last_seen_at = TextField()
+    last_seen_at = TextField(index=True)
     state = TextField(null=True)
     detail = TextField(null=True)
+    # The token whose heartbeat or claim last wrote the row (NULL: written before v9).
+    token_id = IntegerField(null=True)
 
 
 class Token(BaseModel):

@@ -8,15 +8,39 @@ from __future__ import annotations
 
 import base64
 
+import httpx
 from mcp import Client
 from mcp_types import CallToolResult
 
+from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 from tests.support import BASE, MCP_FILES, PNG, TEXT_FILE, scripted_agent
 
 TOOLS = {"search_issues", "get_issue", "get_comments", "get_changelog", "list_projects", "sync_status",
          "request_refresh", "fetch_attachment", "read_attachment", "list_notes", "add_note"}
 READ_ONLY = {"search_issues", "get_issue", "get_comments", "get_changelog", "list_projects", "sync_status",
              "read_attachment", "list_notes"}
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """The MCP server's way to the hub, counting its requests: ``sent`` holds ``(method, path)``.
+
+    Every tool call's client closes its transport; this one stays open for the next until
+    :meth:`close`.
+    """
+
+    def __init__(self):
+        self.sent: list[tuple[str, str]] = []
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append((request.method, request.url.raw_path.decode()))
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Kept open: the next tool call's client uses it too."""
+
+    async def close(self) -> None:
+        await self._inner.aclose()
 
 
 async def ok(client: Client, name: str, arguments: dict | None = None) -> CallToolResult:
@@ -51,6 +75,9 @@ async def check_tool_list(client: Client) -> None:
     assert {"q", "project", "issue_type", "sprint", "updated_since", "limit", "cursor"} <= set(search)
     assert search["limit"]["maximum"] == 100 and search["q"]["anyOf"][0]["type"] == "string"
     assert tools["get_issue"].input_schema["required"] == ["key"]
+    # The shapes of keys and ids are in the schemas, for clients that check before they call.
+    assert tools["get_issue"].input_schema["properties"]["key"]["pattern"] == ISSUE_KEY_PATTERN
+    assert tools["read_attachment"].input_schema["properties"]["attachment_id"]["pattern"] == JIRA_ID_PATTERN
     assert tools["add_note"].input_schema["required"] == ["key", "body"]
     assert tools["add_note"].annotations.destructive_hint is False
     assert {"items", "total", "next_cursor"} <= set(tools["search_issues"].output_schema["properties"])
@@ -180,9 +207,28 @@ async def check_commands(client: Client, url: str, agent: str) -> None:
     assert status["store"]["files"] == 3
 
 
+# Values that are not Jira keys or ids: a path, its parts, lower case, a Cyrillic А, a newline.
+HOSTILE_IDS = ("att-1/content", "..", "AURORA-1/notes", "aurora-1", "\u0410URORA-1", "1\n")
+# Each tool that takes a key or an attachment id, with its other arguments.
+ID_TOOLS = (("get_issue", "key", {}), ("get_comments", "key", {}), ("get_changelog", "key", {}),
+            ("list_notes", "key", {}), ("add_note", "key", {"body": "x"}),
+            ("fetch_attachment", "attachment_id", {"wait_seconds": 0}), ("read_attachment", "attachment_id", {}))
+
+
+async def check_hostile_ids(client: Client) -> None:
+    """Every tool that takes a key or an attachment id refuses what is not one, naming the argument."""
+    for name, argument, rest in ID_TOOLS:
+        for value in HOSTILE_IDS:
+            if argument == "key" and value == "1\n":
+                value = "AURORA-1\n"  # a good key but for the newline, which $ alone would let through
+            text = await refused(client, name, {argument: value, **rest}, argument, "should match pattern")
+            assert "404" not in text and "hub answered" not in text, (name, value, text)
+
+
 async def check_every_tool(client: Client, url: str, agent: str) -> None:
     """The whole tour: the tool list, then every tool with good and bad arguments."""
     await check_tool_list(client)
     await check_reading(client)
+    await check_hostile_ids(client)
     await check_notes(client)
     await check_commands(client, url, agent)

@@ -168,7 +168,9 @@ def settle(polls: list[Poll], answered: int, timeout: float = 20) -> None:
 
 
 def test_64_long_polling_agents_leave_the_hub_answering(serve):
-    hub = serve()  # the defaults: 32 threads, 16 of them for long-polls
+    # The defaults, 32 threads, 16 of them for long-polls; the 64 pollers share one
+    # agent token, each with its own agent_id, so the token has room for them all.
+    hub = serve(HUB_AGENTS_PER_TOKEN="100")
     list_attachment(hub)
     polls = [Poll(hub, "claim", n) for n in range(64)] + [Poll(hub, "wait", n) for n in range(64)]
     try:

@@ -4,6 +4,7 @@ limits; the systemd units are hardened and stop each process the way it stops we
 from __future__ import annotations
 
 import configparser
+import contextlib
 import hashlib
 import http.client
 import json
@@ -97,7 +98,25 @@ def test_the_nginx_site_passes_nginx_t(tmp_path):
     assert "test is successful" in result.stderr
 
 
-def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path):
+class Behind:
+    """A hub behind the shipped site: the ports, TLS context and tokens, and a request."""
+
+    def __init__(self, hub_port: int, port: int, tls: ssl.SSLContext, agent: str, interface: str):
+        self.hub_port, self.port, self.tls, self.agent, self.interface = hub_port, port, tls, agent, interface
+
+    def request(self, method: str, path: str, token: str, body: bytes | None = None, **headers):
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=60, context=self.tls)
+        try:
+            conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}",
+                                                           "Content-Type": "application/json", **headers})
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            conn.close()
+
+
+@contextlib.contextmanager
+def behind_nginx(tmp_path: Path):
     data_dir = tmp_path / "data"
     agent, interface = prepared_hub(data_dir)
     hub = start("serve", "--no-worker", data_dir=data_dir)
@@ -111,25 +130,27 @@ def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         tls = ssl.create_default_context(cafile=str(tmp_path / "nginx" / "cert.pem"))
         tls.check_hostname = False
-
-        def request(method: str, path: str, token: str, body: bytes | None = None, **headers):
-            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=tls)
-            try:
-                conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}",
-                                                               "Content-Type": "application/json", **headers})
-                resp = conn.getresponse()
-                return resp.status, resp.read()
-            finally:
-                conn.close()
+        site = Behind(hub_port, port, tls, agent, interface)
 
         def healthy():
             try:
-                return request("GET", "/healthz", interface)[0] == 200
+                return site.request("GET", "/healthz", interface)[0] == 200
             except OSError:
                 assert nginx.poll() is None, nginx.stderr.read()
                 return False
 
         wait_until(healthy, message="the hub answering through nginx")
+        yield site
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(timeout=30)
+        assert stop(hub) == 0
+
+
+def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path):
+    with behind_nginx(tmp_path) as site:
+        request, agent, interface = site.request, site.agent, site.interface
         too_big = b'{"type": "refresh", "params": {"jql": "' + b"x" * default("HUB_MAX_JSON_BYTES") + b'"}}'
         status, body = request("POST", "/api/v1/commands", interface, too_big)
         assert status == 413 and b"nginx" in body  # refused before the hub read a byte
@@ -151,11 +172,67 @@ def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_
         # nginx warns when it spools a request body to a file; with request
         # buffering off it passes the upload on as it arrives.
         assert "buffered to a temporary file" not in (tmp_path / "nginx" / "error.log").read_text()
-    finally:
-        if nginx is not None:
-            nginx.terminate()
-            nginx.wait(timeout=30)
-        assert stop(hub) == 0
+
+
+BODY = b'{"type": "refresh", "params": {"jql": "key = AURORA-12"}}'
+CHUNKED = b"%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY)
+AMBIGUOUS = {  # request line and framing headers, the body, and nginx's answer
+    "Content-Length, then Transfer-Encoding": (
+        b"HTTP/1.1", b"Content-Length: 5\r\nTransfer-Encoding: chunked", CHUNKED, 400),
+    "Transfer-Encoding, then Content-Length": (
+        b"HTTP/1.1", b"Transfer-Encoding: chunked\r\nContent-Length: %d" % len(CHUNKED), CHUNKED, 400),
+    "two Content-Lengths": (
+        b"HTTP/1.1", b"Content-Length: %d\r\nContent-Length: 5" % len(BODY), BODY, 400),
+    "Transfer-Encoding on HTTP/1.0": (b"HTTP/1.0", b"Transfer-Encoding: chunked", CHUNKED, 400),
+    "a coding before chunked": (b"HTTP/1.1", b"Transfer-Encoding: gzip, chunked", CHUNKED, 501),
+}
+
+
+def raw_request(token: str, version: bytes, framing: bytes, body: bytes) -> bytes:
+    return (b"POST /api/v1/commands " + version + b"\r\nHost: hub.example.org\r\n"
+            b"Authorization: Bearer " + token.encode() + b"\r\nContent-Type: application/json\r\n"
+            + framing + b"\r\n\r\n" + body)
+
+
+def read_to_close(sock: socket.socket) -> bytes:
+    """Everything the other end sends until it closes (a socket timeout fails the test)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_the_nginx_site_refuses_ambiguous_framing_and_closes_the_connection(tmp_path):
+    # RFC 9112, 6.1: a message with both Transfer-Encoding and Content-Length is an
+    # error, or the connection closes after it. Nothing of it may reach the hub, and
+    # a request pipelined behind it must not be answered on that connection.
+    with behind_nginx(tmp_path) as site:
+        healthz = b"GET /healthz HTTP/1.1\r\nHost: hub.example.org\r\n\r\n"
+        for name, (version, framing, body, status) in AMBIGUOUS.items():
+            raw = socket.create_connection(("127.0.0.1", site.port), timeout=30)
+            with site.tls.wrap_socket(raw) as sock:
+                sock.sendall(raw_request(site.interface, version, framing, body) + healthz)
+                answer = read_to_close(sock)
+            head = answer.split(b"\r\n\r\n")[0].decode()
+            assert head.startswith(f"HTTP/1.1 {status} "), (name, head)
+            assert "Connection: close" in head, (name, head)
+            assert answer.count(b"HTTP/1.1 ") == 1, (name, answer)  # the pipelined request went unanswered
+        status, listed = site.request("GET", "/api/v1/commands", site.interface)
+        assert status == 200 and json.loads(listed)["items"] == []
+
+
+def test_the_hub_itself_reads_such_a_body_by_its_chunks_and_cannot_tell(tmp_path):
+    # Why the site refuses it: waitress gives the chunks precedence (RFC 9112, 6.3)
+    # and hands the hub the decoded length without a Transfer-Encoding, so the hub
+    # cannot see that the request was ambiguous, and the connection stays open.
+    with behind_nginx(tmp_path) as site:
+        version, framing, body, _ = AMBIGUOUS["Content-Length, then Transfer-Encoding"]
+        with socket.create_connection(("127.0.0.1", site.hub_port), timeout=30) as sock:
+            sock.sendall(raw_request(site.interface, version, framing, body))
+            reader = sock.makefile("rb")
+            assert reader.readline().startswith(b"HTTP/1.1 201 ")
+        status, listed = site.request("GET", "/api/v1/commands", site.interface)
+        assert [c["params"]["jql"] for c in json.loads(listed)["items"]] == ["key = AURORA-12"]
 
 
 def directives(block: str, name: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support import BASE, db_rows, mirrored, with_projects
+from tests.support import BASE, db_rows, issue, load, mirrored, with_projects
 
 
 def keys(resp) -> list[str]:
@@ -31,8 +31,11 @@ def test_one_issue_with_links_both_ways_comments_and_changes(hub):
     mirrored(hub)
     one = hub.api("GET", "/api/v1/issues/X-1").json
     assert one["description"] == "h1. one" and one["labels"] == ["AWPCA"]
-    assert one["links"] == {"outward": [{"type": "Blocks", "key": "X-2"}],
-                            "inward": [{"type": "Cloners", "key": "X-2"}, {"type": "Relates", "key": "X-3"}]}
+    x2, x3 = ({"summary": f"Summary {key}", "status": status, "in_mirror": True}
+              for key, status in (("X-2", "Done"), ("X-3", "Open")))
+    assert one["links"] == {"outward": [{"type": "Blocks", "key": "X-2", **x2}],
+                            "inward": [{"type": "Cloners", "key": "X-2", **x2},
+                                       {"type": "Relates", "key": "X-3", **x3}]}
     comments = hub.api("GET", "/api/v1/issues/X-1/comments").json["items"]
     assert [c["id"] for c in comments] == ["101", "102"]
     assert comments[0]["created_at"] == "2026-10-22T10:05:11+00:00"
@@ -40,6 +43,40 @@ def test_one_issue_with_links_both_ways_comments_and_changes(hub):
     assert (change["field"], change["from_string"], change["to_string"]) == ("status", "Open", "In Progress")
     for path in ("", "/comments", "/changes", "/notes", "/attachments"):
         assert hub.api("GET", f"/api/v1/issues/NOPE-1{path}").status_code == 404
+
+
+def test_each_link_names_the_other_issues_summary_and_status_read_in_one_query(hub, caplog):
+    """Links both ways, to an issue the mirror holds, one it does not and the issue itself; 10,000
+    links cost the queries one link does."""
+    with_projects()
+    links = [{"type": "Blocks", "outward": "AURORA-2"}, {"type": "Relates", "outward": "OTHER-9"},
+             {"type": "Relates", "inward": "AURORA-3"}, {"type": "Duplicate", "outward": "AURORA-1"}]
+    load(hub, [issue("AURORA-1", links=links), issue("AURORA-2", summary="Card details", status="Done"),
+               issue("AURORA-3", summary="Cards epic", status=None),
+               issue("AURORA-4", links=[{"type": "Relates", "outward": f"AURORA-{n}"} for n in range(5, 10_005)])])
+    one = hub.api("GET", "/api/v1/issues/AURORA-1").json
+    assert one["links"] == {
+        "outward": [{"type": "Blocks", "key": "AURORA-2", "summary": "Card details", "status": "Done",
+                     "in_mirror": True},
+                    {"type": "Duplicate", "key": "AURORA-1", "summary": "Summary AURORA-1", "status": None,
+                     "in_mirror": True},
+                    {"type": "Relates", "key": "OTHER-9", "summary": None, "status": None, "in_mirror": False}],
+        "inward": [{"type": "Relates", "key": "AURORA-3", "summary": "Cards epic", "status": None,
+                    "in_mirror": True}]}
+    two = hub.api("GET", "/api/v1/issues/AURORA-2").json
+    assert two["links"] == {"outward": [], "inward": [
+        {"type": "Blocks", "key": "AURORA-1", "summary": "Summary AURORA-1", "status": None, "in_mirror": True}]}
+
+    def queries(key: str) -> int:
+        caplog.clear()
+        with caplog.at_level("DEBUG", logger="peewee"):
+            assert hub.api("GET", f"/api/v1/issues/{key}").status_code == 200
+        return sum(1 for record in caplog.records if record.name == "peewee")
+
+    assert 0 < queries("AURORA-4") == queries("AURORA-2")
+    many = hub.api("GET", "/api/v1/issues/AURORA-4").json["links"]["outward"]
+    assert len(many) == 10_000 and sum(link["in_mirror"] for link in many) == 0  # AURORA-5.. are not held
+    assert [link["key"] for link in many[:3]] == ["AURORA-10", "AURORA-100", "AURORA-1000"]
 
 
 def test_notes_are_kept_by_interfaces_and_never_touch_the_mirror(hub):

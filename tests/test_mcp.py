@@ -9,20 +9,22 @@ import anyio
 from mcp import Client
 
 from hub.mcp.server import build_server
-from tests.mcp_support import TOOLS, check_every_tool, refused
-from tests.support import imported_modules, seeded_hub
+from tests.mcp_support import HOSTILE_IDS, ID_TOOLS, TOOLS, CountingTransport, check_every_tool, data, refused
+from tests.support import full_run, imported_modules, issue, mcp_mirror, seeded_hub
 
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 
 
 def test_the_mcp_server_reaches_the_hub_through_its_api_only():
-    """It runs on the assistant's machine: nothing of the hub's database, models or services."""
+    """It runs on the assistant's machine: nothing of the hub's database, models or services.
+    The vocabulary (constants that import nothing) gives its tools the shapes of keys and ids."""
     sources = sorted(MCP.glob("*.py"))
     assert len(sources) >= 4
     for path in sources:
         for module in imported_modules(path):
-            assert module == "hub.mcp" or module.startswith("hub.mcp.") or module.split(".")[0] != "hub", (
-                f"{path.name} imports {module}")
+            assert (module == "hub.mcp" or module.startswith("hub.mcp.") or module == "hub.vocabulary"
+                    or module.split(".")[0] != "hub"), f"{path.name} imports {module}"
+    assert imported_modules(MCP.parent / "vocabulary.py") <= {"__future__"}
 
 
 def test_every_tool_with_good_and_bad_arguments(tmp_path):
@@ -52,3 +54,59 @@ def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
                 await refused(client, "search_issues", {}, "hub at http://127.0.0.1:9 is unreachable")
 
         anyio.run(calls)
+
+
+def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplog):
+    """A path, a part of one, lower case, a look-alike letter or a newline: a validation error naming
+    the argument, no request to the hub, and nothing logged with a traceback."""
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        transport = CountingTransport()
+
+        async def calls():
+            async with Client(build_server(url, interface, transport=transport)) as client:
+                for name, argument, rest in ID_TOOLS:
+                    for value in HOSTILE_IDS:
+                        await refused(client, name, {argument: value, **rest}, argument, "should match pattern")
+                assert transport.sent == []
+                # The same tools with good ids do reach the hub.
+                await refused(client, "read_attachment", {"attachment_id": "404404"}, "no attachment '404404'")
+                await refused(client, "get_issue", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
+            await transport.close()
+
+        with caplog.at_level("DEBUG"):
+            anyio.run(calls)
+        assert transport.sent == [("GET", "/api/v1/attachments/404404"), ("GET", "/api/v1/issues/NOPE-1")]
+        assert caplog.records and not [r for r in caplog.records if r.exc_info or r.levelname == "ERROR"]
+        assert "Traceback" not in caplog.text
+
+
+def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
+    """The hub answers each link with the other issue's summary and status: issue, attachments and
+    notes (and comments and changes when asked), never one request per linked issue."""
+    linked = [issue(f"AURORA-{n}", summary=f"Linked {n}", status="Open" if n % 2 else "Done")
+              for n in range(101, 191)]  # a state page holds at most 100 issues
+    links = [{"type": "Relates", "outward" if n % 2 else "inward": f"AURORA-{n}"} for n in range(101, 10_101)]
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        full_run(url, agent, interface, [], issues=[*mcp_mirror(), *linked, issue("AURORA-100", links=links)])
+        transport = CountingTransport()
+
+        async def calls():
+            async with Client(build_server(url, interface, transport=transport)) as client:
+                plain = await data(client, "get_issue", {"key": "AURORA-100"})
+                assert len(transport.sent) == 3, transport.sent
+                full = await data(client, "get_issue", {"key": "AURORA-100", "include": ["comments", "changes"]})
+                assert len(transport.sent) == 3 + 5, transport.sent
+            await transport.close()
+            return plain, full
+
+        plain, full = anyio.run(calls)
+    assert full["links"] == plain["links"]
+    outward, inward = plain["links"]["outward"], plain["links"]["inward"]
+    assert len(outward) == len(inward) == 5_000
+    held = {link["key"]: link for link in outward + inward if link["in_mirror"]}
+    assert sorted(held) == sorted(f"AURORA-{n}" for n in range(101, 191))
+    assert held["AURORA-101"] == {"type": "Relates", "key": "AURORA-101", "summary": "Linked 101",
+                                  "status": "Open", "in_mirror": True}
+    assert held["AURORA-102"]["status"] == "Done" and held["AURORA-102"] in inward
+    absent = [link for link in outward + inward if not link["in_mirror"]]
+    assert len(absent) == 9_910 and all(link["summary"] is None and link["status"] is None for link in absent)

@@ -40,6 +40,7 @@ INDEXES = {
     "issue_epic_key", "issue_status", "issue_link_target", "issue_note_key", "command_status",
     "issue_change_key_created", "issue_change_field_created", "issue_attachment_key",
     "sync_run_neighbors_due", "sync_run_command", "command_attachment", "issue_jira_updated_at",
+    "agent_status_token", "agent_status_last_seen",
 }
 
 
@@ -97,7 +98,7 @@ def test_first_start(config: Config):
     assert config.db_path.is_file()
     assert names(config.db_path, "table") == TABLES
     assert names(config.db_path, "index") == INDEXES
-    assert schema_version(config.db_path) == CURRENT_VERSION == 8
+    assert schema_version(config.db_path) == CURRENT_VERSION == 9
     assert query(config.db_path, "PRAGMA journal_mode") == [("wal",)]
     assert config.data_dir.stat().st_mode & 0o777 == 0o700
     assert config.backups_dir.stat().st_mode & 0o777 == 0o700
@@ -113,7 +114,7 @@ def test_migrating_a_v1_database(config: Config, tmp_path: Path):
 
     result = startup.prepare(config)
 
-    assert (result.old_version, result.new_version) == (1, 8)
+    assert (result.old_version, result.new_version) == (1, 9)
     assert_one_backup_of(config, 1, original)
     deliveries = dict(query(db, "SELECT status, deliveries FROM command WHERE status IN ('claimed', 'queued')"))
     assert deliveries == {"claimed": 1, "queued": 0}
@@ -123,7 +124,7 @@ def test_migrating_a_v1_database(config: Config, tmp_path: Path):
     assert_rows_kept(db, copy, ["issue", "issue_link", "issue_note", "batch", "agent_status"])
     # Commands and runs stay, their base JQL rewritten by the v3 -> v4 step.
     assert len(table_rows(db, "command")) == 5 and len(table_rows(db, "sync_run")) == 2
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_migrating_a_v2_database(config: Config, tmp_path: Path):
@@ -134,12 +135,12 @@ def test_migrating_a_v2_database(config: Config, tmp_path: Path):
 
     result = startup.prepare(config)
 
-    assert (result.old_version, result.new_version) == (2, 8)
+    assert (result.old_version, result.new_version) == (2, 9)
     assert_one_backup_of(config, 2, original)
     assert query(db, "SELECT count(*) FROM issue_comment") == [(0,)]
     assert_rows_kept(db, copy, ["issue", "issue_link", "issue_note", "batch", "agent_status"])
     assert len(table_rows(db, "command")) == 5 and len(table_rows(db, "sync_run")) == 2
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_migrating_a_v3_database(config: Config, tmp_path: Path):
@@ -160,7 +161,7 @@ def test_migrating_a_v3_database(config: Config, tmp_path: Path):
     assert {q for (q,) in query(db, "SELECT query FROM sync_run")} == {NEW_BASE_JQL}
     assert_rows_kept(db, copy, ["issue", "issue_note", "batch", "issue_link", "issue_comment"])
     assert query(db, "SELECT DISTINCT project FROM batch") == [(None,)]
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_migrating_a_v4_database(config: Config, tmp_path: Path):
@@ -170,7 +171,7 @@ def test_migrating_a_v4_database(config: Config, tmp_path: Path):
 
     result = startup.prepare(config)
 
-    assert result.applied == ("v5_changelog", "v6_attachments", "v7_tokens", "v8_search")
+    assert result.applied == ("v5_changelog", "v6_attachments", "v7_tokens", "v8_search", "v9_agent_tokens")
     assert_one_backup_of(config, 4, original)
     assert "issue_change" in names(db, "table")
     assert query(db, "SELECT count(*) FROM issue_change") == [(0,)]
@@ -180,7 +181,7 @@ def test_migrating_a_v4_database(config: Config, tmp_path: Path):
         (None,), (None,)]
     assert query(db, "SELECT DISTINCT history_at FROM sync_run") == [(None,)]
     assert {"issue_attachment", "attachment_file"} <= names(db, "table")
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_migrating_a_v5_database(config: Config, tmp_path: Path):
@@ -198,8 +199,9 @@ def test_migrating_a_v5_database(config: Config, tmp_path: Path):
     assert query(db, "SELECT count(*) FROM attachment_file") == [(0,)]
     # The other tables are untouched, but for what v7 adds: a column of command
     # and of sync_run (their rows keep every old value) and the token table; and
-    # what v8 adds: a column of issue and the full-text index.
-    widened = ("command", "sync_run", "issue")
+    # what v8 adds: a column of issue and the full-text index; and what v9
+    # adds: a column of agent_status and its indexes.
+    widened = ("command", "sync_run", "issue", "agent_status")
     untouched = [line for line in untouched if not any(f'"{t}"' in line or f"TABLE {t} " in line
                                                        for t in widened)]
     after = dump(db)
@@ -212,7 +214,7 @@ def test_migrating_a_v5_database(config: Config, tmp_path: Path):
                for line in added), added
     for table, columns in (("command", COMMAND_V6_COLUMNS), ("sync_run", SYNC_RUN_V6_COLUMNS)):
         assert query(db, f"SELECT {columns} FROM {table} ORDER BY id") == before[table]
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_refresh_queued_during_migration(config: Config):
@@ -254,10 +256,10 @@ def test_two_connections_to_a_v1_database(config: Config):
         thread.join()
 
     assert errors == []
-    assert sorted(r.old_version for r in results) == [1, 8]
+    assert sorted(r.old_version for r in results) == [1, 9]
     assert [b.name.split("-schema-")[1] for b in backups(config)] == ["v1.sqlite"]
     assert query(db, "SELECT deliveries FROM command WHERE status = 'claimed'") == [(1,)]
-    assert schema_version(db) == 8
+    assert schema_version(db) == 9
 
 
 def test_open_data_directory(config: Config):
@@ -273,13 +275,13 @@ def test_open_data_directory(config: Config):
     assert config.backups_dir.stat().st_mode & 0o777 == 0o700
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_each_version_migrates_once(config: Config, version: int):
     deployed(config, version)
     first = startup.prepare(config)
     second = startup.prepare(config)
-    assert (first.old_version, first.new_version) == (version, 8)
-    assert (second.old_version, second.backup) == (8, None)
+    assert (first.old_version, first.new_version) == (version, 9)
+    assert (second.old_version, second.backup) == (9, None)
     assert len(backups(config)) == 1
 
 
@@ -293,7 +295,7 @@ def test_mode_that_cannot_be_set_is_a_warning_and_the_hub_goes_on(config, monkey
     monkeypatch.setattr("hub.datadir.os.chmod", refuse)
     result = startup.prepare(config)
 
-    assert result.new_version == 8
+    assert result.new_version == 9
     assert f"could not set {config.data_dir} to mode 0700" in caplog.text
     assert config.data_dir.stat().st_mode & 0o777 == 0o755
 

@@ -26,13 +26,15 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/agent/v1/commands/{command_id}/state", "/agent/v1/commands/{command_id}/done",
         "/agent/v1/commands/{command_id}/failed", "/api/v1/commands",
         "/api/v1/commands/{command_id}", "/api/v1/commands/{command_id}/cancel",
-        "/api/v1/sync-runs", "/api/v1/agents", "/api/v1/overview", "/agent/v1/commands/{command_id}/file",
+        "/api/v1/sync-runs", "/api/v1/agents", "/api/v1/agents/{agent_id}", "/api/v1/overview",
+        "/agent/v1/commands/{command_id}/file",
         "/api/v1/issues/{key}/attachments", "/api/v1/attachments/states",
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
         "/api/v1/attachments/{attachment_id}/content", "/api/v1/issues", "/api/v1/issues/{key}",
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
         "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
         "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
+        "/api/v1/whoami",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM

@@ -59,7 +59,7 @@ def test_issues_page_by_arrival_with_their_filters(hub):
 
 
 @pytest.mark.parametrize("path, role", [
-    ("/api/v1/agents", "interface"), ("/api/v1/projects", "interface"), ("/api/v1/tokens", "admin"),
+    ("/api/v1/projects", "interface"), ("/api/v1/tokens", "admin"),
     ("/api/v1/issues/X-1/comments", "interface"), ("/api/v1/issues/X-1/changes", "interface"),
     ("/api/v1/issues/X-1/notes", "interface"), ("/api/v1/issues/X-1/attachments", "interface"),
 ])

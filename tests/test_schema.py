@@ -58,7 +58,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -71,7 +71,7 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
     assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH}
     for table, shape in v5.items():
-        if table in ("command", "sync_run", "issue"):
+        if table in ("command", "sync_run", "issue", "agent_status"):
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
         else:
             assert fresh[table] == shape, table
@@ -79,10 +79,11 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
 
 def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
-    (save what v8 adds)."""
+    (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
     assert set(fresh) - set(v6) == {"token", *SEARCH}
-    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"], "issue": ["jira_updated_at"]}
+    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"], "issue": ["jira_updated_at"],
+               "agent_status": ["token_id"]}
     for table, shape in v6.items():
         if table in widened:
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
@@ -92,13 +93,30 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
 
 
 def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
-    """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)."""
+    """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)
+    (save what v9 adds to ``agent_status``)."""
     v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
     assert set(fresh) - set(v7) == SEARCH
     for table, shape in v7.items():
-        if table == "issue":
+        if table == "agent_status":
+            assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"]
+        elif table == "issue":
             assert fresh[table]["columns"] == [*shape["columns"], ("jira_updated_at", "TEXT", 0, None, 0)]
             assert fresh[table]["indexes"] == {**shape["indexes"],
                                                "issue_jira_updated_at": (0, ["jira_updated_at"])}
+        else:
+            assert fresh[table] == shape, table
+
+
+def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``."""
+    v8 = describe(make_db(tmp_path / "v8.sqlite", 8, rows=False))
+    assert set(fresh) == set(v8)
+    for table, shape in v8.items():
+        if table == "agent_status":
+            assert fresh[table]["columns"] == [*shape["columns"], ("token_id", "INTEGER", 0, None, 0)]
+            assert fresh[table]["indexes"] == {
+                **shape["indexes"], "agent_status_token": (0, ["token_id", "last_seen_at"]),
+                "agent_status_last_seen": (0, ["last_seen_at"])}
         else:
             assert fresh[table] == shape, table

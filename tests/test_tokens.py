@@ -45,6 +45,26 @@ def test_a_revoked_token_is_401(hub):
     assert hub.api("GET", "/api/v1/commands").status_code == 401
 
 
+def test_whoami_names_any_known_token_and_refuses_any_other(hub):
+    """GET /api/v1/whoami: the cheap check a service in front of the hub asks before working."""
+    metrics = TokenService().add("scraper", "metrics")
+    for role in ("agent", "interface", "admin"):
+        resp = hub.api("GET", "/api/v1/whoami", role=role)
+        assert resp.status_code == 200 and resp.json == {"name": f"test-{role}", "role": role}
+    resp = hub.client.simulate_get("/api/v1/whoami", headers={"Authorization": f"Bearer {metrics}"})
+    assert resp.json == {"name": "scraper", "role": "metrics"}
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dWk6cHc="}):
+        resp = hub.client.simulate_get("/api/v1/whoami", headers=headers)
+        assert resp.status_code == 401 and resp.headers["WWW-Authenticate"] == "Bearer"
+    TokenService().revoke("scraper")
+    resp = hub.client.simulate_get("/api/v1/whoami", headers={"Authorization": f"Bearer {metrics}"})
+    assert resp.status_code == 401
+    operation = hub.api("GET", "/openapi.json").json["paths"]["/api/v1/whoami"]["get"]
+    assert operation["x-roles"] == ["admin", "agent", "interface", "metrics"]
+    schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert schema["required"] == ["name", "role"] and "401" in operation["responses"]
+
+
 def test_token_names_roles_and_duplicates(hub):
     tokens = TokenService()
     with pytest.raises(ContractError):

@@ -12,37 +12,22 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.support import PDF, call, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import BROWSER_ARGS, PDF, call, chromium, prepared_hub, run_script, start, stop, wait_for_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--disable-quic"]
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
 DESCRIPTION = (f"h1. Setup\nRun *this* first, see [the guide|http://wiki/guide].\n{SCRIPT}\n{IMAGE}\n"
                "* step one\n* step two")
-
-
-def chromium() -> tuple[str | None, str]:
-    """The system browser's path, or None and why not."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return None, "Playwright for Python is not installed (pip install -e '.[test]')"
-    for candidate in (shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate, ""
-    return None, "no Chromium found (apt-get install chromium)"
 
 
 @pytest.fixture(scope="module")
@@ -362,6 +347,8 @@ def test_operations_show_agents_queue_runs_and_store_and_enqueue_and_cancel(web)
     expect(page.get_by_role("heading", name="Operations")).to_be_visible()
     agents = page.locator("section[aria-labelledby=o-agents] tbody tr")
     expect(agents.first).to_contain_text(AGENT_ID)
+    # One bounded page of agents, beside the overview's totals of them all.
+    expect(page.locator("#agents-shown")).to_contain_text("of 1 heard from")
     runs = page.locator("section[aria-labelledby=o-recent-sync-runs] tbody tr")
     expect(runs.first).to_contain_text("done")
     expect(runs.first).to_contain_text("33")

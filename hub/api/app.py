@@ -22,6 +22,7 @@ from hub.api.openapi import OpenAPIResource
 from hub.api.paths import PathGuard
 from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
+from hub.api.whoami import WhoamiResource
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
@@ -70,9 +71,10 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     metrics = Metrics()
     signal = WorkSignal()
     projects = ProjectService(clock)
-    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics)
+    agents = AgentService.from_config(config, clock)
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
+                            agents=agents)
     store = FileStore(config.files_dir)
-    agents = AgentService(clock)
     attachments = AttachmentService(store, signal, clock)
     overview = OverviewService(projects, agents, config.files_dir, clock)
     metrics.watch(HubCollector(overview, agents, clock))
@@ -109,6 +111,7 @@ def routes(services: Services, config: Config,
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
         ("/metrics", MetricsResource(s.metrics)),
+        ("/api/v1/whoami", WhoamiResource()),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),
@@ -123,6 +126,7 @@ def routes(services: Services, config: Config,
         ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
         ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
         ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/agents/{agent_id}", admin.AgentResource(s.agents)),
         ("/api/v1/overview", interface.OverviewResource(s.overview)),
         ("/api/v1/issues", issues.IssuesResource(s.issues)),
         ("/api/v1/issues/{key}", issues.IssueResource(s.issues)),

@@ -59,7 +59,8 @@ class AttachmentResource:
         with self._polls.slot(resp) as may_wait:
             if may_wait:
                 resp.media = self._attachments.wait_for_change(
-                    attachment_id, q["known"], q["wait"], gone=client_gone(req))
+                    attachment_id, q["known"], q["wait"], gone=client_gone(req),
+                    token_id=req.context.principal.token_id)
             else:
                 resp.media = self._attachments.state(attachment_id)
 
@@ -132,7 +133,6 @@ class ContentResource:
         etag = f'"{content.sha256}"'
         resp.set_header("ETag", etag)
         resp.set_header("Accept-Ranges", "bytes")
-        resp.set_header("Cache-Control", "private, no-cache")
         if etag_matches(req.get_header("If-None-Match"), etag):
             resp.status = falcon.HTTP_304
             return None, None

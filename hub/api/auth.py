@@ -4,6 +4,12 @@ Each resource says who may call it with a ``roles`` attribute: a set of roles,
 or :data:`PUBLIC`, or a mapping from HTTP method to either when methods differ.
 A resource (or method) that says nothing is admin-only, so a route added
 without thought is closed rather than open.
+
+Every answer of a route that needs a token — its errors, its downloads and the
+401 of a missing token included — carries ``Cache-Control: no-store``: what a
+token may read is for that token only, and no browser or proxy cache is to keep
+it. The public routes (``/healthz``, ``/openapi.json``, the web page and its
+files) keep their own caching.
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ AGENT = frozenset({vocabulary.AGENT})
 INTERFACE = frozenset({vocabulary.INTERFACE, vocabulary.ADMIN})
 ADMIN = frozenset({vocabulary.ADMIN})
 METRICS = frozenset({vocabulary.METRICS, vocabulary.ADMIN})
+# Any token the hub knows, whatever its role.
+ANY = frozenset(vocabulary.TOKEN_ROLES)
+# What every answer of a route that needs a token says to caches.
+NO_STORE = "no-store"
+PRIVATE_PATHS = ("/api/", "/agent/")
 
 
 class AuthMiddleware:
@@ -53,6 +64,14 @@ class AuthMiddleware:
                 description=f"This needs a token of role {' or '.join(sorted(roles))}; "
                 f"token {principal.name!r} has role {principal.role!r}.",
             )
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response, resource,
+                         req_succeeded: bool) -> None:
+        # Here rather than in each responder: it runs after the error handlers
+        # too, so no answer of a private route can miss it. The API's and the
+        # agent protocol's paths are private whether a route matched or not.
+        if (resource is not None and roles_for(resource, req.method)) or req.path.startswith(PRIVATE_PATHS):
+            resp.set_header("Cache-Control", NO_STORE)
 
 
 def roles_for(resource, method: str) -> frozenset[str]:

@@ -14,13 +14,14 @@ import logging
 import falcon
 import peewee
 
-from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge
+from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, Unauthenticated
 from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)
 
 STATUS = {
     BadRequest: falcon.HTTP_400,
+    Unauthenticated: falcon.HTTP_401,
     NotFound: falcon.HTTP_404,
     Conflict: falcon.HTTP_409,
     TooLarge: falcon.HTTP_413,
@@ -44,6 +45,9 @@ def _serialize(req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError
 def _domain_error(req, resp, exc: HubError, params) -> None:
     status = next((s for cls, s in STATUS.items() if isinstance(exc, cls)), falcon.HTTP_400)
     resp.status = status
+    if isinstance(exc, Unauthenticated):
+        # As the auth layer's own 401: the client is to present a (new) bearer token.
+        resp.set_header("WWW-Authenticate", "Bearer")
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 

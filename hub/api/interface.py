@@ -79,9 +79,15 @@ class AgentsResource:
     def __init__(self, agents: AgentService):
         self._agents = agents
 
+    @query(schemas.AGENT_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Agents, with whether each is online."""
-        resp.media = self._agents.list()
+        """Agents heard from lately, newest registered first, with whether each is online.
+
+        Agents unseen for HUB_AGENT_FORGET_HOURS are forgotten; ``online=true|false``
+        keeps those that are (not) online."""
+        q = dict(req.context.query)
+        online = {"true": True, "false": False}.get(q.pop("online", None))
+        resp.media = self._agents.list(online=online, **q)
 
 
 class OverviewResource:

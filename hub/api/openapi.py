@@ -19,7 +19,7 @@ import falcon
 
 from hub import __version__
 from hub.api import schemas
-from hub.api.auth import PUBLIC, roles_for
+from hub.api.auth import NO_STORE, PUBLIC, roles_for
 
 METHODS = ("get", "head", "post", "put", "delete", "patch")
 JSON = "application/json"
@@ -40,13 +40,19 @@ SEGMENT = {"type": "string", "minLength": 1, "maxLength": 255,
            "pattern": r"^(?!\.\.?(?![\s\S]))[^/]+(?![\s\S])",
            "description": "one path segment: no '/', and not '.' or '..' (400)"}
 PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
-                "label": SEGMENT, "name": schemas.TOKEN_NAME}
+                "label": SEGMENT, "name": schemas.TOKEN_NAME,
+                "agent_id": {**schemas.AGENT_ID, "pattern": SEGMENT["pattern"],
+                             "description": SEGMENT["description"]}}
 CONVERTER_SCHEMAS = {"id": schemas.ID}
 _TEXT = {"schema": {"type": "string"}}
 # Every answer carries the id of its request's log line (hub.api.requests).
 REQUEST_ID = {"X-Request-Id": {"description": "the request's id in the hub's log: the proxy's "
                                "X-Request-Id when it is a plain token, else one the hub made",
                                "required": True, **_TEXT}}
+# Every answer of a route that needs a token, errors included (hub.api.auth).
+NO_STORE_HEADER = {"Cache-Control": {"description": "no-store: an answer to a token is for that token only, "
+                                     "and no cache keeps it", "required": True,
+                                     "schema": {"type": "string", "const": NO_STORE}}}
 ERROR_STATUSES = {
     400: ("Malformed: the body is not JSON, or nests too deep; or the path holds an encoded / "
           "(%2F) or a . or .. segment", {}),
@@ -67,7 +73,7 @@ WRITES = ("post", "put", "patch", "delete")
 def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
              headers: dict[int, dict] | None = None, location: str | None = None,
              request_media: str | None = None, header_params: tuple[dict, ...] = (),
-             db: bool = True, operation_id: str | None = None):
+             db: bool = True, operation_id: str | None = None, answers: dict | None = None):
     """Declare what the decorated responder answers, for ``/openapi.json``.
 
     ``statuses`` are its success statuses (200 by default) with body ``media``;
@@ -76,10 +82,11 @@ def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
     status; ``location`` is the path template a 201's ``Location`` names.
     ``request_media`` is a body that is not JSON (read raw); ``header_params``
     are the request headers it reads; ``db`` is False for the one responder
-    that never touches the database.
+    that never touches the database. ``answers`` is the JSON Schema of its JSON
+    body, where the document gives one.
     """
     declared = _declaration(statuses, media, errors, headers, location, request_media,
-                            header_params, db, operation_id)
+                            header_params, db, operation_id, answers)
 
     def decorate(responder):
         responder.responses = declared
@@ -89,10 +96,10 @@ def responds(*statuses: int, media: str = JSON, errors: tuple[int, ...] = (),
 
 
 def _declaration(statuses=(), media=JSON, errors=(), headers=None, location=None,
-                 request_media=None, header_params=(), db=True, operation_id=None) -> dict:
+                 request_media=None, header_params=(), db=True, operation_id=None, answers=None) -> dict:
     return {"statuses": statuses or (200,), "media": media, "errors": errors,
             "headers": headers or {}, "location": location, "request_media": request_media,
-            "header_params": header_params, "db": db, "operation_id": operation_id}
+            "header_params": header_params, "db": db, "operation_id": operation_id, "answers": answers}
 
 
 def build_document(routes: list[tuple[str, object]]) -> dict:
@@ -169,6 +176,9 @@ def _operation(template: str, resource, method: str, responder) -> dict:
             errors.add(507)
     operation["responses"] = {**_successes(declared, body=method != "head"), **{
         str(status): _error_response(status) for status in sorted(errors)}}
+    if roles:
+        for response in operation["responses"].values():
+            response["headers"] = {**response["headers"], **NO_STORE_HEADER}
     return operation
 
 
@@ -178,7 +188,8 @@ def _successes(declared: dict, body: bool = True) -> dict:
         response: dict = {"description": falcon.code_to_http_status(status)[4:]}
         if body and status not in (204, 304):
             media = declared["media"]
-            response["content"] = {media: {} if media == JSON else {"schema": {"type": "string"}}}
+            json_body = {"schema": declared["answers"]} if declared["answers"] else {}
+            response["content"] = {media: json_body if media == JSON else {"schema": {"type": "string"}}}
             if media != JSON:
                 response["content"]["*/*"] = {"schema": {"type": "string"}}
         headers = {**REQUEST_ID, **declared["headers"].get(status, {})}

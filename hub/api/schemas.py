@@ -9,6 +9,7 @@ is most likely a typo that would otherwise be silently ignored.
 from __future__ import annotations
 
 from hub.clock import UTC_TIME_PATTERN
+from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
 from hub.services.projects import LABEL_PATTERN
 from hub.services.tokens import NAME_PATTERN
 from hub.vocabulary import (
@@ -152,8 +153,10 @@ HEARTBEAT = {
     "properties": {
         "agent_id": AGENT_ID,
         "version": PROTOCOL_VERSION,
-        "state": NULLABLE_SHORT,
-        "detail": {"type": ["string", "null"], "maxLength": 10_000},
+        "state": {"type": ["string", "null"], "maxLength": MAX_STATE_CHARS,
+                  "description": "what the agent is doing in a word, e.g. idle or working"},
+        "detail": {"type": ["string", "null"], "maxLength": MAX_DETAIL_CHARS,
+                   "description": "one line for the operations page; an agent cuts a longer one"},
     },
     "required": ["agent_id", "version"],
 }
@@ -259,6 +262,15 @@ COMMAND_LIST = {
     },
     "additionalProperties": False,
 }
+AGENT_LIST = {
+    "type": "object",
+    "properties": {
+        **_PAGE,
+        "online": {"type": "string", "enum": ["true", "false"],
+                   "description": "only the agents that are (true) or are not (false) online"},
+    },
+    "additionalProperties": False,
+}
 SYNC_RUN_LIST = {
     "type": "object",
     "properties": {**_PAGE, "status": {"enum": list(RUN_STATUSES)}},
@@ -340,6 +352,13 @@ SCOPE = {
     "properties": {"jql": {"type": "string", "maxLength": 100_000}},
     "required": ["jql"],
     "additionalProperties": False,
+}
+# The answer of GET /api/v1/whoami: the calling token's name and role.
+WHOAMI = {
+    "type": "object",
+    # Any string: a token named before NAME_PATTERN existed keeps its name.
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)}},
+    "required": ["name", "role"],
 }
 NEW_TOKEN = {
     "type": "object",

@@ -69,8 +69,10 @@ class ProjectList(BaseModel):
 
 
 class SyncStatus(BaseModel):
-    agents: list[Item] = Field(description="agents the hub knows, each with `online` and `last_seen_at`")
-    agents_online: int
+    agents: list[Item] = Field(description="at most 20 agents, the online ones first, each with `online`, "
+                               "`last_seen_at` and `detail` (cut to 200 characters)")
+    agents_total: int = Field(description="agents heard from within the hub's forget time (HUB_AGENT_FORGET_HOURS)")
+    agents_online: int = Field(description="agents heard from within the last 120 seconds")
     queue: list[Item] = Field(description="commands counted by type and status")
     oldest_queued_at: str | None
     oldest_queued_age_seconds: float | None

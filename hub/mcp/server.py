@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import re
 import time
 from collections.abc import Mapping
 from importlib import metadata
@@ -25,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
-from hub.mcp.client import HubClient, HubProblem
+from hub.mcp.client import HubClient
 from hub.mcp.results import (
     WIKI,
     AttachmentFetch,
@@ -41,6 +42,7 @@ from hub.mcp.results import (
     RefreshResult,
     SyncStatus,
 )
+from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Asks the hub to queue work for its agents; repeating it queues (or finds) the same kind of work.
@@ -48,8 +50,6 @@ ASKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 FINAL_COMMAND_STATUSES = ("done", "failed", "cancelled")
-# Linked issues are read this many at a time: a hub serves 32 requests at once by default.
-LINK_READS_AT_ONCE = 4
 # The hub holds one attachment long-poll at most this long (docs/api.md).
 LONG_POLL_SECONDS = 30
 # Images past this are described, not inlined: a model's context is not a file transfer.
@@ -61,8 +61,15 @@ TEXT_SUFFIXES = (".txt", ".log", ".md", ".csv", ".tsv", ".json", ".xml", ".yaml"
                  ".conf", ".properties", ".sql", ".sh", ".py", ".java", ".js", ".ts", ".kt", ".go", ".c",
                  ".h", ".cpp", ".cs", ".html", ".css")
 
-Key = Annotated[str, Field(min_length=1, max_length=255, description="an issue key, e.g. AURORA-12")]
-AttachmentId = Annotated[str, Field(min_length=1, max_length=255, description="the attachment's Jira id")]
+# Jira's own shapes of keys and ids, so that a tool refuses "att-1/content" or "../x" as bad
+# arguments before any request: a value that is not an id never becomes a path at the hub.
+# Compiled, because pydantic then checks them with Python's re: its default engine (Rust's
+# regex) has no look-ahead, which the patterns use to mean the very end of the string. The
+# tools' JSON Schemas carry the same text, which reads the same in ECMA-262.
+Key = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(ISSUE_KEY_PATTERN),
+                           description="an issue key, e.g. AURORA-12")]
+AttachmentId = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(JIRA_ID_PATTERN),
+                                    description="the attachment's Jira id, e.g. 10001")]
 Cursor = Annotated[int | None, Field(ge=0, description="`next_cursor` of the previous page; omit for the first")]
 Filter = Annotated[str | None, Field(min_length=1, max_length=255)]
 
@@ -71,6 +78,20 @@ A mirror of a team's Jira issues, kept by sdlc-hub. It answers from the mirror, 
 Jira is unreachable; request_refresh asks the hub's agent to reload issues from Jira, and
 sync_status says how fresh the mirror is. Text fields are Jira wiki markup, returned as they are.
 Attachments are fetched on demand: fetch_attachment, then read_attachment."""
+
+
+# sync_status shows this many agents at most, each detail cut to this many
+# characters: enough to tell whether the agents work, bounded however many
+# agents the hub knows.
+SYNC_STATUS_AGENTS = 20
+SYNC_STATUS_DETAIL_CHARS = 200
+
+
+def _brief_agent(agent: dict) -> dict:
+    detail = agent.get("detail")
+    if isinstance(detail, str) and len(detail) > SYNC_STATUS_DETAIL_CHARS:
+        agent = {**agent, "detail": detail[:SYNC_STATUS_DETAIL_CHARS - 1] + "…"}
+    return agent
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -137,14 +158,14 @@ def build_server(url: str, token: str | None = None, *,
             issue = await h.get(f"/api/v1/issues/{_segment(key)}")
             attachments = await h.get(f"/api/v1/issues/{_segment(key)}/attachments")
             notes = await h.get(f"/api/v1/issues/{_segment(key)}/notes")
+            # The hub answers each link with the other issue's summary and status: a constant
+            # number of requests, however many links the issue has.
             links = issue.pop("links", {"outward": [], "inward": []})
-            others = {link["key"] for side in links.values() for link in side}
-            known = await _summaries(h, others)
             comments = await _entries(h, key, "comments", 0, 50) if "comments" in include else None
             changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
         return IssueDetail(
             key=issue["key"], format=WIKI, fields=issue,
-            links=Links(**{side: [_linked(link, known) for link in links[side]] for side in ("outward", "inward")}),
+            links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
             attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
 
     @server.tool(annotations=READ_ONLY, description=(
@@ -172,13 +193,20 @@ def build_server(url: str, token: str | None = None, *,
         return ProjectList(items=projects["items"], scope=projects.get("scope"), base_jql=projects.get("base_jql"))
 
     @server.tool(annotations=READ_ONLY, description=(
-        "How fresh the mirror is: agents (online or not), the last full and incremental refresh runs, and "
-        "the command queue by type and status. Use it before trusting the mirror for recent changes."))
+        "How fresh the mirror is: agents (how many, how many online, and a few of them), the last full and "
+        "incremental refresh runs, and the command queue by type and status. Use it before trusting the "
+        "mirror for recent changes."))
     async def sync_status(ctx: Context) -> SyncStatus:
         async with hub(ctx) as h:
             overview = await h.get("/api/v1/overview")
-            agents = await h.get("/api/v1/agents")
-        return SyncStatus(agents=agents["items"], agents_online=sum(1 for a in agents["items"] if a.get("online")),
+            # Online agents first, then the others, newest registered first: two
+            # bounded pages whatever the number of agents.
+            agents = (await h.get("/api/v1/agents", online="true", limit=SYNC_STATUS_AGENTS))["items"]
+            if len(agents) < SYNC_STATUS_AGENTS:
+                agents += (await h.get("/api/v1/agents", online="false",
+                                       limit=SYNC_STATUS_AGENTS - len(agents)))["items"]
+        return SyncStatus(agents=[_brief_agent(a) for a in agents[:SYNC_STATUS_AGENTS]],
+                          agents_total=overview["agents"]["total"], agents_online=overview["agents"]["online"],
                           queue=overview["queue"], oldest_queued_at=overview["oldest_queued_at"],
                           oldest_queued_age_seconds=overview["oldest_queued_age_seconds"],
                           last_runs=overview["last_runs"], store=overview["store"])
@@ -287,33 +315,9 @@ async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -
                      total=len(items), next_cursor=end if end < len(items) else None)
 
 
-async def _summaries(h: HubClient, keys: set[str]) -> dict[str, dict]:
-    """The mirror's issues among ``keys``, read a few at a time; one the mirror does not hold is left out."""
-    found: dict[str, dict] = {}
-    problems: list[HubProblem] = []
-    limiter = anyio.CapacityLimiter(LINK_READS_AT_ONCE)
-
-    async def read(key: str) -> None:
-        async with limiter:
-            try:
-                found[key] = await h.get(f"/api/v1/issues/{_segment(key)}")
-            except HubProblem as problem:
-                # Kept, not raised: a task group would wrap it in an ExceptionGroup.
-                if problem.status != 404:
-                    problems.append(problem)
-
-    async with anyio.create_task_group() as group:
-        for key in sorted(keys):
-            group.start_soon(read, key)
-    if problems:
-        raise problems[0]
-    return found
-
-
-def _linked(link: dict, known: dict[str, dict]) -> LinkedIssue:
-    other = known.get(link["key"])
-    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=other is not None,
-                       summary=other and other.get("summary"), status=other and other.get("status"))
+def _linked(link: dict) -> LinkedIssue:
+    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=bool(link.get("in_mirror")),
+                       summary=link.get("summary"), status=link.get("status"))
 
 
 def _kind(state: dict) -> Literal["text", "image", "binary"]:

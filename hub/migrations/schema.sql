@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (8), as a new hub creates it.
+-- sdlc-hub database schema, current version (9), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -105,8 +105,12 @@ CREATE TABLE agent_status (
   version      INTEGER,
   last_seen_at TEXT NOT NULL,
   state        TEXT,
-  detail       TEXT
+  detail       TEXT,
+  token_id     INTEGER
 );
+-- Counting one token's agent ids, and agents seen since a time; see steps/v9_agent_tokens.py.
+CREATE INDEX agent_status_token ON agent_status (token_id, last_seen_at);
+CREATE INDEX agent_status_last_seen ON agent_status (last_seen_at);
 
 CREATE TABLE issue_comment (
   key        TEXT NOT NULL,

@@ -1,26 +1,139 @@
-"""Agents as interfaces see them: who is there, and whether it is online."""
+"""Agents: who is there, whether it is online, and how many ids one token may hold.
+
+An agent is known by the ``agent_id`` its heartbeats and claims carry; its row in
+``agent_status`` records the token that last wrote it. The rows are bounded
+twice over. An agent token may register at most ``per_token`` agent ids
+(``HUB_AGENTS_PER_TOKEN``): a heartbeat or claim with an id the token does not
+hold yet is refused once it holds that many. And an agent unseen for
+``forget_hours`` (``HUB_AGENT_FORGET_HOURS``) is forgotten: it is no longer
+listed, counted or in the metrics, no longer counts against its token, and
+:meth:`AgentService.forget` (the worker, hourly) deletes its row. A forgotten
+or removed agent that is heard from again simply registers again, within the
+bound. Rows from before schema v9 have no token and count against none until
+they are written again.
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from peewee import SQL, fn
+
 from hub.clock import Clock, iso
+from hub.config import Config
+from hub.db import database
+from hub.errors import Conflict, NotFound
 from hub.models import AgentStatus
-from hub.services.pagination import listing
+from hub.services.pagination import page
 
 # An agent heard from within this long is online. Agents heartbeat every few
 # seconds while they work, and at least once a minute while idle.
 ONLINE_SECONDS = 120
+# The longest detail and state an agent may send (docs/agent-protocol.md): one
+# line for a person to read on the operations page, not a log.
+MAX_DETAIL_CHARS = 1000
+MAX_STATE_CHARS = 100
+# The rowid grows as agents register (a removed agent that comes back gets a
+# new one), so it pages the newest registered first.
+_ROWID = SQL("rowid")
+
+
+def serialize_agent(row: AgentStatus, since: str) -> dict:
+    return {"agent_id": row.agent_id, "version": row.version, "last_seen_at": row.last_seen_at,
+            "state": row.state, "detail": row.detail, "online": row.last_seen_at >= since}
 
 
 class AgentService:
-    def __init__(self, clock: Clock | None = None):
-        self._clock = clock or Clock()
+    """The ``agent_status`` rows: listing, counting, registering, removing, forgetting."""
 
-    def list(self) -> dict:
-        """Every agent ever heard from, by id, each with whether it is online."""
-        since = iso(self._clock.now() - timedelta(seconds=ONLINE_SECONDS))
-        return listing({
-            "agent_id": a.agent_id, "version": a.version, "last_seen_at": a.last_seen_at,
-            "state": a.state, "detail": a.detail, "online": a.last_seen_at >= since,
-        } for a in AgentStatus.select().order_by(AgentStatus.agent_id))
+    def __init__(self, clock: Clock | None = None, *, per_token: int = Config.agents_per_token,
+                 forget_hours: int = Config.agent_forget_hours):
+        self._clock = clock or Clock()
+        self._per_token = per_token
+        self._forget_hours = forget_hours
+
+    @classmethod
+    def from_config(cls, config: Config, clock: Clock | None = None) -> "AgentService":
+        """The agents the hub's settings bound, for the app, the CLI and the worker."""
+        return cls(clock, per_token=config.agents_per_token, forget_hours=config.agent_forget_hours)
+
+    def _forget_line(self, now=None) -> str:
+        """Agents last seen before this are forgotten."""
+        return iso((now or self._clock.now()) - timedelta(hours=self._forget_hours))
+
+    def _online_line(self) -> str:
+        return iso(self._clock.now() - timedelta(seconds=ONLINE_SECONDS))
+
+    def list(self, cursor: int | None = None, limit: int = 50, online: bool | None = None) -> dict:
+        """Agents not forgotten, newest registered first, one page of ``limit``;
+        ``online`` True or False keeps those that are (or are not) online."""
+        since = self._online_line()
+        query = AgentStatus.select().where(AgentStatus.last_seen_at >= self._forget_line())
+        if online is True:
+            query = query.where(AgentStatus.last_seen_at >= since)
+        elif online is False:
+            query = query.where(AgentStatus.last_seen_at < since)
+        return page(query, _ROWID, cursor, limit, lambda row: serialize_agent(row, since))
+
+    def counts(self) -> dict:
+        """``{total, online}`` of the agents not forgotten: one index range, no rows loaded."""
+        since = self._online_line()
+        total, online = (AgentStatus
+                         .select(fn.COUNT(SQL("*")),
+                                 fn.COUNT(SQL("CASE WHEN last_seen_at >= ? THEN 1 END", [since])))
+                         .where(AgentStatus.last_seen_at >= self._forget_line()).tuples().get())
+        return {"total": total, "online": online}
+
+    def seen(self) -> list[tuple[str, str]]:
+        """``(agent_id, last_seen_at)`` of every agent not forgotten, for the metrics'
+        per-agent series: at most ``HUB_AGENTS_PER_TOKEN`` per agent token."""
+        return list(AgentStatus.select(AgentStatus.agent_id, AgentStatus.last_seen_at)
+                    .where(AgentStatus.last_seen_at >= self._forget_line())
+                    .order_by(AgentStatus.agent_id).tuples())
+
+    def record(self, agent_id: str, token_id: int | None, values: dict, now) -> None:
+        """Write the agent as seen with ``values`` (version, last_seen_at, maybe state
+        and detail) for ``token_id``, registering the id if the token does not hold it.
+
+        Call inside the caller's write transaction. An id the token holds is one
+        UPDATE; a new one (or one forgotten, or last written by another token or
+        before v9) is counted against the token first, and refused with a
+        Conflict once the token holds ``per_token`` ids seen since the forget line.
+        Without a token (a caller inside the hub) nothing is counted: one upsert.
+        """
+        forget_line = self._forget_line(now)
+        if token_id is not None:
+            updated = (AgentStatus.update(**values)
+                       .where(AgentStatus.agent_id == agent_id, AgentStatus.token_id == token_id,
+                              AgentStatus.last_seen_at >= forget_line)
+                       .execute())
+            if updated:
+                return
+            held = (AgentStatus.select(fn.COUNT(SQL("*")))
+                    .where(AgentStatus.token_id == token_id, AgentStatus.last_seen_at >= forget_line,
+                           AgentStatus.agent_id != agent_id).scalar())
+            if held >= self._per_token:
+                raise Conflict(
+                    f"this agent token already holds {held} agent ids heard from within the last "
+                    f"{self._forget_hours} h, its bound (HUB_AGENTS_PER_TOKEN = {self._per_token}), "
+                    f"so agent_id {agent_id!r} is not registered: send one of the ids it holds "
+                    "(see GET /api/v1/agents), or free one with 'hub agent remove ID' or "
+                    "DELETE /api/v1/agents/{agent_id}; an id unheard of for "
+                    "HUB_AGENT_FORGET_HOURS is freed on its own",
+                    agents_per_token=self._per_token)
+        values = {**values, "token_id": token_id}
+        (AgentStatus.insert(agent_id=agent_id, **values)
+         .on_conflict(conflict_target=[AgentStatus.agent_id], update=values)
+         .execute())
+
+    def remove(self, agent_id: str) -> None:
+        """Forget one agent now; NotFound if the hub has no row for it. Heard from
+        again, it registers again (within its token's bound)."""
+        with database.atomic():
+            if not AgentStatus.delete().where(AgentStatus.agent_id == agent_id).execute():
+                raise NotFound(f"no agent {agent_id!r}")
+
+    def forget(self) -> int:
+        """Delete the rows of agents unseen for ``forget_hours``; how many went."""
+        with database.atomic():
+            return AgentStatus.delete().where(AgentStatus.last_seen_at < self._forget_line()).execute()

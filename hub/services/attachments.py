@@ -24,6 +24,7 @@ from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, Issue, IssueAttachment
 from hub.services.commands import serialize_command
 from hub.services.files import FileStore
+from hub.services.tokens import require_token
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     FAILED,
@@ -120,15 +121,18 @@ class AttachmentService:
         return states[0]
 
     def wait_for_change(self, attachment_id: str, known: str, wait: float, *,
-                        gone: Callable[[], bool] = lambda: False) -> dict:
+                        gone: Callable[[], bool] = lambda: False, token_id: int | None = None) -> dict:
         """The state, held up to ``wait`` seconds while it is still ``known``.
 
         Stops early once ``gone()`` says the client has left (checked every
-        POLL_SECONDS), so a closed poll gives its thread back.
+        POLL_SECONDS), so a closed poll gives its thread back. Each state is
+        answered only while the token ``token_id`` still exists: one revoked
+        while the poll waits raises Unauthenticated within POLL_SECONDS.
         """
         deadline = time.monotonic() + wait
         while True:
             state = self.state(attachment_id)
+            require_token(token_id)
             remaining = deadline - time.monotonic()
             if state["state"] != known or remaining <= 0 or gone():
                 return state

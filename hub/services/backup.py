@@ -68,6 +68,27 @@ class NotEmpty(HubError):
     title = "Not empty"
 
 
+class UnsafePath(HubError):
+    """A path that backup or restore will not write through: a symbolic link where
+    it makes its own directory, or a backup inside the data dir it is of (or the
+    other way round). Nothing was touched."""
+
+    title = "Unsafe path"
+
+
+def _within(path: Path, other: Path) -> bool:
+    """Whether ``path`` is ``other`` or lies inside it, symbolic links resolved
+    (a path that does not exist yet resolves as far as it exists)."""
+    inner, outer = Path(os.path.realpath(path)), Path(os.path.realpath(other))
+    return inner == outer or outer in inner.parents
+
+
+def _refuse_symlink(path: Path, what: str) -> None:
+    if path.is_symlink():
+        raise UnsafePath(f"{what} {path} is a symbolic link (to {os.readlink(path)}); "
+                         "nothing was written through it: name a real directory")
+
+
 @dataclass
 class BackupReport:
     """What a backup holds (``hub backup`` prints it) or what was restored."""
@@ -87,9 +108,17 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
 
     Files are hard-linked into the backup when ``dest`` is on the data dir's
     filesystem (unless ``copy``), copied otherwise. On failure, what was written
-    into ``dest`` is removed. Raises NotEmpty, BackupError.
+    into ``dest`` is removed. A ``dest`` that is a symbolic link, or that lies
+    inside the data dir (its ``files/`` included), is refused before anything is
+    written. Raises UnsafePath, NotEmpty, BackupError.
     """
-    created = _claim_empty_dir(dest, "the backup's destination")
+    what = "the backup's destination"
+    _refuse_symlink(dest, what)
+    if _within(dest, data_dir):
+        raise UnsafePath(f"{what} {dest} is inside the data dir {data_dir}: a backup there would be "
+                         "lost with the hub and mixed with its files; nothing was written. "
+                         "Back up to another directory, better another disk")
+    created = _claim_empty_dir(dest, what)
     try:
         return _backup(data_dir, dest, copy, clock or Clock())
     except OSError as exc:  # a full disk, a file the user may not read, ...
@@ -224,10 +253,19 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
     Everything is copied into a staging directory and checked against the
     manifest (sha256 of the database and of every file, SQLite's integrity
     check) before it is moved into place; on any failure the data dir is left
-    as it was found. Raises NotEmpty, BackupError.
+    as it was found. A staging directory (``.restoring``) that is a symbolic
+    link, or a backup inside the data dir (or a data dir inside the backup), is
+    refused before anything is touched.
+    Raises UnsafePath, NotEmpty, BackupError.
     """
     what = "the data dir to restore into (HUB_DATA_DIR)"
+    if _within(src, data_dir) or _within(data_dir, src):
+        raise UnsafePath(f"the backup {src} and {what} {data_dir} overlap (one is inside the other); "
+                         "nothing was touched. Restore from a backup kept outside the data dir")
     leftover = data_dir / STAGING
+    # Restore removes a leftover staging dir and writes into a new one: through
+    # a link either would reach whatever the link names.
+    _refuse_symlink(leftover, "restore's staging directory")
     if leftover.is_dir() and [p.name for p in data_dir.iterdir()] == [STAGING]:
         shutil.rmtree(leftover)  # a restore killed midway: it had put nothing in place
     _check_empty(data_dir, what)

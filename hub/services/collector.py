@@ -83,10 +83,10 @@ def _families() -> dict[str, object]:
                                              "removed, by rule.", labels=["rule"]),
         "removed_bytes": CounterMetricFamily("hub_cleanup_removed_bytes", "Bytes the file-store cleanup "
                                              "removed, by rule.", labels=["rule"]),
-        "agents": GaugeMetricFamily("hub_agents", "Agents ever heard from, by whether they are online "
-                                    "(heard from within 120 s).", labels=["online"]),
+        "agents": GaugeMetricFamily("hub_agents", "Agents heard from within HUB_AGENT_FORGET_HOURS, by "
+                                    "whether they are online (heard from within 120 s).", labels=["online"]),
         "agent_age": GaugeMetricFamily("hub_agent_last_seen_age_seconds", "Seconds since each agent was "
-                                       "last heard from.", labels=["agent_id"]),
+                                       "last heard from (agents not forgotten).", labels=["agent_id"]),
     }
 
 
@@ -122,7 +122,8 @@ class HubCollector:
                 runs = self._run_durations()
                 oldest = self._overview.oldest_queued_age()
                 tallies = read_tallies()
-                agents = self._agents.list()["items"]
+                agents = self._agents.counts()
+                seen = self._agents.seen()
         store = self._overview.store()
         now = self._clock.now()
 
@@ -144,12 +145,12 @@ class HubCollector:
         for rule in RULES:
             f["removed_files"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.files", 0))
             f["removed_bytes"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.bytes", 0))
-        online = sum(1 for a in agents if a["online"])
-        f["agents"].add_metric(["true"], online)
-        f["agents"].add_metric(["false"], len(agents) - online)
-        for agent in agents:
-            age = (now - datetime.fromisoformat(agent["last_seen_at"])).total_seconds()
-            f["agent_age"].add_metric([agent["agent_id"]], max(0.0, age))
+        f["agents"].add_metric(["true"], agents["online"])
+        f["agents"].add_metric(["false"], agents["total"] - agents["online"])
+        # One series per agent not forgotten: at most HUB_AGENTS_PER_TOKEN per agent token.
+        for agent_id, last_seen_at in seen:
+            age = (now - datetime.fromisoformat(last_seen_at)).total_seconds()
+            f["agent_age"].add_metric([agent_id], max(0.0, age))
         return list(f.values())
 
     def _command_counts(self) -> dict[tuple[str, str], list[int]]:

@@ -20,11 +20,13 @@ from typing import Any, Callable
 
 from hub.clock import Clock, after, iso
 from hub.db import database
-from hub.errors import Conflict, NotFound
+from hub.errors import Conflict, NotFound, Unauthenticated
 from hub.metrics import Metrics
-from hub.models import AgentStatus, Command
+from hub.models import Command
+from hub.services.agents import AgentService
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
+from hub.services.tokens import token_exists
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
@@ -46,8 +48,8 @@ POLL_SECONDS = 1.0
 # column holds whole seconds anyway); a change of version, state or detail is
 # written at once.
 SEEN_EVERY_SECONDS = 1
-# Agents remembered as written; past this many the memory starts over, which
-# costs one write per agent.
+# Agents remembered as written (with their token); past this many the memory
+# starts over, which costs one write per agent.
 SEEN_MEMORY = 10_000
 
 # The columns of ``command`` in model order, for RETURNING.
@@ -88,15 +90,19 @@ class Dispatcher:
     """Claims, leases and the holder check, over the ``command`` table."""
 
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
-                 clock: Clock | None = None, *, metrics: Metrics | None = None):
+                 clock: Clock | None = None, *, metrics: Metrics | None = None,
+                 agents: AgentService | None = None):
         self._lease_seconds = lease_seconds
         self._metrics = metrics or Metrics()
         self._max_deliveries = max_deliveries
         self._signal = signal
         self._clock = clock or Clock()
-        # agent_id -> (last_seen_at, version, state, detail) as last committed by
-        # this process. Threads may race on it; the worst is one extra write.
-        self._written: dict[str, tuple[datetime, int, str | None, str | None]] = {}
+        # Writes agent rows, and bounds the agent ids each token registers.
+        self._agents = agents or AgentService(self._clock)
+        # (token_id, agent_id) -> (last_seen_at, version, state, detail) as last
+        # committed by this process. Threads may race on it; the worst is one
+        # extra write.
+        self._written: dict[tuple[int | None, str], tuple[datetime, int, str | None, str | None]] = {}
 
     # -- agents ---------------------------------------------------------------
 
@@ -104,11 +110,12 @@ class Dispatcher:
                   detail: str | None = None, *, token_id: int | None = None) -> dict:
         """Record the agent as seen, extend its leases, name its cancelled commands.
 
-        Only commands that this agent claimed with this token are its own.
+        Only commands that this agent claimed with this token are its own. An
+        ``agent_id`` new to this token past its bound raises Conflict.
         """
         now = self._clock.now()
         with database.atomic():
-            written = self._seen(agent_id, version, now, state, detail)
+            written = self._seen(agent_id, token_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == CLAIMED, Command.agent_id == agent_id,
                     _claimed_with(token_id))
@@ -120,7 +127,7 @@ class Dispatcher:
             cancelled = [c.id for c in Command.select(Command.id).where(
                 Command.status == CANCELLED, Command.agent_id == agent_id,
                 _claimed_with(token_id), Command.finished_at >= since).order_by(Command.id)]
-        self._remember(agent_id, written)
+        self._remember(token_id, agent_id, written)
         return {"now": iso(now), "cancelled": cancelled}
 
     # -- claims ---------------------------------------------------------------
@@ -132,7 +139,13 @@ class Dispatcher:
 
         With ``wait`` > 0, hold the call until work arrives or ``wait`` seconds pass,
         or until ``gone()`` says the client has left (checked every POLL_SECONDS):
-        a waiting thread is worth more than an answer nobody will read.
+        a waiting thread is worth more than an answer nobody will read. An
+        ``agent_id`` new to this token past its bound raises Conflict.
+
+        ``token_id`` is the claiming token's: a command is handed out only while
+        it still exists, in the transaction that hands it out, and a claim that
+        finds it gone (revoked while the poll waited, by the API or by another
+        process) raises Unauthenticated within POLL_SECONDS, the queue untouched.
         """
         allowed = claimable_types(version, types)
         deadline = time.monotonic() + wait
@@ -156,25 +169,35 @@ class Dispatcher:
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
         rows: list[tuple] = []
         with database.atomic():
-            written = self._seen(agent_id, version, now)
+            written = self._seen(agent_id, token_id, version, now)
             self._expire(now)
             if allowed:
                 # One statement picks and takes the oldest: inside BEGIN
                 # IMMEDIATE no other writer runs between the two.
                 marks = ", ".join("?" * len(allowed))
+                # The token's row is looked up in the same statement: a token
+                # revoked since the request was authenticated takes nothing.
                 rows = database.execute_sql(
                     f"UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, "
                     "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
                     f"WHERE id IN (SELECT id FROM command WHERE status = '{QUEUED}' "
                     f"AND type IN ({marks}) ORDER BY id LIMIT ?) "
+                    "AND (? IS NULL OR EXISTS (SELECT 1 FROM token WHERE id = ?)) "
                     "RETURNING id, type, params, deliveries, lease_until",
-                    (agent_id, token_id, claimed_at, lease_until, *allowed, limit)).fetchall()
+                    (agent_id, token_id, claimed_at, lease_until, *allowed, limit,
+                     token_id, token_id)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
                 runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at)
                         for row in rows if row[1] == REFRESH]
                 if runs:
                     open_runs(runs)
-        self._remember(agent_id, written)
+            # Nothing taken: no work, or no token. Only then is the token looked
+            # up on its own, so a claim that hands out work costs no statement more.
+            revoked = not rows and token_id is not None and not token_exists(token_id)
+        self._remember(token_id, agent_id, written)
+        if revoked:
+            # After the commit: the leases found expired on the way stay taken back.
+            raise Unauthenticated("The token was revoked while the claim waited; no command was handed out.")
         return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
                  "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
 
@@ -298,12 +321,14 @@ class Dispatcher:
             self._signal.notify()
         return counts
 
-    def _seen(self, agent_id: str, version: int, now, state=None, detail=None):
-        """Upsert the agent's status unless this process wrote the same within
+    def _seen(self, agent_id: str, token_id: int | None, version: int, now, state=None,
+              detail=None):
+        """Write the agent's status (registering it for the token if need be)
+        unless this process wrote the same for the same token within
         SEEN_EVERY_SECONDS; returns what to remember once the transaction
         commits, or None when nothing was written."""
         stamp = iso(now)
-        last = self._written.get(agent_id)
+        last = self._written.get((token_id, agent_id))
         changes_state = state is not None or detail is not None
         if last is not None:
             seen_at, last_version, last_state, last_detail = last
@@ -315,15 +340,13 @@ class Dispatcher:
         values = {"version": version, "last_seen_at": stamp}
         if changes_state:
             values.update(state=state, detail=detail)
-        (AgentStatus.insert(agent_id=agent_id, **values)
-         .on_conflict(conflict_target=[AgentStatus.agent_id], update=values)
-         .execute())
+        self._agents.record(agent_id, token_id, values, now)
         if changes_state or last is None:
             return (now, version, state, detail)
         # state and detail were left as they were: remember the last ones written.
         return (now, version, last[2], last[3])
 
-    def _remember(self, agent_id: str, written) -> None:
+    def _remember(self, token_id: int | None, agent_id: str, written) -> None:
         """After COMMIT: what ``_seen`` wrote is now there for every reader.
 
         Called inside an outer transaction, the write may still be undone:
@@ -331,9 +354,10 @@ class Dispatcher:
         """
         if written is None or database.in_transaction():
             return
-        if len(self._written) >= SEEN_MEMORY and agent_id not in self._written:
+        key = (token_id, agent_id)
+        if len(self._written) >= SEEN_MEMORY and key not in self._written:
             self._written.clear()
-        self._written[agent_id] = written
+        self._written[key] = written
 
 
 def _params(value):

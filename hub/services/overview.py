@@ -35,12 +35,12 @@ class OverviewService:
     def overview(self) -> dict:
         """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``."""
         oldest = self._oldest_queued_at()
-        agents = self._agents.list()["items"]
         return {
             "queue": self.queue_depth(),
             "oldest_queued_at": oldest,
             "oldest_queued_age_seconds": self._age(oldest),
-            "agents": {"total": len(agents), "online": sum(1 for a in agents if a["online"])},
+            # Counted, not loaded: agents forgotten (HUB_AGENT_FORGET_HOURS) are not counted.
+            "agents": self._agents.counts(),
             "last_runs": self.last_runs(),
             "store": self.store(),
         }

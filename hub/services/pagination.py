@@ -2,11 +2,11 @@
 
 Every list is ``{"items": [...], "next_cursor": ...}``. A paged list goes newest
 first by an integer key that is unique per row (a table's ``id``, or the
-``rowid`` of ``issue``); its ``next_cursor`` is the key of the last item shown,
-and a client passes it back as ``cursor`` for the next page. Because the next
-page starts below that key rather than at an offset, rows added meanwhile never
-shift a page or show an item twice. A list that is shown whole (agents,
-projects, tokens, what one issue holds) has ``next_cursor`` null.
+``rowid`` of ``issue`` and ``agent_status``); its ``next_cursor`` is the key of
+the last item shown, and a client passes it back as ``cursor`` for the next
+page. Because the next page starts below that key rather than at an offset, rows
+added meanwhile never shift a page or show an item twice. A list that is shown
+whole (projects, tokens, what one issue holds) has ``next_cursor`` null.
 """
 
 from __future__ import annotations

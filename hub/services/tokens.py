@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.errors import Conflict, ContractError, NotFound
+from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
 from hub.models import Token
 from hub.vocabulary import ADMIN, TOKEN_ROLES
 
@@ -46,6 +46,23 @@ def new_token() -> str:
         token = secrets.token_urlsafe(32)
         if not token.startswith("-"):
             return token
+
+
+def token_exists(token_id: int) -> bool:
+    """Whether the token with this id still exists: one lookup by the primary key."""
+    return database.execute_sql("SELECT 1 FROM token WHERE id = ?", (token_id,)).fetchone() is not None
+
+
+def require_token(token_id: int | None) -> None:
+    """Raise Unauthenticated unless the token with this id still exists.
+
+    A long-poll checks this before it hands anything out: its request was
+    authenticated when it began, and the token may have been revoked since (by
+    the API or by ``hub token revoke`` in another process). ``None`` (a call
+    made outside HTTP, with no token) passes.
+    """
+    if token_id is not None and not token_exists(token_id):
+        raise Unauthenticated("The token was revoked while the request waited; nothing was handed out.")
 
 
 class TokenService:

@@ -14,6 +14,7 @@ from hub.migrations.steps import (
     v6_attachments,
     v7_tokens,
     v8_search,
+    v9_agent_tokens,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -26,5 +27,6 @@ STEPS: tuple[Step, ...] = tuple(
         v6_attachments,
         v7_tokens,
         v8_search,
+        v9_agent_tokens,
     )
 )

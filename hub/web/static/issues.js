@@ -139,6 +139,18 @@ function filterInput(name, schema, value) {
 
 /** A search snippet's pieces: the words the hub put between [[ and ]] as <mark>, the rest as text. */
 export function highlighted(snippet) {
-  return snippet.split(/(\[\[.*?\]\])/s).filter(Boolean).map((piece) =>
-    piece.startsWith("[[") && piece.endsWith("]]") ? h("mark", {}, piece.slice(2, -2)) : piece);
+  // One scan for each [[ and the first ]] after it: a lazy pattern tried from
+  // every [[ of a snippet that Jira's text filled with them took quadratic time.
+  const pieces = [];
+  let at = 0;
+  for (;;) {
+    const open = snippet.indexOf("[[", at);
+    const close = open < 0 ? -1 : snippet.indexOf("]]", open + 2);
+    if (close < 0) break;
+    if (open > at) pieces.push(snippet.slice(at, open));
+    pieces.push(h("mark", {}, snippet.slice(open + 2, close)));
+    at = close + 2;
+  }
+  if (at < snippet.length) pieces.push(snippet.slice(at));
+  return pieces;
 }

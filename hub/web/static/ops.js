@@ -5,6 +5,8 @@ import * as api from "./api.js";
 import {age, bytes, duration, h, replace, say, status, table, time} from "./dom.js";
 
 const RECENT_RUNS = 20;
+// One page of agents (online ones first); the overview counts them all.
+const AGENTS_SHOWN = 50;
 
 export async function renderOps(main, signal) {
   const line = status();
@@ -16,11 +18,12 @@ export async function renderOps(main, signal) {
     h("div", {class: "buttons"}, refresh, reloadButton), line, body);
 
   async function load() {
-    let overview, agents, runs, queued, claimed;
+    let overview, online, offline, runs, queued, claimed;
     try {
-      [overview, agents, runs, queued, claimed] = await Promise.all([
+      [overview, online, offline, runs, queued, claimed] = await Promise.all([
         api.request("GET", "/api/v1/overview", {signal}),
-        api.request("GET", "/api/v1/agents", {signal}),
+        api.request("GET", "/api/v1/agents", {query: {online: "true", limit: AGENTS_SHOWN}, signal}),
+        api.request("GET", "/api/v1/agents", {query: {online: "false", limit: AGENTS_SHOWN}, signal}),
         api.request("GET", "/api/v1/sync-runs", {query: {limit: RECENT_RUNS}, signal}),
         api.request("GET", "/api/v1/commands", {query: {status: "queued"}, signal}),
         api.request("GET", "/api/v1/commands", {query: {status: "claimed"}, signal}),
@@ -30,11 +33,13 @@ export async function renderOps(main, signal) {
       return;
     }
     const open = [...claimed.items, ...queued.items];
+    const agents = [...online.items, ...offline.items].slice(0, AGENTS_SHOWN);
     replace(body,
       part("Queue", summary(overview), table(null, ["Type", "Status", "Commands"],
         overview.queue.map((row) => [row.type, row.status, String(row.count)]), "No commands yet.")),
-      part("Agents", table(null, ["Agent", "Online", "Last seen", "Version", "State", "Detail"],
-        agents.items.map((agent) => [agent.agent_id, agent.online ? "online" : "offline",
+      part("Agents", shown(agents.length, overview.agents), table(null,
+        ["Agent", "Online", "Last seen", "Version", "State", "Detail"],
+        agents.map((agent) => [agent.agent_id, agent.online ? "online" : "offline",
           h("span", {}, time(agent.last_seen_at), ` (${age(agent.last_seen_at)})`),
           String(agent.version ?? "—"), agent.state || "—", agent.detail || "—"]),
         "No agent has been heard from.")),
@@ -83,6 +88,12 @@ export async function renderOps(main, signal) {
 function part(title, ...content) {
   const id = `o-${title.toLowerCase().replace(/\W+/g, "-")}`;
   return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
+}
+
+function shown(count, totals) {
+  const more = totals.total > count ? `; the first ${count} shown, online ones first` : "";
+  return h("p", {id: "agents-shown", class: "note"},
+    `${totals.online} online of ${totals.total} heard from${more}.`);
 }
 
 function summary(overview) {
