@@ -78,11 +78,14 @@ def main() -> int:
             conn.close()
             return data
 
+        def attachment_id(n: int) -> str:
+            return str(10001 + n)  # Jira's attachment ids are numbers, and none is 0
+
         refresh = call("POST", "/api/v1/commands", ui, {"type": "refresh", "params": {"jql": "key = X-1"}})
         call("POST", "/agent/v1/claim", agent, {"agent_id": "a", "version": 14})
         call("POST", f"/agent/v1/commands/{refresh['id']}/state", agent, {"issues": [
             {"key": "X-1", "id": "1", "attachments": [
-                {"id": str(n), "filename": f"big-{n}.bin", "size": size} for n in range(args.repeat)]}]})
+                {"id": attachment_id(n), "filename": f"big-{n}.bin", "size": size} for n in range(args.repeat)]}]})
         call("POST", f"/agent/v1/commands/{refresh['id']}/done", agent, {"result": {"total": 1}})
 
         def timed(action) -> float:
@@ -110,7 +113,7 @@ def main() -> int:
             os.close(fd)
 
         def upload(n: int) -> None:
-            command = call("POST", f"/api/v1/attachments/{n}/fetch", ui)["command"]
+            command = call("POST", f"/api/v1/attachments/{attachment_id(n)}/fetch", ui)["command"]
             call("POST", "/agent/v1/claim", agent, {"agent_id": "a", "version": 14, "types": ["fetch_attachment"]})
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
             conn.putrequest("PUT", f"/agent/v1/commands/{command['id']}/file")
@@ -131,7 +134,7 @@ def main() -> int:
 
         def download() -> None:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-            conn.request("GET", f"/api/v1/attachments/{args.repeat - 1}/content",
+            conn.request("GET", f"/api/v1/attachments/{attachment_id(args.repeat - 1)}/content",
                          headers={"Authorization": f"Bearer {ui}"})
             resp = conn.getresponse()
             got = 0
