@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
-from typing import Generic, Iterable, Iterator, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 _ITEM, _END, _ERROR = range(3)
@@ -55,12 +57,10 @@ class OneAhead(Generic[T]):
         """Stop the producer after its current step; what it had ready is dropped."""
         self._closed.set()
         self._taken.release()  # a producer waiting for its item to be taken wakes up and stops
-        try:
+        with contextlib.suppress(queue.Empty):
             self._ready.get_nowait()  # what was ready is dropped, not held until the producer ends
-        except queue.Empty:
-            pass
 
-    def __enter__(self) -> "OneAhead[T]":
+    def __enter__(self) -> OneAhead[T]:
         return self
 
     def __exit__(self, *exc) -> None:

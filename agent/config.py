@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 class ConfigError(ValueError):
@@ -59,10 +61,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planned-end-field", help='Jira field name (default "Planned end")')
 
 
-def from_arguments(args: argparse.Namespace, environ: dict[str, str] | None = None) -> AgentConfig:
+def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> AgentConfig:
     """Merge flags over the environment and check the result; ConfigError says what is wrong."""
     environ = os.environ if environ is None else environ
-    values = {}
+    values: dict[str, Any] = {}
     for name, (variable, default) in ENVIRONMENT.items():
         value = getattr(args, name, None)
         values[name] = value if value not in (None, "") else (environ.get(variable) or default)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import orjson
@@ -59,7 +60,7 @@ class JiraClient:
     def close(self) -> None:
         self.http.close()
 
-    def _json(self, method: str, path: str, what: str, **kwargs) -> dict | list:
+    def _json(self, method: str, path: str, what: str, **kwargs) -> Any:
         response = send(lambda: self.http.request(method, path, **kwargs), self.backoff, "Jira",
                         on_wait=self.on_wait)
         if response.status_code != 200:

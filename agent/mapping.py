@@ -46,7 +46,7 @@ def find_custom_fields(fields: list[dict], planned_start: str = "Planned start",
 # and goals hold commas, brackets and "=".
 SPRINT_KEYS = ("id", "rapidViewId", "state", "name", "goal", "startDate", "endDate", "completeDate",
                "activatedDate", "sequence", "autoStartStop", "synced", "incompleteIssuesDestinationId")
-_SPRINT_SPLIT = re.compile(r",(?=(?:%s)=)" % "|".join(SPRINT_KEYS))
+_SPRINT_SPLIT = re.compile(rf",(?=(?:{'|'.join(SPRINT_KEYS)})=)")
 
 
 def parse_sprint(value: str | dict) -> dict:
@@ -104,7 +104,7 @@ def links(issuelinks: list[dict] | None) -> list[dict]:
 
 def linked_keys(issue: dict) -> set[str]:
     """The keys an issue links to, either way."""
-    return {link.get("outward") or link.get("inward") for link in links(issue["fields"].get("issuelinks"))}
+    return {link.get("outward") or link["inward"] for link in links(issue["fields"].get("issuelinks"))}
 
 
 def comment(c: dict) -> dict:

@@ -10,9 +10,9 @@ import re
 import signal
 import tempfile
 import threading
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
-from typing import Iterable, Iterator
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent import mapping
@@ -52,11 +52,11 @@ def updated_clause(updated_since: str, zone: str | None) -> str:
     so the instant is converted to that zone and floored (never later than asked)."""
     moment = datetime.fromisoformat(updated_since)
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     try:
-        tz = ZoneInfo(zone) if zone else timezone.utc
+        tz = ZoneInfo(zone) if zone else UTC
     except (ZoneInfoNotFoundError, ValueError):
-        tz = timezone.utc
+        tz = UTC
     return f' AND updated >= "{moment.astimezone(tz):%Y/%m/%d %H:%M}"'
 
 
@@ -174,7 +174,7 @@ class Runner:
     def _learn_lease(self, commands: list[Command]) -> None:
         for command in commands:
             if command.lease_until:
-                left = (datetime.fromisoformat(command.lease_until) - datetime.now(timezone.utc)).total_seconds()
+                left = (datetime.fromisoformat(command.lease_until) - datetime.now(UTC)).total_seconds()
                 if left > 3:
                     self.heartbeat_every = max(1.0, left / 3)  # a third of the lease: two may be lost
 
@@ -249,7 +249,7 @@ class Runner:
         if not jql:
             raise JiraError(400, "the refresh has no params.jql")
         query = search_jql(jql, command.params.get("updated_since"), self.time_zone)
-        history_at = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+        history_at = datetime.now(UTC).replace(microsecond=0).isoformat()
         fields = BASE_FIELDS + self.custom.ids()
         total, number = 0, 0
         label = jql if len(jql) <= 40 else jql[:37] + "..."
@@ -302,11 +302,12 @@ class Runner:
         return mapping.state(issue, self.custom, comments, histories)
 
     def _neighbours(self, keys: list[str]) -> list[dict]:
-        found = []
+        found: list[dict] = []
         fields = [f for f in BASE_FIELDS if f not in ("comment", "attachment", "issuelinks")] + self.custom.ids()
         for start in range(0, len(keys), NEIGHBOUR_BATCH):
             batch = keys[start:start + NEIGHBOUR_BATCH]
-            jql = "key in (%s)" % ", ".join(f'"{k}"' for k in batch)
+            quoted = ", ".join(f'"{k}"' for k in batch)
+            jql = f"key in ({quoted})"
             for page, _ in self.jira.search(jql, fields, page_size=NEIGHBOUR_BATCH, validate=False):
                 found.extend(mapping.neighbour(i, self.custom) for i in page.get("issues") or [])
         return found
