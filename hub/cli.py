@@ -11,8 +11,8 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from hub import logs
 from hub.config import VARIABLES, Config, ConfigError
@@ -441,7 +441,7 @@ def _worker(config: Config, args: argparse.Namespace) -> int:
 def _mcp(config: Config, args: argparse.Namespace) -> int:
     from hub.mcp.server import build_server
 
-    url = args.url or os.environ.get("HUB_URL")
+    url = args.url or os.environ.get("HUB_URL") or ""
     token = None if args.http else (args.token or os.environ.get("HUB_TOKEN"))
     missing = [] if url else ["--url (HUB_URL)"]
     if not args.http and not token:

@@ -8,7 +8,7 @@ order, which the lease queries rely on.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 # A UTC time as the hub writes it, or with Z for +00:00: whole seconds, no other
 # offset, so that what a client sends reads the same to every agent. Written for
@@ -22,12 +22,12 @@ class Clock:
     """Wall-clock UTC time; services take one so tests can move time on."""
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc).replace(microsecond=0)
+        return datetime.now(UTC).replace(microsecond=0)
 
 
 def iso(moment: datetime) -> str:
     """``moment`` in the hub's format."""
-    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
 
 
 def parse_utc(value: object) -> datetime | None:

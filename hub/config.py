@@ -10,9 +10,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any
 
 MIB = 1024**2
 GIB = 1024**3
@@ -56,7 +57,7 @@ def cron_schedule(cron: str):
     """
     from huey import crontab
 
-    return crontab(**dict(zip(CRON_FIELDS, cron.split(" "))), strict=True)
+    return crontab(**dict(zip(CRON_FIELDS, cron.split(" "), strict=True)), strict=True)
 
 
 def _cron(name: str, raw: str) -> str:
@@ -229,10 +230,10 @@ class Config:
     log_format: str = "text"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Config":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
         """Read every ``HUB_*`` variable, falling back to its default when unset or empty."""
         environ = os.environ if environ is None else environ
-        values = {}
+        values: dict[str, Any] = {}
         for var in VARIABLES:
             raw = environ.get(var.name, "")
             values[var.attr] = var.parse(var.name, raw if raw.strip() else var.default)

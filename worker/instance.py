@@ -41,7 +41,7 @@ class HubHuey(SqliteHuey):
         self.config: Config | None = None
         super().__init__("sdlc-hub", utc=True)
 
-    def configure(self, config: Config) -> "HubHuey":
+    def configure(self, config: Config) -> HubHuey:
         """Use ``config``'s queue file (which must exist: see hub.assembly); tasks read
         their settings from ``self.config``."""
         self.config = config

@@ -8,7 +8,7 @@ for a consumer built elsewhere.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from huey import crontab
 
@@ -94,9 +94,9 @@ def _due(cron: str | None, now: datetime | None) -> bool:
     current time; a naive ``now`` is UTC)."""
     if cron is None:
         return False
-    moment = now or datetime.now(timezone.utc)
+    moment = now or datetime.now(UTC)
     if moment.tzinfo is not None:  # Huey's schedules read naive UTC
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return bool(cron_schedule(cron)(moment))
 
 

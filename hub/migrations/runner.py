@@ -22,11 +22,11 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
 
 from hub.datadir import PRIVATE_FILE_MODE, create_private_file, ensure_private_dir, fsync
 from hub.migrations.step import Step
@@ -239,7 +239,7 @@ def _backup(
     # here was left by a process that died while migrating.
     for stale in backups_dir.glob(".*.partial"):
         stale.unlink(missing_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     final = _free_name(backups_dir, f"{stamp}-schema-v{version}")
     partial = backups_dir / f".{final.name}.partial"
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,6 @@ class Step:
     apply: Callable[[sqlite3.Connection], None]
 
     @classmethod
-    def from_module(cls, module: ModuleType) -> "Step":
+    def from_module(cls, module: ModuleType) -> Step:
         """A step from a module that defines ``VERSION`` and ``apply(conn)``."""
         return cls(module.VERSION, module.__name__.rsplit(".", 1)[-1], module.apply)
