@@ -115,7 +115,7 @@ def _sample_rows(conn: sqlite3.Connection, version: int, settings: dict | None) 
                     ("AURORA-13", "103", "petrov", None, None, "third")]
         if version >= 5:
             comment_columns += ", created_at"
-            comments = [c + (COMMENT_CREATED_UTC if c[3] == COMMENT_CREATED else None,)
+            comments = [(*c, COMMENT_CREATED_UTC if c[3] == COMMENT_CREATED else None)
                         for c in comments]
         conn.executemany(
             f"INSERT INTO issue_comment ({comment_columns}) VALUES"

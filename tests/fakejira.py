@@ -128,7 +128,7 @@ class FakeJira:
 
     # --- serving ----------------------------------------------------------------------
 
-    def start(self) -> "FakeJira":
+    def start(self) -> FakeJira:
         self._server = waitress.create_server(self, host="127.0.0.1", port=0, threads=8)
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
         self._stopping = False

@@ -45,8 +45,7 @@ def test_closing_stops_the_producer_one_step_ahead_at_most():
             yield n
 
     with OneAhead(items(), name="ahead-test") as ahead:
-        for item in ahead:
-            break
+        item = next(iter(ahead))
     ahead._thread.join(timeout=10)
     assert not ahead._thread.is_alive()
     assert item == 0 and len(made) <= 2  # the one taken and the one made while it was handled

@@ -158,7 +158,7 @@ def test_a_wrong_token_is_one_line_and_exit_2(tmp_path):
 
 
 def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, jira, _data, agent = setup
     jira.delay = 0.3
     command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     wait_until(lambda: get(url, interface, "/api/v1/issues?limit=500")["items"], timeout=30,
@@ -171,13 +171,13 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 
 
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
     assert any(a["agent_id"] == "agent-test" and a["online"] for a in agents), json.dumps(agents)
 
 
 def test_edits_in_jira_show_after_the_next_refresh(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, jira, _data, _agent = setup
     first = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     assert finished(url, interface, first["id"])["status"] == "done"
 
@@ -196,7 +196,7 @@ def test_edits_in_jira_show_after_the_next_refresh(setup):
 
 
 def test_an_incremental_refresh_asks_jira_only_for_what_changed(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, jira, _data, _agent = setup
     first = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     assert finished(url, interface, first["id"])["status"] == "done"
     jira.issues["AURORA-5"]["fields"].update(summary="Changed", updated="2026-11-20T10:30:00.000+0300")
@@ -215,7 +215,7 @@ def test_an_incremental_refresh_asks_jira_only_for_what_changed(setup):
 
 
 def test_a_cancel_mid_run_stops_the_agent_between_pages(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, jira, _data, agent = setup
     for n in range(11, 41):  # 40 issues: 10 search pages of 4
         jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
     jira.delay = 0.2
@@ -239,7 +239,7 @@ def test_a_cancel_mid_run_stops_the_agent_between_pages(setup):
 
 
 def test_a_rate_limited_jira_is_waited_out_as_long_as_retry_after_says(setup):
-    url, interface, jira, data, agent = setup
+    url, interface, jira, _data, _agent = setup
     jira.retry_after = 2  # longer than the agent's own first backoff (at most 1 s)
     jira.arrivals.clear()
     jira.throttle = 2
@@ -248,7 +248,7 @@ def test_a_rate_limited_jira_is_waited_out_as_long_as_retry_after_says(setup):
     assert result["status"] == "done" and result["result"]["total"] == 10
 
     assert [throttled for _, throttled in jira.arrivals[:3]] == [True, True, False]
-    gaps = [later - earlier for (earlier, _), (later, _) in zip(jira.arrivals, jira.arrivals[1:3])]
+    gaps = [later - earlier for (earlier, _), (later, _) in zip(jira.arrivals, jira.arrivals[1:3], strict=False)]
     assert all(gap >= 1.9 for gap in gaps), gaps  # each retry waited the Retry-After (less a clock tick)
     issues = get(url, interface, "/api/v1/issues?limit=500")["items"]
     assert len([i for i in issues if not i["neighbor"]]) == 10

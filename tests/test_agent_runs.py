@@ -89,7 +89,7 @@ def test_an_incremental_refresh_asks_only_for_what_changed(world):
 
 
 def test_a_cancel_seen_in_a_heartbeat_stops_the_refresh_between_pages(world):
-    url, interface, jira, runner = world
+    url, interface, _jira, runner = world
     command = claimed(runner, url, interface)
     pages = []
     send_state = runner.hub.state
@@ -110,7 +110,7 @@ def test_a_cancel_seen_in_a_heartbeat_stops_the_refresh_between_pages(world):
 
 
 def test_a_409_drops_the_command_without_reporting_it_failed(world):
-    url, interface, jira, runner = world
+    url, interface, _jira, runner = world
     command = claimed(runner, url, interface)
     call(url, interface, f"/api/v1/commands/{command.id}/cancel", {})
     reported = []
@@ -140,7 +140,7 @@ def test_a_jira_that_refuses_the_credentials_fails_the_command_with_a_clear_erro
 
 
 def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_its_own(world):
-    url, interface, jira, runner = world
+    url, interface, _jira, runner = world
     runner.refresh(claimed(runner, url, interface))  # the hub lists the attachment before it can be fetched
     runner.config = dataclasses.replace(runner.config, concurrency=2)
     refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
@@ -148,11 +148,14 @@ def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_i
 
     # Each command waits for the other before it starts: with one slot the barrier would break.
     both = threading.Barrier(2, timeout=30)
-    for name in ("refresh", "fetch_attachment"):
-        def waiting(command, run=getattr(runner, name)):
+    def waiting_for_both(run):
+        def waiting(command):
             both.wait()
             return run(command)
-        setattr(runner, name, waiting)
+        return waiting
+
+    for name in ("refresh", "fetch_attachment"):
+        setattr(runner, name, waiting_for_both(getattr(runner, name)))
     claimed_as, reports = {}, []
     send_claim, send_post = runner.hub.claim, runner.hub._post
 

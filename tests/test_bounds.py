@@ -154,7 +154,7 @@ def test_an_error_body_quotes_only_an_excerpt_of_the_offending_value(hub, path, 
 
 
 ODD_TEXT = ["", " ", "\x00", "%ED%A0%80", "\U0010ffff", "\u202e", "9" * 5000, "-1", "0", "1e5", "1.5", "٣",
-            "１", "true", "null", "a\nb", "../..", str(2**63), str(2**64), "-" + str(2**63), "NaN", "x" * 300]
+            "\uff11", "true", "null", "a\nb", "../..", str(2**63), str(2**64), "-" + str(2**63), "NaN", "x" * 300]
 
 
 @pytest.mark.parametrize("path", ["/api/v1/commands", "/api/v1/sync-runs", "/api/v1/issues",

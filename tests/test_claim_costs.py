@@ -106,7 +106,7 @@ def test_a_claim_and_a_done_are_a_few_statements_however_long_the_queue(app):
 
 
 def test_expiry_at_claim_takes_back_many_leases_in_as_many_statements_as_one(app, dispatcher, clock):
-    config, post = app
+    config, _post = app
     enqueue(config, 1)
     [one] = dispatcher.claim("agent-x", 14)
     clock.advance(LEASE + 1)
@@ -183,10 +183,9 @@ def test_a_changed_state_or_detail_is_always_written(app, dispatcher, clock):
 def test_a_write_undone_is_not_taken_as_written(app, dispatcher, clock):
     """The throttle remembers only what was committed."""
     config, _ = app
-    with pytest.raises(ZeroDivisionError):
-        with database.atomic():
-            dispatcher.heartbeat("agent-1", 14, "idle")
-            1 / 0
+    with pytest.raises(ZeroDivisionError), database.atomic():
+        dispatcher.heartbeat("agent-1", 14, "idle")
+        raise ZeroDivisionError("a failure inside the transaction")
     assert raw(config, "SELECT count(*) FROM agent_status") == [(0,)]
     dispatcher.heartbeat("agent-1", 14, "idle")
     assert raw(config, "SELECT state FROM agent_status") == [("idle",)]

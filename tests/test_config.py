@@ -73,7 +73,7 @@ def test_a_data_dir_that_is_a_file_or_under_one_is_refused(tmp_path):
     (tmp_path / "plain").write_text("not a directory")
     with pytest.raises(ConfigError, match="HUB_DATA_DIR names a file"):
         Config.from_env({"HUB_DATA_DIR": str(tmp_path / "plain")})
-    with pytest.raises(ConfigError, match="HUB_DATA_DIR is under .*plain, which is a file"):
+    with pytest.raises(ConfigError, match=r"HUB_DATA_DIR is under .*plain, which is a file"):
         Config.from_env({"HUB_DATA_DIR": str(tmp_path / "plain" / "data")})
     # A directory to be created, however deep, is fine.
     assert Config.from_env({"HUB_DATA_DIR": str(tmp_path / "a" / "b")}).data_dir == tmp_path / "a" / "b"

@@ -8,6 +8,7 @@ milliseconds), so a slow machine does not fail them and a starved hub does.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
@@ -57,13 +58,12 @@ class Served:
         """One request on its own connection: ``(status, headers, body bytes)``."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            try:
+            # Refused (413) and closed before the whole body went: the answer is still there to read.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 conn.request(method, path, body=None if body is None else
                              (body if isinstance(body, bytes) else json.dumps(body)),
                              headers={**self.headers(role), "Content-Type": "application/json",
                                       **(headers or {})})
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # refused (413) and closed before the whole body went: the answer is still there to read
             resp = conn.getresponse()
             return resp.status, dict(resp.getheaders()), resp.read()
         finally:
@@ -153,10 +153,8 @@ class Poll:
             self.answered.set()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.sock.close()
 
 
@@ -233,7 +231,7 @@ def test_a_poll_whose_client_has_gone_stops_waiting(serve):
 def upload(hub: Served, size: int) -> bytes:
     """List, request, claim, upload and finish attachment 31337 with ``size`` bytes."""
     list_attachment(hub, size)
-    status, fetched = hub.json("POST", "/api/v1/attachments/31337/fetch", "interface")
+    status, _fetched = hub.json("POST", "/api/v1/attachments/31337/fetch", "interface")
     assert status == 201
     status, claimed = hub.json("POST", "/agent/v1/claim", "agent",
                                {"agent_id": "a", "version": 14, "types": ["fetch_attachment"]})
@@ -303,7 +301,7 @@ def test_an_upload_of_exactly_the_limit_is_accepted_and_one_byte_more_is_413(ser
                      {"HUB_MAX_UPLOAD_BYTES": str(limit), "HUB_MAX_JSON_BYTES": str(MB)}):
         hub = serve(**settings)
         list_attachment(hub, limit)
-        status, fetched = hub.json("POST", "/api/v1/attachments/31337/fetch", "interface")
+        status, _fetched = hub.json("POST", "/api/v1/attachments/31337/fetch", "interface")
         status, claimed = hub.json("POST", "/agent/v1/claim", "agent",
                                    {"agent_id": "a", "version": 14, "types": ["fetch_attachment"]})
         command_id = claimed["commands"][0]["id"]

@@ -231,7 +231,7 @@ def test_the_hub_itself_reads_such_a_body_by_its_chunks_and_cannot_tell(tmp_path
             sock.sendall(raw_request(site.interface, version, framing, body))
             reader = sock.makefile("rb")
             assert reader.readline().startswith(b"HTTP/1.1 201 ")
-        status, listed = site.request("GET", "/api/v1/commands", site.interface)
+        _status, listed = site.request("GET", "/api/v1/commands", site.interface)
         assert [c["params"]["jql"] for c in json.loads(listed)["items"]] == ["key = AURORA-12"]
 
 

@@ -118,7 +118,7 @@ def test_nan_and_infinity_are_not_json(client, body):
 
 
 @pytest.mark.parametrize("path", ["/api/v1/commands/0", "/api/v1/commands/-1",
-                                  "/api/v1/commands/99999999999999999999", "/api/v1/commands/１"])
+                                  "/api/v1/commands/99999999999999999999", "/api/v1/commands/\uff11"])
 def test_ids_out_of_range_are_404(client, path):
     client, headers = client
     assert client.simulate_get(path, headers=headers["interface"]).status_code == 404
@@ -139,10 +139,10 @@ def mutations(value, rng: random.Random, path=()):
     yield path, garbage(rng)
     if isinstance(value, dict):
         for key, child in value.items():
-            yield from mutations(child, rng, path + (key,))
+            yield from mutations(child, rng, (*path, key))
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            yield from mutations(child, rng, path + (index,))
+            yield from mutations(child, rng, (*path, index))
 
 
 def replaced(value, path, new):
@@ -165,7 +165,7 @@ def test_near_valid_state_pages_never_answer_500(client, config):
                    deliveries=1, created_at="2026-11-02T09:00:00+00:00",
                    token_id=Token.get(Token.name == "test-agent").id)
     rng = random.Random(5)
-    for round_ in range(4):
+    for _ in range(4):
         for path, new in mutations(VALID_STATE, rng):
             body = replaced(VALID_STATE, path, new)
             resp = client.simulate_post("/agent/v1/commands/1/state", body=json.dumps(body),

@@ -18,8 +18,7 @@ def test_polls_past_the_slots_are_told_to_come_back_and_slots_return_even_on_err
         assert third.get_header("Retry-After") == "3"
         assert first.get_header("Retry-After") is None
     assert gate.waiting == 0
-    with pytest.raises(RuntimeError):
-        with gate.slot(falcon.Response()):
-            raise RuntimeError("the poll failed")
+    with pytest.raises(RuntimeError), gate.slot(falcon.Response()):
+        raise RuntimeError("the poll failed")
     with gate.slot(falcon.Response()) as a, gate.slot(falcon.Response()) as b:
         assert (a, b) == (True, True)

@@ -59,7 +59,7 @@ def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
 def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplog):
     """A path, a part of one, lower case, a look-alike letter or a newline: a validation error naming
     the argument, no request to the hub, and nothing logged with a traceback."""
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
         transport = CountingTransport()
 
         async def calls():

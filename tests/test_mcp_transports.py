@@ -52,7 +52,7 @@ def test_stdio_every_tool(tmp_path):
 
 
 def test_stdio_errors_from_the_hub_and_from_the_command_line(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface), open(tmp_path / "stderr", "w") as errlog:
+    with seeded_hub(tmp_path / "data") as (url, _agent, interface), open(tmp_path / "stderr", "w") as errlog:
         async def calls():
             async with over_stdio(errlog, "--url", url, "--token", "not-a-token") as client:
                 await refused(client, "get_issue", {"key": "AURORA-1"}, "401", "does not know this token")
@@ -165,7 +165,7 @@ def test_streamable_http_a_token_the_hub_cannot_judge_is_503_and_asked_again(tmp
 
 def test_streamable_http_a_revoked_token_is_refused_by_the_hub_at_once(tmp_path):
     """Its verdict may still be remembered at the door, but every call it makes is the hub's to refuse."""
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
         proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             async def calls():
@@ -260,7 +260,7 @@ def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller
 
 
 def test_token_verdicts_are_bounded_and_strangers_never_push_out_known_tokens(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
         async def checks():
             verdicts = TokenVerdicts(url, kept=50)
             try:

@@ -27,7 +27,7 @@ def failing_last_step() -> tuple[Step, ...]:
         last.apply(conn)
         raise RuntimeError("disk on fire")
 
-    return STEPS[:-1] + (Step(last.version, "v6_broken", apply_then_fail),)
+    return (*STEPS[:-1], Step(last.version, "v6_broken", apply_then_fail))
 
 
 @pytest.mark.parametrize("version", [1, 4, 5])

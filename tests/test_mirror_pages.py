@@ -118,7 +118,7 @@ def random_state(rng: random.Random) -> dict:
             state[name] = rng.choice([None, f"{name}-{rng.randint(1, 3)}"]) if name != "labels" else \
                 rng.choice([None, [], ["a"]])
     if rng.random() < 0.6:
-        state["links"] = [{"type": rng.choice("AB"), rng.choice(["outward", "inward"]): rng.choice(KEYS + ["Z-1"])}
+        state["links"] = [{"type": rng.choice("AB"), rng.choice(["outward", "inward"]): rng.choice([*KEYS, "Z-1"])}
                           for _ in range(rng.randint(0, 3))]
     if rng.random() < 0.6:
         state["comments"] = [{"id": rng.choice("123"), "body": rng.choice(["x", None]),

@@ -132,7 +132,7 @@ def test_each_201_names_its_new_resource_in_location(hub):
     (LABEL_PATTERN, ["AWPCA", "Ядро", "a-b_c.d", "x" * 255],
      ["", "A B", "A\n", "\nA", "A\u00a0B", "A\u2028", "A\u3000", "A\x00", "A\x7f", "A\x85", "A\x1c"]),
     (schemas.ISSUE_KEY["pattern"], ["AURORA-12", "AB_1-9"],
-     ["AURORA-12\n", "AURORA 12", "\tA", "aurora-12", "\u0410URORA-12", "AURORA-0", "AURORA-１"]),
+     ["AURORA-12\n", "AURORA 12", "\tA", "aurora-12", "\u0410URORA-12", "AURORA-0", "AURORA-\uff11"]),
     (schemas.JIRA_ID["pattern"], ["1", "10012", "9" * 18], ["0", "012", "1\n", "٣", "9" * 19, "-1", ""]),
     (schemas.FILENAME["pattern"], ["a.pdf", "...", ".bashrc", "Снимок экрана.png", 'a"b;c'],
      [".", "..", "a/b", "a\\b", "a\x00", "a\n", "a\x7f", "a\x85", ""]),

@@ -34,7 +34,7 @@ def nofile():
 
 
 def test_the_open_files_limit_is_raised_toward_what_the_connection_limit_needs(nofile):
-    soft, hard = nofile
+    _soft, hard = nofile
     if hard != resource.RLIM_INFINITY and hard <= 512:
         pytest.skip("a hard limit too low to lower the soft one under")
     # Any process may lower its soft limit, and raise it again up to the hard one.
@@ -46,7 +46,7 @@ def test_the_open_files_limit_is_raised_toward_what_the_connection_limit_needs(n
 
 
 def test_a_hard_limit_too_low_is_logged_not_fatal(nofile, caplog):
-    soft, hard = nofile
+    _soft, hard = nofile
     if hard == resource.RLIM_INFINITY:
         pytest.skip("no hard limit to exceed")
     with caplog.at_level(logging.WARNING, logger="hub.server"):

@@ -99,8 +99,8 @@ const made = (atoms, most) => {
 
 INLINE_ATOMS = ["[", "]", "|", "{", "}", "{{", "}}", "{color", "{color:", "!", "*", "~", "http:", "https:", " ",
                 "\t", "\r", "\u2028", "\u00a0", "\ufeff", "a", "b", "(", ")", ".", ":", "?", "x.png", "<b>"]
-LINE_ATOMS = INLINE_ATOMS + ["\n", "\r\n", "h1.", "h7.", "* ", "# ", "- ", "----", "{code}", "{code:java}",
-                             "{quote}", "{noformat}", "  "]
+LINE_ATOMS = [*INLINE_ATOMS, "\n", "\r\n", "h1.", "h7.", "* ", "# ", "- ", "----", "{code}", "{code:java}",
+              "{quote}", "{noformat}", "  "]
 
 WELL_FORMED = {
     "see [the guide|http://wiki/guide].": "see the guide (http://wiki/guide).",
