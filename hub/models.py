@@ -168,6 +168,7 @@ class Batch(BaseModel):
     created_by = TextField(null=True)
     created_at = TextField()
     project = ForeignKeyField(Project, column_name="project", null=True, backref="batches")
+    project_id: str | None  # the label itself, which Peewee's foreign key reads without a query
 
 
 class Command(BaseModel):
@@ -178,6 +179,7 @@ class Command(BaseModel):
     params = JSONField(default=dict)
     status = TextField(default=QUEUED)
     batch = ForeignKeyField(Batch, column_name="batch_id", null=True, backref="commands")
+    batch_id: int | None  # the column itself, which Peewee's foreign key reads without a query
     agent_id = TextField(null=True)
     created_at = TextField()
     claimed_at = TextField(null=True)
@@ -195,6 +197,7 @@ class SyncRun(BaseModel):
 
     id = AutoField()
     command = ForeignKeyField(Command, column_name="command_id", null=True, backref="sync_runs")
+    command_id: int | None  # the column itself, which Peewee's foreign key reads without a query
     query = TextField()
     status = TextField()
     started_at = TextField()

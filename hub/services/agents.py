@@ -15,6 +15,7 @@ they are written again.
 
 from __future__ import annotations
 
+import builtins
 from datetime import timedelta
 
 from peewee import SQL, fn
@@ -53,7 +54,7 @@ class AgentService:
         self._forget_hours = forget_hours
 
     @classmethod
-    def from_config(cls, config: Config, clock: Clock | None = None) -> "AgentService":
+    def from_config(cls, config: Config, clock: Clock | None = None) -> AgentService:
         """The agents the hub's settings bound, for the app, the CLI and the worker."""
         return cls(clock, per_token=config.agents_per_token, forget_hours=config.agent_forget_hours)
 
@@ -78,16 +79,19 @@ class AgentService:
     def counts(self) -> dict:
         """``{total, online}`` of the agents not forgotten: one index range, no rows loaded."""
         since = self._online_line()
-        total, online = (AgentStatus
-                         .select(fn.COUNT(SQL("*")),
-                                 fn.COUNT(SQL("CASE WHEN last_seen_at >= ? THEN 1 END", [since])))
-                         .where(AgentStatus.last_seen_at >= self._forget_line()).tuples().get())
+        # Peewee's stubs type the rows of .tuples() as models, hence the ignore.
+        counted: tuple[int, int] = (AgentStatus  # type: ignore[assignment]
+                                    .select(fn.COUNT(SQL("*")),
+                                            fn.COUNT(SQL("CASE WHEN last_seen_at >= ? THEN 1 END", [since])))
+                                    .where(AgentStatus.last_seen_at >= self._forget_line()).tuples().get())
+        total, online = counted
         return {"total": total, "online": online}
 
-    def seen(self) -> list[tuple[str, str]]:
+    def seen(self) -> builtins.list[tuple[str, str]]:
         """``(agent_id, last_seen_at)`` of every agent not forgotten, for the metrics'
         per-agent series: at most ``HUB_AGENTS_PER_TOKEN`` per agent token."""
-        return list(AgentStatus.select(AgentStatus.agent_id, AgentStatus.last_seen_at)
+        # Peewee's stubs type the rows of .tuples() as models, hence the ignore.
+        return list(AgentStatus.select(AgentStatus.agent_id, AgentStatus.last_seen_at)  # type: ignore[arg-type]
                     .where(AgentStatus.last_seen_at >= self._forget_line())
                     .order_by(AgentStatus.agent_id).tuples())
 

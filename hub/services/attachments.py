@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from hub.clock import Clock, iso
 from hub.db import database

@@ -418,7 +418,7 @@ def _copy(source: Path, target: Path, missing: str | None = None) -> tuple[int, 
     what landed in ``target``, not of what was meant to.
     """
     try:
-        reader = open(source, "rb")
+        reader = open(source, "rb")  # noqa: SIM115 -- closed by the `with` below; this try is the open's alone
     except FileNotFoundError:
         if missing is None:
             raise

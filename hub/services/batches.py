@@ -34,8 +34,9 @@ class BatchService:
 
     @staticmethod
     def _serialize(batch: Batch) -> dict:
-        counts = dict(Command.select(Command.status, fn.COUNT(Command.id))
-                      .where(Command.batch == batch.id).group_by(Command.status).tuples())
+        # Peewee's stubs type the rows of .tuples() as models, hence the ignore.
+        counts: dict[str, int] = dict(Command.select(Command.status, fn.COUNT(Command.id))  # type: ignore[arg-type]
+                                      .where(Command.batch == batch.id).group_by(Command.status).tuples())
         return {"id": batch.id, "title": batch.title, "status": batch.status,
                 "created_by": batch.created_by, "created_at": batch.created_at,
                 "project": batch.project_id, "commands": counts}

@@ -18,6 +18,7 @@ stays readable until the download closes it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -86,11 +87,12 @@ class CleanupService:
         self._clock = clock or Clock()
 
     @classmethod
-    def from_config(cls, config: Config) -> "CleanupService":
+    def from_config(cls, config: Config) -> CleanupService:
         """The cleanup the hub's settings describe, for ``hub cleanup`` and the periodic task."""
         return cls(FileStore(config.files_dir), config.files_quota_bytes, config.files_max_age_days)
 
     def run(self, dry_run: bool = False) -> CleanupReport:
+        """Apply the rules in order, removing (unless ``dry_run``) and reporting what each takes."""
         report = CleanupReport(dry_run)
         now = self._clock.now()
         grace_line = now.timestamp() - GRACE_SECONDS
@@ -98,39 +100,8 @@ class CleanupService:
             stat = path.stat()
             if stat.st_mtime < grace_line:
                 self._remove(report, "tmp", path, stat.st_size)
-
-        stored = {p.name: _Stored(p.name, st.st_size, st.st_mtime)
-                  for p in self._entries(self._store.root) if is_sha256(p.name)
-                  for st in [p.stat()]}
-        with database.atomic("DEFERRED"):  # a read: one consistent snapshot
-            for name, last_fetched, listed in database.execute_sql(_FILES_IN_USE):
-                if name in stored:
-                    entry = stored[name]
-                    entry.named, entry.last_fetched, entry.listed = True, last_fetched, bool(listed)
-
-        age_line = iso(now - timedelta(days=self._max_age_days))
-        keep = []
-        for entry in stored.values():
-            if not entry.named:
-                if entry.mtime < grace_line:
-                    self._remove(report, "unnamed", self._store.root / entry.name, entry.size)
-                else:
-                    keep.append(entry)
-            elif not entry.listed:
-                self._remove(report, "gone", self._store.root / entry.name, entry.size)
-            elif entry.last_fetched < age_line:
-                self._remove(report, "old", self._store.root / entry.name, entry.size)
-            else:
-                keep.append(entry)
-
-        total = sum(entry.size for entry in keep)
-        # Least recently fetched first; young unnamed uploads last of all.
-        for entry in sorted(keep, key=lambda e: (e.last_fetched is None, e.last_fetched or "")):
-            if total <= self._quota_bytes:
-                break
-            self._remove(report, "quota", self._store.root / entry.name, entry.size)
-            total -= entry.size
-        report.kept_bytes = total
+        keep = self._by_use(report, self._stored(), grace_line, iso(now - timedelta(days=self._max_age_days)))
+        report.kept_bytes = self._to_quota(report, keep)
         if report.files and not dry_run:
             with database.atomic():
                 add_tallies({f"{CLEANUP}.{rule}.{unit}": n for rule, items in report.removed.items()
@@ -139,6 +110,48 @@ class CleanupService:
             log.info("cleanup%s: %d files, %d bytes", " (dry run)" if dry_run else "",
                      report.files, report.bytes)
         return report
+
+    def _stored(self) -> list[_Stored]:
+        """The store's files, each with what the database says of it."""
+        stored = {p.name: _Stored(p.name, st.st_size, st.st_mtime)
+                  for p in self._entries(self._store.root) if is_sha256(p.name)
+                  for st in [p.stat()]}
+        with database.atomic("DEFERRED"):  # a read: one consistent snapshot
+            for name, last_fetched, listed in database.execute_sql(_FILES_IN_USE):
+                if name in stored:
+                    entry = stored[name]
+                    entry.named, entry.last_fetched, entry.listed = True, last_fetched, bool(listed)
+        return list(stored.values())
+
+    def _by_use(self, report: CleanupReport, stored: list[_Stored], grace_line: float,
+                age_line: str) -> list[_Stored]:
+        """Rules ``unnamed``, ``gone`` and ``old``; the files none of them takes."""
+        keep = []
+        for entry in stored:
+            if not entry.named:
+                if entry.mtime < grace_line:
+                    self._remove(report, "unnamed", self._store.root / entry.name, entry.size)
+                else:
+                    keep.append(entry)
+            elif not entry.listed:
+                self._remove(report, "gone", self._store.root / entry.name, entry.size)
+            # A named file has a fetch time: attachment_file.fetched_at is NOT NULL.
+            elif (entry.last_fetched or "") < age_line:
+                self._remove(report, "old", self._store.root / entry.name, entry.size)
+            else:
+                keep.append(entry)
+        return keep
+
+    def _to_quota(self, report: CleanupReport, keep: list[_Stored]) -> int:
+        """Rule ``quota``; the bytes the store keeps."""
+        total = sum(entry.size for entry in keep)
+        # Least recently fetched first; young unnamed uploads last of all.
+        for entry in sorted(keep, key=lambda e: (e.last_fetched is None, e.last_fetched or "")):
+            if total <= self._quota_bytes:
+                break
+            self._remove(report, "quota", self._store.root / entry.name, entry.size)
+            total -= entry.size
+        return total
 
     @staticmethod
     def _entries(directory: Path) -> list[Path]:
@@ -151,7 +164,5 @@ class CleanupService:
     def _remove(report: CleanupReport, rule: str, path: Path, size: int) -> None:
         report.removed[rule].append((path.name, size))
         if not report.dry_run:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-            except FileNotFoundError:
-                pass

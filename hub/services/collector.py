@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Iterable
+from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
@@ -64,7 +65,7 @@ class FinalRows:
         return final, [row[1:-1] for row in still_open]
 
 
-def _families() -> dict[str, object]:
+def _families() -> dict[str, Any]:
     """Every family the collector reports, empty, by a short name."""
     return {
         "queue": GaugeMetricFamily("hub_queue_commands", "Commands by type and status (the pairs that exist).",
@@ -115,15 +116,14 @@ class HubCollector:
         return list(_families().values())
 
     def collect(self) -> Iterable:
-        with self._lock:
-            # One read transaction: every figure of a scrape from the same snapshot.
-            with database.atomic("DEFERRED"):
-                commands = self._command_counts()
-                runs = self._run_durations()
-                oldest = self._overview.oldest_queued_age()
-                tallies = read_tallies()
-                agents = self._agents.counts()
-                seen = self._agents.seen()
+        # One read transaction: every figure of a scrape from the same snapshot.
+        with self._lock, database.atomic("DEFERRED"):
+            commands = self._command_counts()
+            runs = self._run_durations()
+            oldest = self._overview.oldest_queued_age()
+            tallies = read_tallies()
+            agents = self._agents.counts()
+            seen = self._agents.seen()
         store = self._overview.store()
         now = self._clock.now()
 
@@ -138,8 +138,8 @@ class HubCollector:
         for outcome in ("requeued", "failed"):
             f["expiries"].add_metric([outcome], tallies.get(f"{LEASE_EXPIRED}.{outcome}", 0))
         for status, (count, total, *within) in sorted(runs.items()):
-            buckets = [(str(float(b)), n) for b, n in zip(RUN_BUCKETS, within)]
-            f["runs"].add_metric([status], buckets + [("+Inf", count)], total)
+            buckets = [(str(float(b)), n) for b, n in zip(RUN_BUCKETS, within, strict=True)]
+            f["runs"].add_metric([status], [*buckets, ("+Inf", count)], total)
         f["store_bytes"].add_metric([], store["bytes"])
         f["store_files"].add_metric([], store["files"])
         for rule in RULES:

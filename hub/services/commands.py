@@ -7,7 +7,8 @@ that an attachment has at most one open fetch. Resources only parse and call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
 
 from hub.clock import Clock, iso, parse_utc
 from hub.db import database
@@ -117,7 +118,7 @@ class CommandService:
         self._signal.notify()
         return serialize_command(command)
 
-    def enqueue_base_refresh(self, plan: Callable[[str], str | None | bool]) -> dict | None:
+    def enqueue_base_refresh(self, plan: Callable[[str], str | Literal[False] | None]) -> dict | None:
         """Queue a refresh of the base JQL as ``plan(base_jql)`` decides: False for
         none, None for a full run, a UTC time for an incremental run since then.
 

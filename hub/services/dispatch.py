@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from hub.clock import Clock, after, iso
 from hub.db import database
@@ -66,7 +67,7 @@ _HELD_BY = (f"WHERE id = ? AND status = '{CLAIMED}' "
 
 def command_from_row(row) -> Command:
     """A Command built from a row in ``_COMMAND_FIELDS`` order, without a query."""
-    return Command(**{f.name: f.python_value(v) for f, v in zip(_COMMAND_FIELDS, row)})
+    return Command(**{f.name: f.python_value(v) for f, v in zip(_COMMAND_FIELDS, row, strict=True)})
 
 
 def _holder(command_id: int, token_id: int | None, agent_id: str | None,

@@ -109,7 +109,7 @@ class FileStore:
         Names without a pid (older hubs) are leftovers as well. A part of a live
         process is kept; the periodic cleanup takes it after an hour if it stays.
         """
-        removed = []
+        removed: list[Path] = []
         try:
             entries = list(self.tmp.iterdir())
         except FileNotFoundError:

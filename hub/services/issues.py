@@ -43,6 +43,8 @@ SUMMARY_FIELDS = (
     "duedate", "planned_start", "planned_end", "epic_key", "labels", "sprint", "created",
     "jira_updated", "jira_updated_at", "fetched_at", "neighbor",
 )
+# Filters as (SQL condition, params); named here, since in IssueService ``list`` is a method.
+_Where = list[tuple[str, list]]
 
 _SEARCH = (
     "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
@@ -77,7 +79,7 @@ def _link_order(link: dict) -> tuple[str, str]:
 
 def _summary_with_snippet(row: tuple) -> dict:
     """A search row (the SUMMARY_FIELDS, then the snippet) as :func:`serialize_issue` writes it."""
-    data = dict(zip(SUMMARY_FIELDS, row))
+    data = dict(zip(SUMMARY_FIELDS, row[:-1], strict=True))
     data["labels"] = None if data["labels"] is None else json.loads(data["labels"])
     data["neighbor"] = bool(data["neighbor"])
     data["snippet"] = row[-1]
@@ -119,15 +121,14 @@ class IssueService:
     def _filters(*, status: str | None = None, assignee: str | None = None, epic_key: str | None = None,
                  label: str | None = None, neighbor: int | None = None, fetched_since: str | None = None,
                  issue_type: str | None = None, sprint: str | None = None, project: str | None = None,
-                 updated_since: str | None = None) -> list[tuple[str, list]]:
+                 updated_since: str | None = None) -> _Where:
         """The filters as ``(SQL condition, params)``, every one of them to hold: the columns
         are named alone, which only ``issue`` has of the tables a search joins."""
         where = [(f"{column} = ?", [value]) for column, value in (
             ("status", status), ("assignee", assignee), ("epic_key", epic_key), ("neighbor", neighbor),
             ("issue_type", issue_type), ("sprint", sprint)) if value is not None]
-        if project is not None:
-            if Project.get_or_none(Project.label == project) is None:
-                raise ContractError(f"project: no project {project!r}; see GET /api/v1/projects", "project")
+        if project is not None and Project.get_or_none(Project.label == project) is None:
+            raise ContractError(f"project: no project {project!r}; see GET /api/v1/projects", "project")
         # A project is its label: its issues are those that carry it.
         for value in (label, project):
             if value is not None:
@@ -143,7 +144,7 @@ class IssueService:
         return where
 
     @staticmethod
-    def _search(match: str, where: list[tuple[str, list]], offset: int | None, limit: int) -> dict:
+    def _search(match: str, where: _Where, offset: int | None, limit: int) -> dict:
         join = _JOIN if where else ""
         filters = "".join(f" AND {sql}" for sql, _ in where)
         params = [p for _, ps in where for p in ps]

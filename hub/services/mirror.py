@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from peewee import __exception_wrapper__ as sqlite_errors_as_peewee
+from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ignore[attr-defined]  # not in peewee's stubs
 
 from hub.clock import jira_to_utc
 from hub.db import database
@@ -47,8 +47,7 @@ FIELDS = (
     "sprint", "created",
 )
 # (state field, column); the bit of each in a row's ``sent`` mask is its index.
-_COLUMNS = tuple((name, name) for name in FIELDS) + (("updated", "jira_updated"),
-                                                     ("updated", "jira_updated_at"))
+_COLUMNS = (*((name, name) for name in FIELDS), ("updated", "jira_updated"), ("updated", "jira_updated_at"))
 # What a column not sent holds in a new row: the schema's defaults.
 _INSERT_DEFAULTS = {"summary": "", "labels": "[]"}
 NOT_NULL_DEFAULTS = {"summary": "", "labels": []}
@@ -143,7 +142,7 @@ class MirrorService:
                 conn.execute(_UNINDEX, (_json([key for key in reindex if key in known]),))
             times = _Times()
             conn.executemany(_UPSERT_ISSUE, [_issue_row(state, flag, run.now, times)
-                                             for state, flag in zip(states, flags)])
+                                             for state, flag in zip(states, flags, strict=True)])
             self._links(conn, states)
             self._comments(conn, states, times)
             self._changes(conn, states, times)
@@ -212,7 +211,8 @@ class MirrorService:
         # An attachment id belongs to the issue that names it last; it stays
         # only if that sending is the issue's last one (a later list of the
         # same issue without it removes it).
-        final, named = {}, set()
+        final: dict[str, tuple[int, str, dict]] = {}
+        named: set[str] = set()
         for position, state in enumerate(states):
             for a in state.get("attachments", ()):
                 named.add(a["id"])

@@ -8,6 +8,7 @@ and the store, so it is never stale and costs nothing while nobody asks.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from datetime import datetime
 
 from peewee import fn
@@ -25,7 +26,7 @@ RECENT_RUNS = 200
 
 
 class OverviewService:
-    def __init__(self, projects: ProjectService, agents: AgentService, files_dir: os.PathLike,
+    def __init__(self, projects: ProjectService, agents: AgentService, files_dir: str | os.PathLike[str],
                  clock: Clock | None = None):
         self._projects = projects
         self._agents = agents
@@ -56,9 +57,11 @@ class OverviewService:
     @staticmethod
     def queue_depth() -> list[dict]:
         """Commands counted by type and status: ``[{type, status, count}]``."""
-        rows = (Command.select(Command.type, Command.status, fn.COUNT(Command.id).alias("n"))
-                .group_by(Command.type, Command.status)
-                .order_by(Command.type, Command.status).tuples())
+        # Peewee's stubs type the rows of .tuples() as models, hence the ignore.
+        rows: Iterable[tuple[str, str, int]] = (Command  # type: ignore[assignment]
+                                                .select(Command.type, Command.status, fn.COUNT(Command.id).alias("n"))
+                                                .group_by(Command.type, Command.status)
+                                                .order_by(Command.type, Command.status).tuples())
         return [{"type": t, "status": s, "count": n} for t, s, n in rows]
 
     def last_runs(self) -> dict:
@@ -69,6 +72,7 @@ class OverviewService:
                   .where(SyncRun.status == DONE, Command.type == REFRESH)
                   .order_by(SyncRun.id.desc()).limit(RECENT_RUNS))
         for run in recent:
+            assert run.command is not None, "the join keeps only runs with their command"
             kind = refresh_kind(run.command.params, base_jql)
             if kind in found and found[kind] is None:
                 found[kind] = serialize_run(run)

@@ -11,7 +11,8 @@ whole (projects, tokens, what one issue holds) has ``next_cursor`` null.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 # The alias the pager selects its key under, to read the cursor off the last row.
 _KEY = "page_key"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Literal
 
 from peewee import fn
 
@@ -65,7 +66,7 @@ class RefreshSchedule:
         return self._enqueue(FULL)
 
     def _enqueue(self, wanted: str) -> dict | None:
-        def plan(base_jql: str) -> str | None | bool:
+        def plan(base_jql: str) -> str | Literal[False] | None:
             # Asked inside the insert's write transaction: what it reads cannot
             # change before the insert, so two workers cannot both enqueue.
             since = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -70,8 +70,8 @@ class ReportService:
                     return self._repeated_done(command, report, token_id)
                 raise self._dispatcher.refusal(command, token_id, agent_id, delivery)
             if command.type == REFRESH:
-                self._refresh_result(result)
-                full_run = self._finish_run(command, result.get("history_at"), now)
+                refreshed = self._refresh_result(result)
+                full_run = self._finish_run(command, refreshed.get("history_at"), now)
             else:
                 self._record_file(command, result, now)
         if full_run is not None:
@@ -103,7 +103,7 @@ class ReportService:
         # queue's errors are whatever its storage raises, hence the broad catch.
         try:
             self._on_full_run_done(run_id)
-        except Exception as exc:  # noqa: BLE001 - see above
+        except Exception as exc:
             log.warning("sync run %d: could not enqueue the neighbour marking (%s); "
                         "the periodic task will do it", run_id, exc)
 
@@ -181,6 +181,7 @@ class ReportService:
             open_run(command.id, (command.params or {}).get("jql", ""),
                      command.claimed_at or iso(self._clock.now()))
             counted = count_page(command.id, issues)
+            assert counted is not None, "the run just opened counts the page"
         return counted
 
     @staticmethod

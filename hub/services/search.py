@@ -70,7 +70,8 @@ def _error(what: str) -> ContractError:
 
 def _lex(q: str) -> list[tuple[str, str]]:
     """``(kind, text)``: ``open``, ``close``, ``op`` (AND, OR, NOT, -) or ``term`` (FTS5 text)."""
-    tokens, position = [], 0
+    tokens: list[tuple[str, str]] = []
+    position = 0
     while True:
         match = _TOKEN.match(q, position)
         if match is None:
@@ -151,7 +152,8 @@ class _Parser:
         return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
     def _conjunction(self, depth: int) -> str:
-        wanted, unwanted = [], []
+        wanted: list[str] = []
+        unwanted: list[str] = []
         while True:
             token = self._peek()
             if token is None or token[0] == "close" or token == ("op", "OR"):
@@ -160,7 +162,8 @@ class _Parser:
                 if not wanted and not unwanted:
                     raise _error("has AND with nothing before it")
                 self.position += 1
-                if self._peek() is None or self._peek()[0] == "close" or self._peek() == ("op", "OR"):
+                after = self._peek()
+                if after is None or after[0] == "close" or after == ("op", "OR"):
                     raise _error("has AND with nothing after it")
                 continue
             if token[0] == "op" and token[1] in ("NOT", "-"):

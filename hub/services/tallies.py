@@ -12,7 +12,7 @@ count, and they happen in whichever process runs the periodic tasks; ``GET
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from hub.db import database
 
