@@ -3,6 +3,7 @@ removing an agent."""
 
 from __future__ import annotations
 
+from typing import ClassVar
 from urllib.parse import quote
 
 import falcon
@@ -51,7 +52,7 @@ class BatchResource:
 
 
 class ProjectsResource:
-    roles = {"GET": INTERFACE, "POST": ADMIN}
+    roles: ClassVar[dict[str, frozenset[str]]] = {"GET": INTERFACE, "POST": ADMIN}
 
     def __init__(self, projects: ProjectService):
         self._projects = projects
@@ -86,7 +87,7 @@ class ProjectResource:
 
 
 class ScopeResource:
-    roles = {"GET": INTERFACE, "PUT": ADMIN}
+    roles: ClassVar[dict[str, frozenset[str]]] = {"GET": INTERFACE, "PUT": ADMIN}
 
     def __init__(self, projects: ProjectService):
         self._projects = projects

@@ -23,7 +23,7 @@ from hub.services.attachments import AttachmentService, Content
 from hub.services.pagination import listing
 
 _HEADER = {"schema": {"type": "string"}}
-DOWNLOAD_HEADERS = {
+DOWNLOAD_HEADERS: dict[int, dict] = {
     200: {"ETag": _HEADER, "Accept-Ranges": _HEADER, "Content-Disposition": _HEADER},
     206: {"ETag": _HEADER, "Content-Range": {**_HEADER, "required": True},
           "Content-Disposition": _HEADER},
@@ -89,7 +89,7 @@ class FetchResource:
         state, command, created = self._attachments.request_fetch(attachment_id)
         resp.media = {**state, "command": command}
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
-        if created:
+        if created and command is not None:
             resp.location = f"/api/v1/commands/{command['id']}"
 
 
@@ -107,7 +107,7 @@ class ContentResource:
         if content is None:
             return
         try:
-            file = open(content.path, "rb")
+            file = open(content.path, "rb")  # noqa: SIM115 -- the response streams it and the server closes it
         except FileNotFoundError:
             # Cleanup removed it between the state check and here.
             raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None

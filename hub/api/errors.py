@@ -19,7 +19,7 @@ from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)
 
-STATUS = {
+STATUS: dict[type[HubError], str] = {
     BadRequest: falcon.HTTP_400,
     Unauthenticated: falcon.HTTP_401,
     NotFound: falcon.HTTP_404,

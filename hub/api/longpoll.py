@@ -11,8 +11,8 @@ that finds no slot free answers at once with what is there now, and a
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import falcon
 

@@ -14,6 +14,7 @@ route added to the table appears here with what it accepts and answers.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import falcon
 
@@ -53,7 +54,7 @@ REQUEST_ID = {"X-Request-Id": {"description": "the request's id in the hub's log
 NO_STORE_HEADER = {"Cache-Control": {"description": "no-store: an answer to a token is for that token only, "
                                      "and no cache keeps it", "required": True,
                                      "schema": {"type": "string", "const": NO_STORE}}}
-ERROR_STATUSES = {
+ERROR_STATUSES: dict[int, tuple[str, dict]] = {
     400: ("Malformed: the body is not JSON, or nests too deep; or the path holds an encoded / "
           "(%2F) or a . or .. segment", {}),
     401: ("No token, or one this hub does not know", {"WWW-Authenticate": {**_TEXT, "required": True}}),
@@ -138,7 +139,7 @@ def _operation(template: str, resource, method: str, responder) -> dict:
     if method == "head":
         # HEAD answers as GET does, headers and statuses alike, without a body.
         declared = getattr(getattr(resource, "on_get", None), "responses", None) or declared
-    operation = {
+    operation: dict[str, Any] = {
         "operationId": declared["operation_id"] or _operation_id(resource, method),
         "summary": doc.splitlines()[0] if doc else _operation_id(resource, method),
         "parameters": [

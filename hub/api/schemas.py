@@ -8,12 +8,12 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
+from hub import vocabulary
 from hub.clock import UTC_TIME_PATTERN
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
 from hub.services.projects import LABEL_PATTERN
 from hub.services.tokens import NAME_PATTERN
 from hub.vocabulary import (
-    ATTACHMENT_STATES,
     BOARD_TYPES,
     COMMAND_STATUSES,
     COMMAND_TYPES,
@@ -217,7 +217,7 @@ UTC_TIME = {"type": "string", "format": "date-time", "pattern": UTC_TIME_PATTERN
                            "(checked by the hub: 422 naming the field otherwise)"}
 
 # A property that may not be there at all.
-ABSENT = {"not": {}}
+ABSENT: dict = {"not": {}}
 
 NEW_COMMAND = {
     "type": "object",
@@ -277,7 +277,7 @@ SYNC_RUN_LIST = {
     "additionalProperties": False,
 }
 
-ATTACHMENT_STATE = {"enum": list(ATTACHMENT_STATES)}
+ATTACHMENT_STATE = {"enum": list(vocabulary.ATTACHMENT_STATES)}
 ATTACHMENT_QUERY = {
     "type": "object",
     "properties": {"wait": {"type": "integer", "minimum": 0, "maximum": 30}, "known": ATTACHMENT_STATE},
