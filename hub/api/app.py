@@ -7,8 +7,8 @@ same way, through :mod:`hub.assembly`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import falcon
 
@@ -149,7 +149,8 @@ def routes(services: Services, config: Config,
     ]
     openapi.describe(table)
     files = web.load_files()
-    return table + [
+    return [
+        *table,
         # the web interface: its page and the files it loads
         ("/", web.IndexResource(files)),
         ("/ui/{name}", web.AssetResource(files)),
@@ -169,8 +170,8 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None],
     # The request log first: it sees every request, and every answer last.
     # The path guard refuses a raw path before routing, and checks the path's
     # keys and ids after authentication.
-    app = falcon.App(middleware=[RequestLog(services.metrics), AuthMiddleware(services.tokens),
-                                 PathGuard(), JsonBodyLimit(config.max_json_bytes)])
+    app = falcon.App(middleware=(RequestLog(services.metrics), AuthMiddleware(services.tokens),
+                                 PathGuard(), JsonBodyLimit(config.max_json_bytes)))
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
     # One gate for the whole app: claims and attachment waits share the slots.

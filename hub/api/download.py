@@ -41,10 +41,11 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
         end = int(last) if last else None
     except ValueError:
         raise Unsatisfiable from None
-    if start is None:  # the last N bytes
-        if end == 0 or size == 0:
+    if start is None:  # the last N bytes: ``last`` is there (both empty returned above)
+        suffix = end or 0
+        if suffix == 0 or size == 0:
             raise Unsatisfiable
-        return max(0, size - end), size - 1
+        return max(0, size - suffix), size - 1
     end = size - 1 if end is None else end
     if last and end < start:
         return None  # malformed: ignored
@@ -117,7 +118,7 @@ class FileSlice:
         self._pos = 0
         file.seek(offset)
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
         left = self._length - self._pos
         if left <= 0:
             return b""
