@@ -20,6 +20,7 @@ import socket
 import sys
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 
 import anyio
 import httpx
@@ -117,7 +118,7 @@ class TokenVerdicts:
             kept.popitem(last=False)
 
     async def _ask(self, token: str) -> bool:
-        if self._limiter is None:
+        if self._limiter is None or self._client is None:  # made together, on the first check
             self._limiter = anyio.CapacityLimiter(CHECKS_AT_ONCE)
             self._client = httpx.AsyncClient(base_url=self.url, transport=self._transport,
                                              timeout=TIMEOUT_SECONDS)
@@ -210,7 +211,7 @@ async def _unauthorized(send: Send, description: str, *, invalid: bool = False) 
 
 
 async def _answer(send: Send, status: int, title: str, description: str,
-                  headers: list[tuple[bytes, bytes]] = ()) -> None:
+                  headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     body = json.dumps({"title": title, "description": description}).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]})
