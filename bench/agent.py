@@ -32,9 +32,9 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.jira_client import BASE_FIELDS  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
-from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project  # noqa: E402
+from agent.jira_client import BASE_FIELDS
+from bench.server import hub_command, serve, stop
+from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
 
 TARGET = 0.5
 AGENT = str(Path(sys.executable).parent / "hub-agent")
@@ -44,7 +44,7 @@ JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
 def jira_rate(jira: FakeJira, issues: int, decoded: bool) -> float:
     """Issues per second the demo Jira serves for the refresh's search pages, to a client that reads
     each page whole and, with ``decoded``, decodes it as the agent does (any consumer must)."""
-    fields = BASE_FIELDS + [SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
+    fields = [*BASE_FIELDS, SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
     with httpx.Client(base_url=jira.url, headers={"Authorization": f"Bearer {jira.token}"}) as client:
         started = time.perf_counter()
         for start in range(0, issues, 100):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.server import hub_command, serve, stop  # noqa: E402
+from bench.server import hub_command, serve, stop
 
 T = "2026-11-02T09:00:00+00:00"
 TARGET = 0.5
@@ -96,7 +96,7 @@ def phase(turns: list, seconds: float) -> float:
         try:
             while not stopping.is_set():
                 counts[i] += turns[i]()
-        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+        except BaseException as exc:
             failures.append(exc)
             stopping.set()
 

@@ -22,14 +22,14 @@ import sqlite3
 import statistics
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.figures import latency  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
-from bench.states import timed_requests  # noqa: E402
+from bench.figures import latency
+from bench.server import hub_command, serve, stop
+from bench.states import timed_requests
 
 FILES = 5_000
 AGENTS = 30
@@ -37,7 +37,7 @@ AGENTS = 30
 
 def populate(data_dir: Path, count: int) -> None:
     rng = random.Random(11)
-    start = datetime(2025, 11, 30, tzinfo=timezone.utc)
+    start = datetime(2025, 11, 30, tzinfo=UTC)
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     commands, runs = [], []
     for n in range(count):
@@ -55,7 +55,7 @@ def populate(data_dir: Path, count: int) -> None:
     conn.executemany("INSERT INTO sync_run (command_id, query, status, started_at, finished_at)"
                      " VALUES (?, ?, ?, ?, ?)", runs)
     # Seen now: agents unseen for HUB_AGENT_FORGET_HOURS are left out of a scrape.
-    seen = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    seen = datetime.now(UTC).isoformat(timespec="seconds")
     conn.executemany("INSERT INTO agent_status (agent_id, version, last_seen_at) VALUES (?, 14, ?)",
                      [(f"agent-{n}", seen) for n in range(AGENTS)])
     conn.commit()
