@@ -13,10 +13,10 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from hub.mcp.base import ASKS, READ_ONLY, AttachmentId, ToolContext, hub, segment, tool
+from hub.mcp.base import ASKS, READ_ONLY, AttachmentId, ToolContext, hub_client, segment, tool
 from hub.mcp.client import HubClient
 from hub.mcp.results import AttachmentFetch, AttachmentRead
-from hub.vocabulary import FAILED, FETCHING, READY
+from hub.vocabulary import FAILED, FETCHING, NONE, READY
 
 # The hub holds one attachment long-poll at most this long (docs/api.md).
 LONG_POLL_SECONDS = 30
@@ -41,7 +41,7 @@ async def fetch_attachment(
     wait_seconds: Annotated[int, Field(ge=0, le=300, description="how long to wait for `ready`")] = 30,
 ) -> AttachmentFetch:
     deadline = time.monotonic() + wait_seconds
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         answer = await h.post(f"/api/v1/attachments/{segment(attachment_id)}/fetch")
         command = answer.pop("command", None)
         state = await _settled(h, attachment_id, answer, deadline)
@@ -60,7 +60,7 @@ async def read_attachment(
     ctx: ToolContext, attachment_id: AttachmentId,
     max_bytes: Annotated[int, Field(ge=1, le=1_000_000, description="at most this much text")] = 100_000,
 ) -> Annotated[CallToolResult, AttachmentRead]:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         state = await h.get(f"/api/v1/attachments/{segment(attachment_id)}")
         if state["state"] != READY:
             raise ToolError(_not_ready(state))
@@ -131,4 +131,4 @@ def _not_ready(state: dict) -> str:
         return f"{name} is being fetched, not ready yet: wait with fetch_attachment"
     if state["state"] == FAILED:
         return f"{name} is not ready: its last fetch failed ({state.get('error')}); fetch_attachment tries again"
-    return f"{name} is not ready (state none): call fetch_attachment first"
+    return f"{name} is not ready (state {NONE}): call fetch_attachment first"

@@ -80,22 +80,22 @@ class HubAccess:
 ToolContext: TypeAlias = Context[HubAccess, Any]
 
 
-def hub(ctx: ToolContext) -> HubClient:
-    """A client of the hub for this call, to use as ``async with hub(ctx) as h``."""
+def hub_client(ctx: ToolContext) -> HubClient:
+    """A client of the hub for this call, to use as ``async with hub_client(ctx) as h``."""
     return ctx.request_context.lifespan_context.client(ctx.headers)
 
 
-Tool_ = TypeVar("Tool_", bound=Callable[..., Any])
+ToolFunction = TypeVar("ToolFunction", bound=Callable[..., Any])
 
 
 def tool(tools: list[Tool], *, description: str, annotations: ToolAnnotations,
-         structured_output: bool | None = None) -> Callable[[Tool_], Tool_]:
+         structured_output: bool | None = None) -> Callable[[ToolFunction], ToolFunction]:
     """Register the decorated function as a tool, as ``MCPServer.tool`` would, into ``tools``.
 
     The function stays as it is; the :class:`Tool` made of it (its input and
     output schemas from its signature) is built once and serves every server.
     """
-    def register(fn: Tool_) -> Tool_:
+    def register(fn: ToolFunction) -> ToolFunction:
         tools.append(Tool.from_function(fn, description=description, annotations=annotations,
                                         structured_output=structured_output))
         return fn

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub, segment, tool
+from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub_client, segment, tool
 from hub.mcp.client import HubClient
 from hub.mcp.results import WIKI, EntryPage, IssueDetail, IssuePage, LinkedIssue, Links, ProjectList
 
@@ -34,7 +34,7 @@ async def search_issues(
     limit: Annotated[int, Field(ge=1, le=100, description="issues per page")] = 20,
     cursor: Annotated[int | None, Field(ge=1, description="`next_cursor` of the previous page")] = None,
 ) -> IssuePage:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         page = await h.get("/api/v1/issues", q=q, project=project, issue_type=issue_type, sprint=sprint,
                            updated_since=updated_since, status=status, assignee=assignee,
                            epic_key=epic_key, label=label, limit=limit, cursor=cursor)
@@ -52,7 +52,7 @@ async def get_issue(
         max_length=2, description="what else to add: comments, changes")] = None,
 ) -> IssueDetail:
     include = include or []
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         issue = await h.get(f"/api/v1/issues/{segment(key)}")
         attachments = await h.get(f"/api/v1/issues/{segment(key)}/attachments")
         notes = await h.get(f"/api/v1/issues/{segment(key)}/notes")
@@ -72,7 +72,7 @@ async def get_issue(
     "Use it to read a discussion in full; follow `next_cursor` until it is null."))
 async def get_comments(ctx: ToolContext, key: Key, cursor: Cursor = None,
                        limit: Annotated[int, Field(ge=1, le=200)] = 50) -> EntryPage:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         return await _entries(h, key, "comments", cursor or 0, limit)
 
 
@@ -81,7 +81,7 @@ async def get_comments(ctx: ToolContext, key: Key, cursor: Cursor = None,
     "time, with `total`. Use it to see how an issue moved: status changes, reassignments, edits."))
 async def get_changelog(ctx: ToolContext, key: Key, cursor: Cursor = None,
                         limit: Annotated[int, Field(ge=1, le=200)] = 50) -> EntryPage:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         return await _entries(h, key, "changes", cursor or 0, limit)
 
 
@@ -89,7 +89,7 @@ async def get_changelog(ctx: ToolContext, key: Key, cursor: Cursor = None,
     "The team's projects (each one Jira label) and the base JQL the mirror loads. Use it to learn which "
     "`project` values search_issues takes and what the mirror covers."))
 async def list_projects(ctx: ToolContext) -> ProjectList:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         projects = await h.get("/api/v1/projects")
     return ProjectList(items=projects["items"], scope=projects.get("scope"), base_jql=projects.get("base_jql"))
 

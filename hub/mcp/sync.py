@@ -9,7 +9,7 @@ import anyio
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from hub.mcp.base import ASKS, READ_ONLY, ToolContext, hub, tool
+from hub.mcp.base import ASKS, READ_ONLY, ToolContext, hub_client, tool
 from hub.mcp.results import RefreshResult, SyncStatus
 from hub.vocabulary import FINAL_STATUSES, REFRESH
 
@@ -27,7 +27,7 @@ TOOLS: list[Tool] = []
     "incremental refresh runs, and the command queue by type and status. Use it before trusting the "
     "mirror for recent changes."))
 async def sync_status(ctx: ToolContext) -> SyncStatus:
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         overview = await h.get("/api/v1/overview")
         # Online agents first, then the others, newest registered first: two
         # bounded pages whatever the number of agents.
@@ -53,7 +53,7 @@ async def request_refresh(
 ) -> RefreshResult:
     body: dict = {"type": REFRESH, "params": {"jql": jql}} if jql else {"type": REFRESH}
     deadline = time.monotonic() + wait_seconds
-    async with hub(ctx) as h:
+    async with hub_client(ctx) as h:
         command = await h.post("/api/v1/commands", body)
         while command["status"] not in FINAL_STATUSES and time.monotonic() < deadline:
             await anyio.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
