@@ -6,12 +6,13 @@ are passed as the hub answers them (docs/api.md), so they are open objects here.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
 Item = dict[str, Any]
-WIKI = "jira-wiki"
+# A Literal to the type checker, as the `format` fields below want.
+WIKI: Final = "jira-wiki"
 
 
 class IssuePage(BaseModel):

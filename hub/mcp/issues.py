@@ -1,0 +1,107 @@
+"""The tools that read the mirrored issues: search, one issue, its comments and changelog, the projects."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field
+
+from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub_client, segment, tool
+from hub.mcp.client import HubClient
+from hub.mcp.results import WIKI, EntryPage, IssueDetail, IssuePage, LinkedIssue, Links, ProjectList
+
+TOOLS: list[Tool] = []
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over key, summary, "
+    "description and comments, ranked, each item with a highlighted `snippet`) and/or by exact filters; "
+    "page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when the hub does not "
+    "count) and `next_cursor`. "
+    "Then use get_issue for one issue's details."))
+async def search_issues(
+    ctx: ToolContext,
+    q: Annotated[str | None, Field(min_length=1, max_length=1000, description="words to search for")] = None,
+    project: Annotated[str | None, Field(min_length=1, max_length=255,
+                                         description="a project's label (see list_projects)")] = None,
+    issue_type: Filter = None,
+    sprint: Annotated[str | None, Field(min_length=1, max_length=10_000, description="a sprint's name")] = None,
+    updated_since: Annotated[str | None, Field(min_length=1, max_length=64, description=(
+        "a UTC time, e.g. 2026-11-02T09:00:00+00:00: issues updated in Jira since then"))] = None,
+    status: Filter = None, assignee: Filter = None, epic_key: Filter = None,
+    label: Annotated[str | None, Field(min_length=1, max_length=255, description="one Jira label")] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="issues per page")] = 20,
+    cursor: Annotated[int | None, Field(ge=1, description="`next_cursor` of the previous page")] = None,
+) -> IssuePage:
+    async with hub_client(ctx) as h:
+        page = await h.get("/api/v1/issues", q=q, project=project, issue_type=issue_type, sprint=sprint,
+                           updated_since=updated_since, status=status, assignee=assignee,
+                           epic_key=epic_key, label=label, limit=limit, cursor=cursor)
+    return IssuePage(items=page["items"], total=page.get("total"), next_cursor=page["next_cursor"])
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "One issue in full: its fields and description (Jira wiki markup), its links both ways with the "
+    "other issue's summary and status, its attachments with their states, and the hub's notes. "
+    "`include` adds the first page of comments and/or changes (changelog), with their totals; page "
+    "further with get_comments / get_changelog."))
+async def get_issue(
+    ctx: ToolContext, key: Key,
+    include: Annotated[list[Literal["comments", "changes"]] | None, Field(
+        max_length=2, description="what else to add: comments, changes")] = None,
+) -> IssueDetail:
+    include = include or []
+    async with hub_client(ctx) as h:
+        issue = await h.get(f"/api/v1/issues/{segment(key)}")
+        attachments = await h.get(f"/api/v1/issues/{segment(key)}/attachments")
+        notes = await h.get(f"/api/v1/issues/{segment(key)}/notes")
+        # The hub answers each link with the other issue's summary and status: a constant
+        # number of requests, however many links the issue has.
+        links = issue.pop("links", {"outward": [], "inward": []})
+        comments = await _entries(h, key, "comments", 0, 50) if "comments" in include else None
+        changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
+    return IssueDetail(
+        key=issue["key"], format=WIKI, fields=issue,
+        links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
+        attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "An issue's comments, oldest first, a page at a time, with `total`: bodies are Jira wiki markup. "
+    "Use it to read a discussion in full; follow `next_cursor` until it is null."))
+async def get_comments(ctx: ToolContext, key: Key, cursor: Cursor = None,
+                       limit: Annotated[int, Field(ge=1, le=200)] = 50) -> EntryPage:
+    async with hub_client(ctx) as h:
+        return await _entries(h, key, "comments", cursor or 0, limit)
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "An issue's changelog, oldest first, one item per changed field (who, when, from, to), a page at a "
+    "time, with `total`. Use it to see how an issue moved: status changes, reassignments, edits."))
+async def get_changelog(ctx: ToolContext, key: Key, cursor: Cursor = None,
+                        limit: Annotated[int, Field(ge=1, le=200)] = 50) -> EntryPage:
+    async with hub_client(ctx) as h:
+        return await _entries(h, key, "changes", cursor or 0, limit)
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "The team's projects (each one Jira label) and the base JQL the mirror loads. Use it to learn which "
+    "`project` values search_issues takes and what the mirror covers."))
+async def list_projects(ctx: ToolContext) -> ProjectList:
+    async with hub_client(ctx) as h:
+        projects = await h.get("/api/v1/projects")
+    return ProjectList(items=projects["items"], scope=projects.get("scope"), base_jql=projects.get("base_jql"))
+
+
+async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -> EntryPage:
+    """One page of an issue's comments or changes; the hub answers them whole, so the total is exact."""
+    items = (await h.get(f"/api/v1/issues/{segment(key)}/{what}"))["items"]
+    end = offset + limit
+    return EntryPage(key=key, format=WIKI if what == "comments" else None, items=items[offset:end],
+                     total=len(items), next_cursor=end if end < len(items) else None)
+
+
+def _linked(link: dict) -> LinkedIssue:
+    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=bool(link.get("in_mirror")),
+                       summary=link.get("summary"), status=link.get("status"))
