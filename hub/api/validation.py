@@ -51,17 +51,18 @@ def query(schema: dict):
     properties = schema.get("properties", {})
 
     def hook(req: falcon.Request, resp, resource, params) -> None:
-        values = {}
+        values: dict[str, object] = {}
         for name, raw in req.params.items():
             if isinstance(raw, list):
                 raise ContractError(f"query parameter {name!r} is given more than once", name)
             kind = properties.get(name, {}).get("type")
+            value: object = raw
             if kind == "integer":
                 try:
-                    raw = int(raw)
+                    value = int(raw)
                 except ValueError:
                     raise ContractError(f"query parameter {name!r} must be an integer", name) from None
-            values[name] = raw
+            values[name] = value
         req.context.query = _checked(validator, values)
 
     def decorate(responder):
