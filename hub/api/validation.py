@@ -244,13 +244,15 @@ def _refusal(schema: dict, error: jsonschema_rs.ValidationError, value) -> Refus
     # (a float as a float): what the error carries is a converted copy.
     expected = _at(schema, error.schema_path) if kind else None
     instance = _at(value, error.instance_path)
-    if kind == "type" and "number" in expected and isinstance(instance, float) and not math.isfinite(instance):
+    parent = _at(schema, error.schema_path[:-1])
+    if kind == "type" and isinstance(instance, float) and not math.isfinite(instance) and "number" in expected:
         # Python's json reads 1e400 as infinity, which the compiled check takes
         # for no number at all: where a number goes, the bound it passes is
         # the rule it breaks.
         bound = "maximum" if instance > 0 else "minimum"
-        kind, expected = bound, _at(schema, error.schema_path[:-1]).get(bound, expected)
-    field = _field(kind, expected, instance, error.instance_path, _at(schema, error.schema_path[:-1]))
+        if bound in parent:
+            kind, expected = bound, parent[bound]
+    field = _field(kind, expected, instance, error.instance_path, parent)
     where = f"{field}: " if field else ""
     return Refusal(field, f"{where}{_describe(kind, expected, instance)}")
 
