@@ -30,11 +30,9 @@ from pathlib import Path
 import httpx
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agent.jira_client import BASE_FIELDS  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
-from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project  # noqa: E402
+from agent.jira_client import BASE_FIELDS
+from bench.server import hub_command, serve, stop
+from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
 
 TARGET = 0.5
 AGENT = str(Path(sys.executable).parent / "hub-agent")

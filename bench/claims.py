@@ -25,9 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.server import hub_command, serve, stop  # noqa: E402
+from bench.server import hub_command, serve, stop
 
 T = "2026-11-02T09:00:00+00:00"
 TARGET = 0.5

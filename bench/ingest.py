@@ -25,10 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.page import rich_issue  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
+from bench.page import rich_issue
+from bench.server import hub_command, serve, stop
 
 TARGET = 0.3
 # The tables a state page writes, with the columns in the order rows_of gives them.

@@ -23,10 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
+from bench.figures import latency
+from bench.server import hub_command, serve, stop
 
 
 class Client:

@@ -25,11 +25,9 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
-from bench.states import timed_requests  # noqa: E402
+from bench.figures import latency
+from bench.server import hub_command, serve, stop
+from bench.states import timed_requests
 
 FILES = 5_000
 AGENTS = 30

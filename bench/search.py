@@ -27,10 +27,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency  # noqa: E402
-from bench.server import hub_command, serve, stop  # noqa: E402
+from bench.figures import latency
+from bench.server import hub_command, serve, stop
 
 T = "2026-11-02T09:00:00+00:00"
 COMMON, RARE = "report", "quokka"

@@ -25,12 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MB = 1024 * 1024
-sys.path.insert(0, str(ROOT))
+from bench.server import hub_command as hub
+from bench.server import serve, stop
 
-from bench.server import hub_command as hub  # noqa: E402
-from bench.server import serve, stop  # noqa: E402
+MB = 1024 * 1024
 
 
 def make_file(path: Path, size: int) -> str:
