@@ -19,10 +19,8 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -31,7 +29,8 @@ import httpx
 import orjson
 
 from agent.jira_client import BASE_FIELDS
-from bench.server import hub_command, serve, stop
+from bench.figures import verdict
+from bench.server import ScratchHub, hub_command
 from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
 
 TARGET = 0.5
@@ -85,21 +84,19 @@ def main() -> int:
     parser.add_argument("--issues", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-agent-"))
-    data_dir = work / "data"
-    jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
-    hub = agent = None
-    try:
-        hub_command(data_dir, "migrate")
-        agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
-        ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
-        hub_command(data_dir, "scope", "set", "project = AURORA")
-        hub_command(data_dir, "project", "add", "AWPCA", "--name", "Bench")
-        hub, port = serve(data_dir)
+    with ScratchHub("bench-agent-") as scratch:
+        jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
+        scratch.callback(jira.stop)
+        agent_token = scratch.token("agent", "agent")
+        ui_token = scratch.token("ui", "interface")
+        hub_command(scratch.data_dir, "scope", "set", "project = AURORA")
+        hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench")
+        port = scratch.serve()
         agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
                                   "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "bench"],
                                  env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
+        scratch.callback(end, agent)
         while not re.search(r"running as", agent.stdout.readline() or "ended"):
             if agent.poll() is not None:
                 raise SystemExit("hub-agent ended before running")
@@ -115,16 +112,14 @@ def main() -> int:
         print(f"{'  the same pages read but not decoded':<44} {bytes_only:8.0f} issues/s")
         print(f"{'full refresh, Jira → agent → hub':<44} {rate:8.0f} issues/s")
         ratio = rate / base
-        print(f"ratio to baseline {ratio:5.2f} ({'ok' if ratio >= TARGET else 'UNDER TARGET'}, target >= {TARGET});"
+        print(f"ratio to baseline {ratio:5.2f} {verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')};"
               f" to the pages not decoded {rate / bytes_only:5.2f}")
-    finally:
-        if agent is not None:
-            agent.terminate()
-            agent.wait(timeout=60)
-        stop(hub)
-        jira.stop()
-        shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def end(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(timeout=60)
 
 
 if __name__ == "__main__":
