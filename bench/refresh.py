@@ -10,7 +10,7 @@ the pages must; the same pages read but not decoded are printed beside it. The m
 full refresh, from enqueue to the agent's log line that the hub accepted its ``done``. Each figure
 is the best of ``--rounds`` rounds, the three alternating.
 
-    python bench/agent.py [--issues 2000] [--rounds 3]
+    python bench/refresh.py [--issues 2000] [--rounds 3]
 """
 
 from __future__ import annotations
