@@ -16,19 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import falcon.testing
 
-import falcon.testing  # noqa: E402
-
-from hub import startup  # noqa: E402
-from hub.api.app import create_app  # noqa: E402
-from hub.config import Config  # noqa: E402
-from hub.services.tokens import TokenService  # noqa: E402
+from hub import startup
+from hub.api.app import create_app
+from hub.config import Config
+from hub.services.tokens import TokenService
 
 JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 

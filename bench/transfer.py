@@ -21,16 +21,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MB = 1024 * 1024
-sys.path.insert(0, str(ROOT))
+from bench.figures import verdict
+from bench.server import ScratchHub
 
-from bench.server import hub_command as hub  # noqa: E402
-from bench.server import serve, stop  # noqa: E402
+MB = 1024 * 1024
 
 
 def make_file(path: Path, size: int) -> str:
@@ -57,17 +54,14 @@ def main() -> int:
     args = parser.parse_args()
     size = args.size * MB
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-transfer-"))
-    data_dir = work / "data"
-    proc = None
-    try:
+    with ScratchHub("hub-bench-transfer-") as scratch:
+        work, data_dir = scratch.work, scratch.data_dir
         source = work / "source.bin"
         sha = make_file(source, size)
-        hub(data_dir, "migrate")
-        agent = hub(data_dir, "token", "add", "agent", "--role", "agent").strip()
-        ui = hub(data_dir, "token", "add", "ui", "--role", "interface").strip()
+        agent = scratch.token("agent", "agent")
+        ui = scratch.token("ui", "interface")
 
-        proc, port = serve(data_dir, HUB_MAX_UPLOAD_BYTES=str(size + MB))
+        port = scratch.serve(HUB_MAX_UPLOAD_BYTES=str(size + MB))
 
         def call(method, path, token, body=None):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -151,14 +145,14 @@ def main() -> int:
             times["cp+fsync"].append(timed(durable_copy))
             times["cp twice"].append(timed(two_copies))
             times["upload"].append(timed(lambda: upload(n)))
-        rss_after_uploads = peak_rss_mb(proc.pid)
+        rss_after_uploads = peak_rss_mb(scratch.proc.pid)
         # The last upload's file stays for the downloads.
         hub_file = data_dir / "files" / sha
         shutil.copyfile(source, hub_file)
         for _ in range(args.repeat):
             times["download"].append(timed(download))
 
-        rss = peak_rss_mb(proc.pid)
+        rss = peak_rss_mb(scratch.proc.pid)
         median = {name: statistics.median(values) for name, values in times.items()}
         cp_rate = size / MB / median["cp"]
         print(f"cp        {args.size} MiB in {median['cp']:6.2f} s = {cp_rate:7.1f} MiB/s"
@@ -172,14 +166,11 @@ def main() -> int:
             rate = size / MB / median[name]
             ratio = rate / cp_rate
             print(f"{name:<9} {args.size} MiB in {median[name]:6.2f} s = {rate:7.1f} MiB/s; ratio to cp"
-                  f" {ratio:4.2f} ({'ok' if ratio >= 0.5 else 'UNDER TARGET'}, target >= 0.5);"
+                  f" {ratio:4.2f} {verdict(ratio >= 0.5, '>= 0.5', 'UNDER TARGET')};"
                   f" to cp+fsync {rate / durable_rate:4.2f}; to cp twice {rate / twice_rate:4.2f}"
                   f" ({', '.join(f'{t:.2f}' for t in times[name])})")
-        print(f"server peak RSS {rss:6.1f} MB ({'ok' if rss < 150 else 'OVER TARGET'}, target < 150 MB);"
+        print(f"server peak RSS {rss:6.1f} MB {verdict(rss < 150, '< 150 MB')};"
               f" {rss_after_uploads:.1f} MB after the uploads")
-    finally:
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
