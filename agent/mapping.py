@@ -1,4 +1,4 @@
-"""Jira's issue JSON flattened into the hub's issue state object (hub.md §3).
+"""Jira's issue JSON flattened into the hub's issue state object (docs/agent-protocol.md).
 
 Users are their login ``name`` (stable, what JQL and mentions use; ``key`` is internal and display
 names change); times are kept exactly as Jira wrote them, so the mirror compares with Jira's own.

@@ -24,12 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from hub import startup  # noqa: E402
-from hub.config import Config  # noqa: E402
-from hub.services.backup import backup, restore  # noqa: E402
+from hub import startup
+from hub.config import Config
+from hub.services.backup import backup, restore
 
 T = "2026-11-30T03:00:00+00:00"
 TARGET = 3.0

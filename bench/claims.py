@@ -17,17 +17,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import shutil
 import sqlite3
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.server import hub_command, serve, stop
+from bench.figures import verdict
+from bench.server import ScratchHub
 
 T = "2026-11-02T09:00:00+00:00"
 TARGET = 0.5
@@ -96,7 +93,7 @@ def phase(turns: list, seconds: float) -> float:
         try:
             while not stopping.is_set():
                 counts[i] += turns[i]()
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
             failures.append(exc)
             stopping.set()
 
@@ -123,19 +120,15 @@ def main() -> int:
     parser.add_argument("--commands", type=int, default=40_000, help="refreshes enqueued beforehand")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-claims-"))
-    data_dir = work / "data"
-    proc = None
-    clients: list[Client] = []
-    try:
-        hub_command(data_dir, "migrate")
-        token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
-        enqueue(data_dir, args.commands)
+    with ScratchHub("hub-bench-claims-") as scratch:
+        token = scratch.token("agent", "agent")
+        enqueue(scratch.data_dir, args.commands)
         # The agents share one token, each with its own agent_id: room for them all.
-        proc, port = serve(data_dir, HUB_AGENTS_PER_TOKEN=str(args.agents))
+        port = scratch.serve(HUB_AGENTS_PER_TOKEN=str(args.agents))
         agents = [Client(port, token) for _ in range(args.agents)]
         checkers = [Client(port, "") for _ in range(args.agents)]
-        clients = agents + checkers
+        for client in agents + checkers:
+            scratch.callback(client.close)
         agent_turns = [agent_loop(c, f"agent-{n}") for n, c in enumerate(agents)]
         health_turns = [healthz_loop(c) for c in checkers]
         phase(health_turns, 0.5)  # warm up: connections open, code paths run once
@@ -151,13 +144,7 @@ def main() -> int:
               f"{args.rounds} phases of {args.seconds:g} s each")
         print(f"{'GET /healthz (baseline)':<34} {health_rate:8.0f} requests/s")
         print(f"{'claim + done':<34} {claim_rate:8.0f} requests/s ({claim_rate / 2:.0f} round trips/s)")
-        print(f"ratio to baseline {ratio:5.2f} ({'ok' if ratio >= TARGET else 'UNDER TARGET'}, "
-              f"target >= {TARGET})")
-    finally:
-        for client in clients:
-            client.close()
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
+        print(f"ratio to baseline {ratio:5.2f} {verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')}")
     return 0
 
 

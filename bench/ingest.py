@@ -25,8 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from bench.figures import verdict
 from bench.page import rich_issue
 from bench.server import hub_command, serve, stop
 
@@ -180,7 +179,7 @@ def main() -> int:
     print(f"{args.pages} pages of {args.issues} rich issues; best of {args.repeat} rounds")
     print(f"{'raw sqlite3, executemany (baseline)':<44} {best_raw:9.0f} issues/s")
     print(f"{'POST /agent/v1/commands/{id}/state':<44} {best_hub:9.0f} issues/s")
-    print(f"ratio {ratio:.2f} ({'ok' if ratio >= TARGET else 'UNDER TARGET'}, target >= {TARGET})")
+    print(f"ratio {ratio:.2f} {verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')}")
     return 0
 
 

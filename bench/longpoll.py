@@ -15,18 +15,13 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency
-from bench.server import hub_command, serve, stop
+from bench.figures import latency, verdict
+from bench.server import ScratchHub
 
 
 class Client:
@@ -138,15 +133,11 @@ def main() -> int:
     parser.add_argument("--pollers", type=int, default=64, help="claim pollers (as many attachment waits)")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-longpoll-"))
-    data_dir = work / "data"
-    proc = pollers = None
-    try:
-        hub_command(data_dir, "migrate")
-        agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
-        ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
+    with ScratchHub("hub-bench-longpoll-") as scratch:
+        agent_token = scratch.token("agent", "agent")
+        ui_token = scratch.token("ui", "interface")
         # The pollers share one agent token, each with its own agent_id: room for them all.
-        proc, port = serve(data_dir, HUB_AGENTS_PER_TOKEN=str(args.pollers + 10))
+        port = scratch.serve(HUB_AGENTS_PER_TOKEN=str(args.pollers + 10))
         agent, ui = Client(port, agent_token), Client(port, ui_token)
         list_attachment(agent, ui)
 
@@ -155,6 +146,7 @@ def main() -> int:
         idle_trips = round_trips(agent, ui, args.rounds)
 
         pollers = Pollers(port, agent_token, ui_token, args.pollers)
+        scratch.callback(pollers.stop)
         time.sleep(2.0)  # every poller has asked once, and the turned-away are in their pause
         loaded = healthz(port, args.requests, args.spacing)
         loaded_trips = round_trips(agent, ui, args.rounds)
@@ -171,13 +163,8 @@ def main() -> int:
               f"{answers['held']} held to their end or to work")
         ratio = statistics.median(loaded) / statistics.median(idle)
         trips = statistics.median(loaded_trips) / statistics.median(idle_trips)
-        print(f"/healthz p50 ratio to idle {ratio:5.2f}x ({'ok' if ratio <= 3 else 'OVER TARGET'}, "
-              f"target within 3x); round trip p50 ratio {trips:5.2f}x")
-    finally:
-        if pollers is not None:
-            pollers.stop()
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
+        print(f"/healthz p50 ratio to idle {ratio:5.2f}x {verdict(ratio <= 3, 'within 3x')};"
+              f" round trip p50 ratio {trips:5.2f}x")
     return 0
 
 

@@ -17,18 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
 import sqlite3
-import statistics
 import sys
-import tempfile
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency
-from bench.server import hub_command, serve, stop
+from bench.figures import against_baseline, latency
+from bench.server import ScratchHub
 from bench.states import timed_requests
 
 FILES = 5_000
@@ -37,7 +32,7 @@ AGENTS = 30
 
 def populate(data_dir: Path, count: int) -> None:
     rng = random.Random(11)
-    start = datetime(2025, 11, 30, tzinfo=UTC)
+    start = datetime(2025, 11, 30, tzinfo=timezone.utc)
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     commands, runs = [], []
     for n in range(count):
@@ -55,7 +50,7 @@ def populate(data_dir: Path, count: int) -> None:
     conn.executemany("INSERT INTO sync_run (command_id, query, status, started_at, finished_at)"
                      " VALUES (?, ?, ?, ?, ?)", runs)
     # Seen now: agents unseen for HUB_AGENT_FORGET_HOURS are left out of a scrape.
-    seen = datetime.now(UTC).isoformat(timespec="seconds")
+    seen = datetime.now(timezone.utc).isoformat(timespec="seconds")
     conn.executemany("INSERT INTO agent_status (agent_id, version, last_seen_at) VALUES (?, 14, ?)",
                      [(f"agent-{n}", seen) for n in range(AGENTS)])
     conn.commit()
@@ -72,14 +67,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=30)
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-metrics-"))
-    data_dir = work / "data"
-    proc = None
-    try:
-        hub_command(data_dir, "migrate")
-        token = hub_command(data_dir, "token", "add", "prometheus", "--role", "metrics").strip()
-        populate(data_dir, args.commands)
-        proc, port = serve(data_dir)
+    with ScratchHub("hub-bench-metrics-") as scratch:
+        token = scratch.token("prometheus", "metrics")
+        populate(scratch.data_dir, args.commands)
+        port = scratch.serve()
 
         first = timed_requests(port, token, "GET", "/metrics", None, 1)[0]
         baseline = timed_requests(port, token, "GET", "/healthz", None, args.requests)
@@ -89,12 +80,7 @@ def main() -> int:
         print(latency("GET /healthz (baseline)", baseline))
         print(latency("GET /metrics", scrapes))
         print(f"{'first GET /metrics (all history)':<34} {first * 1000:7.2f} ms")
-        p50 = statistics.median(scrapes) * 1000
-        print(f"ratio to baseline {statistics.median(scrapes) / statistics.median(baseline):6.1f}x;"
-              f" p50 {p50:.1f} ms ({'ok' if p50 < 100 else 'OVER TARGET'}, target < 100 ms)")
-    finally:
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
+        print(against_baseline(scrapes, baseline, 100))
     return 0
 
 

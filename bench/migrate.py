@@ -26,11 +26,9 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from hub.migrations import CURRENT_VERSION, migrate
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from hub.migrations import CURRENT_VERSION, migrate  # noqa: E402
-
 FIXTURES = ROOT / "tests" / "fixtures" / "schema-history"
 T = "2026-10-22T10:00:00+00:00"
 JIRA_T = "2026-10-22T13:05:11.000+0300"

@@ -18,19 +18,15 @@ import argparse
 import http.client
 import json
 import random
-import shutil
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency
-from bench.server import hub_command, serve, stop
+from bench.figures import latency, verdict
+from bench.server import ScratchHub
 
 T = "2026-11-02T09:00:00+00:00"
 COMMON, RARE = "report", "quokka"
@@ -123,17 +119,13 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=30)
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-search-"))
-    data_dir = work / "data"
-    proc = None
-    try:
-        hub_command(data_dir, "migrate")
-        token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
-        db = data_dir / "hub.sqlite"
+    with ScratchHub("hub-bench-search-") as scratch:
+        token = scratch.token("ui", "interface")
+        db = scratch.data_dir / "hub.sqlite"
         built = populate(db, args.issues)
         size = db.stat().st_size + (db.with_name("hub.sqlite-wal").stat().st_size
                                     if db.with_name("hub.sqlite-wal").exists() else 0)
-        proc, port = serve(data_dir)
+        port = scratch.serve()
         print(f"{args.issues} issues, {3 * args.issues} comments; index built in {built:.1f} s;"
               f" database {size / 2**20:.0f} MiB; {args.requests} requests each")
         http_times(port, token, None, 3)
@@ -148,14 +140,11 @@ def main() -> int:
             print(latency("  raw sqlite3 (baseline)", raw))
             print(latency(f"  GET /api/v1/issues?q={word}", over_http))
             p50, ratio = statistics.median(over_http) * 1000, statistics.median(over_http) / statistics.median(raw)
-            print(f"  ratio to baseline {ratio:5.2f}x ({'ok' if ratio <= 3 else 'OVER TARGET'}, target <= 3x);"
-                  f" p50 {p50:.1f} ms ({'ok' if p50 < 50 else 'OVER TARGET'}, target < 50 ms)")
+            print(f"  ratio to baseline {ratio:5.2f}x {verdict(ratio <= 3, '<= 3x')};"
+                  f" p50 {p50:.1f} ms {verdict(p50 < 50, '< 50 ms')}")
             if ratio > 3 and statistics.median(raw) < floor:
                 # A query of a millisecond is below what any HTTP answer costs here.
                 print("  (the raw query takes less than the HTTP floor: the ratio measures the floor)")
-    finally:
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 HUB = str(Path(sys.executable).parent / "hub")
@@ -43,3 +46,39 @@ def stop(proc: subprocess.Popen | None) -> None:
     if proc is not None:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+class ScratchHub(ExitStack):
+    """A migrated hub on a new scratch dir, for ``with``; on exit what was started
+    stops (last started first) and the dir goes.
+
+    ``work`` is the scratch dir, ``data_dir`` the hub's, ``proc`` the served hub
+    (once :meth:`serve` ran); :meth:`callback` adds anything else to stop on the
+    way out.
+    """
+
+    def __init__(self, prefix: str, directory: str | None = None):
+        super().__init__()
+        self.work = Path(tempfile.mkdtemp(prefix=prefix, dir=directory))
+        self.data_dir = self.work / "data"
+        self.proc: subprocess.Popen | None = None
+        self.callback(shutil.rmtree, self.work, ignore_errors=True)
+
+    def __enter__(self) -> ScratchHub:
+        super().__enter__()
+        try:
+            hub_command(self.data_dir, "migrate")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def token(self, name: str, role: str) -> str:
+        """A new token of ``role``."""
+        return hub_command(self.data_dir, "token", "add", name, "--role", role).strip()
+
+    def serve(self, **settings: str) -> int:
+        """:func:`serve` this hub until the ``with`` ends; the port."""
+        self.proc, port = serve(self.data_dir, **settings)
+        self.callback(stop, self.proc)
+        return port

@@ -16,18 +16,13 @@ import hashlib
 import http.client
 import json
 import random
-import shutil
 import sqlite3
-import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import latency
-from bench.server import hub_command, serve, stop
+from bench.figures import against_baseline, latency
+from bench.server import ScratchHub
 
 T = "2026-11-02T09:00:00+00:00"
 
@@ -89,14 +84,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=50)
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="hub-bench-states-"))
-    data_dir = work / "data"
-    proc = None
-    try:
-        hub_command(data_dir, "migrate")
-        token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
-        populate(data_dir, args.attachments)
-        proc, port = serve(data_dir)
+    with ScratchHub("hub-bench-states-") as scratch:
+        token = scratch.token("ui", "interface")
+        populate(scratch.data_dir, args.attachments)
+        port = scratch.serve()
 
         rng = random.Random(1)
         ids = [str(n + 1) for n in range(args.attachments)]
@@ -110,12 +101,7 @@ def main() -> int:
         print(f"{args.attachments} attachments listed; 1,000 ids per request; {args.requests} requests")
         print(latency("GET /healthz (baseline)", baseline))
         print(latency("POST /api/v1/attachments/states", states))
-        p50 = statistics.median(states) * 1000
-        print(f"ratio to baseline {statistics.median(states) / statistics.median(baseline):6.1f}x;"
-              f" p50 {p50:.1f} ms ({'ok' if p50 < 50 else 'OVER TARGET'}, target < 50 ms)")
-    finally:
-        stop(proc)
-        shutil.rmtree(work, ignore_errors=True)
+        print(against_baseline(states, baseline, 50))
     return 0
 
 

@@ -17,10 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the demo Jira is the tests' fake
-
-from tests.fakejira import FakeJira, sample_project  # noqa: E402
+from demo.fakejira import FakeJira, sample_project
 
 BIN = Path(sys.executable).parent
 

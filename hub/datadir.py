@@ -10,10 +10,10 @@ start would lose more than it protects.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 from hub.config import Config
 
@@ -51,14 +51,27 @@ def ensure_private_dir(path: Path) -> None:
         log.warning("could not set %s to mode 0700: %s; the hub goes on", path, exc)
 
 
+def new_private_file(path: Path, buffering: int = -1) -> BinaryIO:
+    """Create ``path`` with mode ``0600`` and open it for writing (binary).
+
+    Raises ``FileExistsError`` if ``path`` exists (a symlink included): the file
+    is always a new one of ours, never someone else's that a name pointed at, and
+    it is private from its first byte rather than after a ``chmod``.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    return open(fd, "wb", buffering=buffering)
+
+
 def create_private_file(path: Path) -> None:
     """Create ``path`` empty with mode ``0600`` unless it exists.
 
     SQLite gives a database's ``-wal`` and ``-shm`` files the mode of the
     database file, so creating it ``0600`` keeps all three private.
     """
-    with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
+    try:
+        new_private_file(path).close()
+    except FileExistsError:
+        pass
 
 
 def fsync(path: Path) -> None:

@@ -6,7 +6,8 @@ view) has no model: the loader writes it and the issue service reads it in SQL.
 The models describe the schema for queries; they do not create it. The schema
 belongs to :mod:`hub.migrations` (``schema.sql`` for a new database, the steps
 for a deployed one), and ``tests/test_models.py`` checks that the two agree.
-Column meanings are in the data-model spec; times the hub writes are UTC
+What the mirror's columns hold is told in docs/agent-protocol.md (the state an
+agent reports) and docs/attachments.md; times the hub writes are UTC
 ISO-8601 strings, Jira's own time strings are kept as Jira sent them.
 """
 
@@ -226,7 +227,7 @@ class Token(BaseModel):
 
     id = AutoField()
     name = TextField(unique=True)
-    role = TextField()  # 'agent' | 'interface' | 'admin'
+    role = TextField()  # one of hub.vocabulary.TOKEN_ROLES: 'agent' | 'interface' | 'admin' | 'metrics'
     sha256 = TextField(unique=True)
     created_at = TextField()
 

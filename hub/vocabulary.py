@@ -25,7 +25,7 @@ GIVEN_UP_STATUSES = (FAILED, CANCELLED)
 RUNNING = "running"
 RUN_STATUSES = (RUNNING, DONE, FAILED)
 
-# An attachment's state, computed at read time (data-model spec, «Скачанные вложения»).
+# An attachment's state, computed at read time (docs/attachments.md says what each means).
 READY, FETCHING, NONE = "ready", "fetching", "none"
 ATTACHMENT_STATES = (READY, FETCHING, FAILED, NONE)
 

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, TIME, FakeJira, legacy_sprint
+from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, TIME, FakeJira, legacy_sprint
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
 AGENT = shutil.which("hub-agent", path=os.path.dirname(sys.executable)) or "hub-agent"

@@ -8,7 +8,7 @@ import pytest
 
 from agent.jira_client import JiraAuthError, JiraClient, JiraError
 from agent.retry import Backoff
-from tests.fakejira import FakeJira
+from demo.fakejira import FakeJira
 
 
 @pytest.fixture

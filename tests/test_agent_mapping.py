@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent import mapping
 from agent.runner import looks_like_html, search_jql, updated_clause
-from tests.fakejira import (
+from demo.fakejira import (
     END_FIELD,
     EPIC_FIELD,
     FIELDS,

@@ -12,7 +12,7 @@ from agent.config import AgentConfig
 from agent.hub_client import Command
 from agent.retry import Backoff
 from agent.runner import Runner
-from tests.fakejira import FakeJira
+from demo.fakejira import FakeJira
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
 LATER = "2026-11-20T10:30:00.000+0300"

@@ -110,3 +110,22 @@ def test_a_backup_beside_the_data_dir_and_its_restore_still_work(tmp_path, a_bac
     assert done.returncode == 0, done.stderr
     again = run_hub("backup", str(tmp_path / "r-backup"), data_dir=tmp_path / "r")
     assert again.returncode == 0, again.stderr
+
+
+def test_a_private_file_is_new_and_0600_from_its_first_byte(tmp_path):
+    from hub.datadir import new_private_file
+
+    old_umask = os.umask(0)  # a loose umask: the mode must not depend on it
+    try:
+        with new_private_file(tmp_path / "new") as out:
+            out.write(b"secret")
+    finally:
+        os.umask(old_umask)
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o600
+    (tmp_path / "elsewhere").write_bytes(b"someone else's")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    for name in ("new", "link"):
+        with pytest.raises(FileExistsError):
+            new_private_file(tmp_path / name)
+    assert (tmp_path / "new").read_bytes() == b"secret"
+    assert (tmp_path / "elsewhere").read_bytes() == b"someone else's"

@@ -29,6 +29,16 @@ def test_if_range_with_our_etag_honours_the_range_and_anything_else_sends_the_wh
         assert "content-range" not in whole.headers
 
 
+def test_if_none_match_takes_lists_weak_tags_and_a_star(hub, ready):
+    etag = f'"{ready}"'
+    other = '"' + "0" * 64 + '"'
+    for header in (etag, f"W/{etag}", f"{other}, {etag}", f"{other},W/{etag}", "*", " * "):
+        again = hub.api("GET", URL, headers={"If-None-Match": header})
+        assert again.status_code == 304 and not again.content, header
+    for header in (other, f"{other}, W/{other}", ready, ""):
+        assert hub.api("GET", URL, headers={"If-None-Match": header}).status_code == 200, header
+
+
 def test_head_gives_the_headers_of_a_get_without_the_body(hub, ready):
     get = hub.api("GET", URL)
     head = hub.api("HEAD", URL)

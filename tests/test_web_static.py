@@ -45,6 +45,17 @@ def test_assets_have_their_media_types_and_revalidate_with_an_etag(hub, name, me
     assert head.status_code == 200 and int(head.headers["content-length"]) == len(resp.content)
 
 
+@pytest.mark.parametrize("path", ["/", "/ui/app.js"])
+def test_if_none_match_takes_lists_weak_tags_and_a_star(hub, path):
+    etag = hub.api("GET", path, role=None).headers["etag"]
+    other = '"' + "0" * 32 + '"'
+    for header in (etag, f"W/{etag}", f"{other}, {etag}", f"{other},W/{etag}", "*", " * "):
+        again = hub.api("GET", path, role=None, headers={"If-None-Match": header})
+        assert again.status_code == 304 and again.headers["etag"] == etag, header
+    for header in (other, f"{other}, W/{other}", etag.strip('"'), ""):
+        assert hub.api("GET", path, role=None, headers={"If-None-Match": header}).status_code == 200, header
+
+
 @pytest.mark.parametrize("path", ["/ui/nothing.js", "/ui/index.html", "/ui/", "/ui/.hidden"])
 def test_other_names_are_404(hub, path):
     resp = hub.api("GET", path, role=None)

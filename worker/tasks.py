@@ -84,11 +84,6 @@ def forget_agents() -> int:
     return AgentService.from_config(_config()).forget()
 
 
-def cleanup_schedule(cron: str):
-    """HUB_CLEANUP_CRON as a Huey schedule, read as strictly as the settings checked it."""
-    return cron_schedule(cron)
-
-
 def _due(cron: str | None, now: datetime | None) -> bool:
     """Whether ``cron`` (None: off) names the minute of ``now`` (default: the
     current time; a naive ``now`` is UTC)."""

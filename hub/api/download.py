@@ -79,7 +79,11 @@ def media_type(value: str | None) -> str:
 
 
 def etag_matches(header: str | None, etag: str) -> bool:
-    """Whether ``If-None-Match`` names ``etag`` (weak comparison, or ``*``)."""
+    """Whether ``If-None-Match`` names ``etag`` (weak comparison, or ``*``).
+
+    The header is ``*`` or a list of tags, each maybe ``W/``-prefixed; the
+    downloads and the web interface's files both answer 304 by this.
+    """
     if not header:
         return False
     if header.strip() == "*":

@@ -11,21 +11,22 @@ answers 400 before parsing. Malformed JSON answers 400; JSON that breaks the
 schema answers 422 at its first error, with the offending field named
 (``field`` in the error body) and at most an excerpt of the offending value.
 
-Each schema is checked compiled (:mod:`jsonschema_rs`, the same 2020-12 draft,
-the schema as written): a valid body, the common case, then costs a small part
-of what jsonschema walking it would. Only a body the compiled check refuses is
-walked by jsonschema, which names the first error and has the last word.
+Each schema is compiled once (:mod:`jsonschema_rs`, draft 2020-12, the schema
+as written), and the same check both decides and names the first error: its
+error carries the instance path (the field), the schema path (the rule broken,
+read back from the schema) and the kind of error, which are put in the hub's
+own words here.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+from typing import NamedTuple
 
 import falcon
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from hub.errors import ContractError
 
@@ -171,54 +172,90 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a JSON value")
 
 
+class Refusal(NamedTuple):
+    """Why a value is refused: the offending field (None for the value as a
+    whole) and the words of the 422, which name the field first."""
+
+    field: str | None
+    message: str
+
+
 class SchemaCheck:
-    """One request schema, checked compiled; jsonschema names the first error."""
+    """One request schema, compiled (:mod:`jsonschema_rs`): the same check
+    decides and names the first error."""
 
     def __init__(self, schema: dict):
-        self._validator = Draft202012Validator(schema)
+        self._schema = schema
         self._compiled = jsonschema_rs.Draft202012Validator(schema)
 
-    def first_error(self, value) -> ValidationError | None:
-        """The first error of ``value``, or None when it is valid."""
+    def first_error(self, value) -> Refusal | None:
+        """Why ``value`` is refused, at its first error, or None when it is valid."""
         try:
-            if self._compiled.is_valid(value):
-                return None
+            # validate stops at the first error: a body of a million wrong
+            # values costs one error, not a million.
+            self._compiled.validate(value)
+        except jsonschema_rs.ValidationError as error:
+            return _refusal(self._schema, _nearest_form(self._schema, error), value)
         except ValueError:
-            pass  # a value JSON cannot hold (a dict with int keys): jsonschema decides
-        # The first error is enough to refuse the request; iter_errors is lazy, so
-        # a body of a million wrong values costs one error, not a million.
-        return next(self._validator.iter_errors(value), None)
+            # A lone surrogate or a key that is no string: no JSON text holds
+            # one, so only a caller in Python can pass it.
+            return Refusal(None, "is not a JSON value")
+        return None
 
 
 def _checked(validator: SchemaCheck, value):
-    error = validator.first_error(value)
-    if error is not None:
-        error = _nearest_form(error)
-        field = _field(error)
-        where = f"{field}: " if field else ""
-        raise ContractError(f"{where}{_describe(error)}", field)
+    refusal = validator.first_error(value)
+    if refusal is not None:
+        raise ContractError(refusal.message, refusal.field)
     return value
 
 
-def _nearest_form(error: ValidationError) -> ValidationError:
+def _at(node, steps):
+    """What ``node`` holds at the end of a path of member names and indexes."""
+    for step in steps:
+        node = node[step]
+    return node
+
+
+def _nearest_form(schema: dict, error: jsonschema_rs.ValidationError) -> jsonschema_rs.ValidationError:
     """For a value that matches none of an ``anyOf``'s forms, the first error of
     the form it comes nearest to: the one with the fewest errors, then the one
     naming more of the members sent, then the deeper error (``{"total": -1}``
     is a refresh's result with a bad total, not a file's result missing two
     members)."""
-    while error.validator == "anyOf" and error.context:
-        forms: dict[int, list[ValidationError]] = {}
-        for sub in error.context:
-            forms.setdefault(sub.schema_path[0], []).append(sub)
+    while isinstance(error.kind, jsonschema_rs.ValidationErrorKind.AnyOf) and any(error.kind.context):
         sent = set(error.instance) if isinstance(error.instance, dict) else set()
+        depth = len(error.schema_path) + 1  # the path to a form: the anyOf's, then its index
 
-        def distance(item, forms_schema=error.validator_value):
-            index, errs = item
-            named = sent & set(forms_schema[index].get("properties", {}))
-            return len(errs), -len(named), -len(errs[0].absolute_path)
+        def distance(errors, depth=depth, sent=sent):
+            named = sent & set(_at(schema, errors[0].schema_path[:depth]).get("properties", {}))
+            return len(errors), -len(named), -len(errors[0].instance_path)
 
-        error = min(forms.items(), key=distance)[1][0]
+        error = min((errors for errors in error.kind.context if errors), key=distance)[0]
     return error
+
+
+def _refusal(schema: dict, error: jsonschema_rs.ValidationError, value) -> Refusal:
+    kind = error.kind.name
+    if error.schema_path and error.schema_path[-1] == "dependentRequired":
+        kind = "dependentRequired"  # reported as the required member it misses
+    elif kind == "falseSchema":
+        kind = None
+    # The schema's own words (its types in its order) and the value as sent
+    # (a float as a float): what the error carries is a converted copy.
+    expected = _at(schema, error.schema_path) if kind else None
+    instance = _at(value, error.instance_path)
+    parent = _at(schema, error.schema_path[:-1])
+    if kind == "type" and isinstance(instance, float) and not math.isfinite(instance) and "number" in expected:
+        # Python's json reads 1e400 as infinity, which the compiled check takes
+        # for no number at all: where a number goes, the bound it passes is
+        # the rule it breaks.
+        bound = "maximum" if instance > 0 else "minimum"
+        if bound in parent:
+            kind, expected = bound, parent[bound]
+    field = _field(kind, expected, instance, error.instance_path, parent)
+    where = f"{field}: " if field else ""
+    return Refusal(field, f"{where}{_describe(kind, expected, instance)}")
 
 
 def _cut(text: str, limit: int = 200) -> str:
@@ -241,13 +278,12 @@ _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number",
                list: "array", dict: "object", type(None): "null"}
 
 
-def _describe(error: ValidationError) -> str:
+def _describe(kind: str | None, expected, value) -> str:
     """What is wrong, in words that quote at most an excerpt of the value.
 
-    jsonschema's own messages embed the whole offending value, which for a
+    The validator's own messages embed the whole offending value, which for a
     10 MB string would be echoed back whole.
     """
-    kind, expected, value = error.validator, error.validator_value, error.instance
     if kind == "type":
         wanted = expected if isinstance(expected, list) else [expected]
         return f"must be {' or '.join(wanted)}, not {_JSON_TYPES.get(type(value), 'unknown')}"
@@ -286,20 +322,20 @@ def _describe(error: ValidationError) -> str:
     return _cut(f"breaks the rule {kind!r}")
 
 
-def _field(error: ValidationError) -> str | None:
-    path = [str(part) for part in error.absolute_path]
-    if error.validator == "required":
-        missing = next((name for name in error.validator_value if name not in error.instance), None)
+def _field(kind: str | None, expected, instance, path, parent) -> str | None:
+    path = [str(part) for part in path]
+    if kind == "required":
+        missing = next((name for name in expected if name not in instance), None)
         if missing:
             path.append(missing)
-    elif error.validator == "dependentRequired" and isinstance(error.instance, dict):
-        missing = next((name for prop, names in error.validator_value.items() if prop in error.instance
-                        for name in names if name not in error.instance), None)
+    elif kind == "dependentRequired" and isinstance(instance, dict):
+        missing = next((name for prop, names in expected.items() if prop in instance
+                        for name in names if name not in instance), None)
         if missing:
             path.append(missing)
-    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - allowed)
+    elif kind == "additionalProperties" and isinstance(instance, dict):
+        allowed = set(parent.get("properties", {}))
+        extra = sorted(set(instance) - allowed)
         if extra:
             path.append(extra[0])
     # A member's name is the client's text too: quoted, like values, only in part.

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
-from hub.datadir import PRIVATE_FILE_MODE, create_private_file, ensure_private_dir, fsync
+from hub.datadir import create_private_file, ensure_private_dir, fsync, new_private_file
 from hub.migrations.step import Step
 from hub.migrations.steps import STEPS
 
@@ -242,8 +242,7 @@ def _backup(
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     final = _free_name(backups_dir, f"{stamp}-schema-v{version}")
     partial = backups_dir / f".{final.name}.partial"
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
-    os.close(fd)
+    new_private_file(partial).close()
     reader = sqlite3.connect(db_path, isolation_level=None)
     try:
         _copy_database(reader, db_path, partial)

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from hub import __version__
 from hub.clock import Clock, iso
-from hub.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensure_private_dir, fsync
+from hub.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensure_private_dir, fsync, new_private_file
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
 from hub.services.files import is_sha256
@@ -399,12 +399,11 @@ def _discard(path: Path, created: bool) -> None:
 
 
 def _create_private(path: Path) -> None:
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
+    new_private_file(path).close()
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
-    with open(fd, "wb") as out:
+    with new_private_file(path) as out:
         out.write(data)
         out.flush()
         os.fsync(out.fileno())
@@ -423,8 +422,7 @@ def _copy(source: Path, target: Path, missing: str | None = None) -> tuple[int, 
         if missing is None:
             raise
         raise BackupError(f"{missing}; nothing was restored") from None
-    with reader, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
-                      "wb") as out:
+    with reader, new_private_file(target) as out:
         _kernel_copy(reader.fileno(), out.fileno())
         os.fsync(out.fileno())
     return _digest(target)

@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import BinaryIO
 
-from hub.datadir import PRIVATE_FILE_MODE, ensure_private_dir, fsync
+from hub.datadir import ensure_private_dir, fsync, new_private_file
 from hub.errors import BadRequest, ContractError, TooLarge
 
 CHUNK = 4 * 1024 * 1024  # large reads and writes: fewer hand-offs to the hashing thread
@@ -66,8 +66,7 @@ class FileStore:
         partial = self.tmp / f"{os.getpid()}-{uuid.uuid4().hex}.part"
         hasher, size = _Hasher(), 0
         try:
-            with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE),
-                      "wb", buffering=0) as out:
+            with new_private_file(partial, buffering=0) as out:
                 while True:
                     chunk = stream.read(CHUNK)
                     if not chunk:

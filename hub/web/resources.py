@@ -19,6 +19,7 @@ from pathlib import Path
 import falcon
 
 from hub.api.auth import PUBLIC
+from hub.api.download import etag_matches
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX = "index.html"
@@ -60,7 +61,7 @@ def _answer(req: falcon.Request, resp: falcon.Response, file: StaticFile, head: 
     # 304 while the hub's copy is unchanged: a new hub's files show at once.
     resp.set_header("Cache-Control", "no-cache")
     resp.set_header("ETag", file.etag)
-    if req.get_header("If-None-Match") in (file.etag, "*"):
+    if etag_matches(req.get_header("If-None-Match"), file.etag):
         resp.status = falcon.HTTP_304
         return
     resp.content_type = file.media_type

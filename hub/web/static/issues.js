@@ -1,5 +1,6 @@
 // The issues page: a search box and filters (those GET /api/v1/issues takes,
-// as /openapi.json lists them), a table, and cursor paging. The API pages by
+// as /openapi.json lists them), a table, and cursor paging. The API has no
+// order parameter: a search lists the best matches first, else the newest. The API pages by
 // cursor only forward; "Previous" goes back through a stack of the cursors
 // that led here.
 
@@ -14,7 +15,6 @@ const FILTERS = [
   ["sprint", "Sprint"], ["label", "Label"], ["epic_key", "Epic"], ["neighbor", "Neighbour"],
   ["updated_since", "Updated since"], ["fetched_since", "Fetched since"],
 ];
-const ORDER_NAMES = ["sort", "order", "order_by"];
 
 // Kept while the tab is open, so coming back from an issue shows the same page.
 const view = {filters: {}, cursors: [], cursor: null, total: null};
@@ -23,35 +23,24 @@ export async function renderIssues(main, signal) {
   const params = await api.issueListParameters();
   const form = h("form", {class: "filters", role: "search", "aria-label": "Issues"});
   const fields = {};
-  if (params.q) {
-    fields.q = h("input", {id: "f-q", name: "q", type: "search", value: view.filters.q || "",
-                           placeholder: "words in key, summary, description, comments"});
-    form.append(h("div", {class: "field wide"}, h("label", {for: "f-q"}, "Search"), fields.q));
-  }
+  fields.q = h("input", {id: "f-q", name: "q", type: "search", value: view.filters.q || "",
+                         placeholder: "words in key, summary, description, comments"});
+  form.append(h("div", {class: "field wide"}, h("label", {for: "f-q"}, "Search"), fields.q));
   for (const [name, label] of FILTERS) {
     if (!params[name]) continue;
     fields[name] = filterInput(name, params[name], view.filters[name]);
     form.append(h("div", {class: "field"}, h("label", {for: `f-${name}`}, label), fields[name]));
   }
-  const order = ORDER_NAMES.find((name) => params[name]?.enum);
-  if (order) {
-    fields[order] = h("select", {id: `f-${order}`, name: order},
-      h("option", {value: ""}, "default"),
-      params[order].enum.map((value) => h("option", {value, selected: view.filters[order] === value}, value)));
-    form.append(h("div", {class: "field"}, h("label", {for: `f-${order}`}, "Order"), fields[order]));
-  }
   form.append(h("div", {class: "buttons"},
-    h("button", {type: "submit"}, params.q ? "Search" : "Apply filters"),
+    h("button", {type: "submit"}, "Search"),
     h("button", {type: "button", class: "secondary", onclick: () => {
       for (const input of Object.values(fields)) input.value = "";
       form.requestSubmit();
     }}, "Clear")));
   const note = h("p", {class: "note"});
   const describeOrder = () => {
-    note.textContent = order && view.filters[order] ? "Order: as chosen above."
-      : view.filters.q ? "Order: best match first."
-      : "Order: most recently added to the mirror first (the API offers no other order)."
-        + (params.q ? "" : " Full-text search appears here once the hub offers it.");
+    note.textContent = view.filters.q ? "Order: best match first."
+      : "Order: most recently added to the mirror first (the API offers no other order).";
   };
   const line = status();
   const results = h("div", {id: "results"});
@@ -122,12 +111,11 @@ export async function renderIssues(main, signal) {
 function filterInput(name, schema, value) {
   const id = `f-${name}`;
   if (name === "neighbor") {
-    // 0/1 or false/true, as the API's schema says.
-    const [no, yes] = (schema.enum && schema.enum.includes(0)) ? ["0", "1"] : ["false", "true"];
+    // 0 or 1, as the API's schema says.
     return h("select", {id, name},
       h("option", {value: ""}, "all issues"),
-      h("option", {value: no, selected: value === no}, "in the scope only"),
-      h("option", {value: yes, selected: value === yes}, "neighbours only"));
+      h("option", {value: "0", selected: value === "0"}, "in the scope only"),
+      h("option", {value: "1", selected: value === "1"}, "neighbours only"));
   }
   if (schema.enum) {
     return h("select", {id, name}, h("option", {value: ""}, "any"),

@@ -10,7 +10,7 @@ the pages must; the same pages read but not decoded are printed beside it. The m
 full refresh, from enqueue to the agent's log line that the hub accepted its ``done``. Each figure
 is the best of ``--rounds`` rounds, the three alternating.
 
-    python bench/agent.py [--issues 2000] [--rounds 3]
+    python bench/refresh.py [--issues 2000] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -19,10 +19,8 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -30,11 +28,10 @@ from pathlib import Path
 import httpx
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from agent.jira_client import BASE_FIELDS
-from bench.server import hub_command, serve, stop
-from tests.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
+from bench.figures import verdict
+from bench.server import ScratchHub, hub_command
+from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
 
 TARGET = 0.5
 AGENT = str(Path(sys.executable).parent / "hub-agent")
@@ -44,7 +41,7 @@ JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
 def jira_rate(jira: FakeJira, issues: int, decoded: bool) -> float:
     """Issues per second the demo Jira serves for the refresh's search pages, to a client that reads
     each page whole and, with ``decoded``, decodes it as the agent does (any consumer must)."""
-    fields = [*BASE_FIELDS, SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
+    fields = BASE_FIELDS + [SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
     with httpx.Client(base_url=jira.url, headers={"Authorization": f"Bearer {jira.token}"}) as client:
         started = time.perf_counter()
         for start in range(0, issues, 100):
@@ -87,21 +84,19 @@ def main() -> int:
     parser.add_argument("--issues", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-agent-"))
-    data_dir = work / "data"
-    jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
-    hub = agent = None
-    try:
-        hub_command(data_dir, "migrate")
-        agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
-        ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
-        hub_command(data_dir, "scope", "set", "project = AURORA")
-        hub_command(data_dir, "project", "add", "AWPCA", "--name", "Bench")
-        hub, port = serve(data_dir)
+    with ScratchHub("bench-agent-") as scratch:
+        jira = sample_project(FakeJira(max_results=100, embedded=1000).start(), issues=args.issues)
+        scratch.callback(jira.stop)
+        agent_token = scratch.token("agent", "agent")
+        ui_token = scratch.token("ui", "interface")
+        hub_command(scratch.data_dir, "scope", "set", "project = AURORA")
+        hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench")
+        port = scratch.serve()
         agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
                                   "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "bench"],
                                  env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
+        scratch.callback(end, agent)
         while not re.search(r"running as", agent.stdout.readline() or "ended"):
             if agent.poll() is not None:
                 raise SystemExit("hub-agent ended before running")
@@ -117,16 +112,14 @@ def main() -> int:
         print(f"{'  the same pages read but not decoded':<44} {bytes_only:8.0f} issues/s")
         print(f"{'full refresh, Jira → agent → hub':<44} {rate:8.0f} issues/s")
         ratio = rate / base
-        print(f"ratio to baseline {ratio:5.2f} ({'ok' if ratio >= TARGET else 'UNDER TARGET'}, target >= {TARGET});"
+        print(f"ratio to baseline {ratio:5.2f} {verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')};"
               f" to the pages not decoded {rate / bytes_only:5.2f}")
-    finally:
-        if agent is not None:
-            agent.terminate()
-            agent.wait(timeout=60)
-        stop(hub)
-        jira.stop()
-        shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def end(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(timeout=60)
 
 
 if __name__ == "__main__":
