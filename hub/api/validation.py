@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import falcon
 import jsonschema_rs
@@ -236,14 +236,14 @@ def _nearest_form(schema: dict, error: jsonschema_rs.ValidationError) -> jsonsch
 
 
 def _refusal(schema: dict, error: jsonschema_rs.ValidationError, value) -> Refusal:
-    kind = error.kind.name
+    kind: str | None = error.kind.name
     if error.schema_path and error.schema_path[-1] == "dependentRequired":
         kind = "dependentRequired"  # reported as the required member it misses
     elif kind == "falseSchema":
         kind = None
     # The schema's own words (its types in its order) and the value as sent
     # (a float as a float): what the error carries is a converted copy.
-    expected = _at(schema, error.schema_path) if kind else None
+    expected: Any = _at(schema, error.schema_path) if kind else None
     instance = _at(value, error.instance_path)
     parent = _at(schema, error.schema_path[:-1])
     if kind == "type" and isinstance(instance, float) and not math.isfinite(instance) and "number" in expected:
@@ -278,33 +278,38 @@ _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number",
                list: "array", dict: "object", type(None): "null"}
 
 
+# The kinds of error whose words do not depend on the value (None: a false schema).
+_FIXED_WORDS = {
+    "required": "is required",
+    "additionalProperties": "is not allowed here",
+    "unevaluatedProperties": "is not allowed here",
+    None: "is not allowed here",
+    "uniqueItems": "must not repeat an item",
+    "oneOf": "must match exactly one of the allowed forms",
+    "anyOf": "matches none of the allowed forms",
+}
+_BOUND_WORDS = {"minimum": "at least", "maximum": "at most",
+                "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
+
+
 def _describe(kind: str | None, expected, value) -> str:
     """What is wrong, in words that quote at most an excerpt of the value.
 
     The validator's own messages embed the whole offending value, which for a
     10 MB string would be echoed back whole.
     """
+    if kind in _FIXED_WORDS:
+        return _FIXED_WORDS[kind]
     if kind == "type":
         wanted = expected if isinstance(expected, list) else [expected]
         return f"must be {' or '.join(wanted)}, not {_JSON_TYPES.get(type(value), 'unknown')}"
-    if kind == "required":
-        return "is required"
-    if kind in ("additionalProperties", "unevaluatedProperties") or kind is None:
-        return "is not allowed here"
     if kind == "dependentRequired":
         missing = next((f"{name} is required with {prop}" for prop, names in expected.items()
                         if prop in value for name in names if name not in value), "")
         return missing or "is missing a property that goes with another"
-    if kind in ("minLength", "maxLength"):
-        bound = "at least" if kind == "minLength" else "at most"
-        return f"must be {bound} {expected} characters, not {len(value)}"
-    if kind in ("minItems", "maxItems"):
-        bound = "at least" if kind == "minItems" else "at most"
-        return f"must have {bound} {expected} items, not {len(value)}"
-    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        words = {"minimum": "at least", "maximum": "at most",
-                 "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
-        return f"must be {words[kind]} {expected}, not {_excerpt(value)}"
+    bounded = _describe_bound(kind, expected, value)
+    if bounded is not None:
+        return bounded
     if kind == "pattern":
         return f"{_excerpt(value)} does not match {expected}"
     if kind == "enum":
@@ -313,13 +318,20 @@ def _describe(kind: str | None, expected, value) -> str:
         return f"must be {_excerpt(expected)}"
     if kind == "not" and expected == {}:
         return "is not allowed here"
-    if kind == "uniqueItems":
-        return "must not repeat an item"
-    if kind == "oneOf":
-        return "must match exactly one of the allowed forms"
-    if kind == "anyOf":
-        return "matches none of the allowed forms"
     return _cut(f"breaks the rule {kind!r}")
+
+
+def _describe_bound(kind: str | None, expected, value) -> str | None:
+    """The words for a bound on a length, a number of items or a number; None for another kind."""
+    if kind in ("minLength", "maxLength"):
+        bound = "at least" if kind == "minLength" else "at most"
+        return f"must be {bound} {expected} characters, not {len(value)}"
+    if kind in ("minItems", "maxItems"):
+        bound = "at least" if kind == "minItems" else "at most"
+        return f"must have {bound} {expected} items, not {len(value)}"
+    if kind in _BOUND_WORDS:
+        return f"must be {_BOUND_WORDS[kind]} {expected}, not {_excerpt(value)}"
+    return None
 
 
 def _field(kind: str | None, expected, instance, path, parent) -> str | None:
