@@ -10,6 +10,7 @@ start would lose more than it protects.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from pathlib import Path
@@ -68,10 +69,8 @@ def create_private_file(path: Path) -> None:
     SQLite gives a database's ``-wal`` and ``-shm`` files the mode of the
     database file, so creating it ``0600`` keeps all three private.
     """
-    try:
+    with contextlib.suppress(FileExistsError):
         new_private_file(path).close()
-    except FileExistsError:
-        pass
 
 
 def fsync(path: Path) -> None:
