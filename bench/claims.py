@@ -93,7 +93,7 @@ def phase(turns: list, seconds: float) -> float:
         try:
             while not stopping.is_set():
                 counts[i] += turns[i]()
-        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+        except BaseException as exc:
             failures.append(exc)
             stopping.set()
 

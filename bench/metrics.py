@@ -19,7 +19,7 @@ import json
 import random
 import sqlite3
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench.figures import against_baseline, latency
@@ -32,7 +32,7 @@ AGENTS = 30
 
 def populate(data_dir: Path, count: int) -> None:
     rng = random.Random(11)
-    start = datetime(2025, 11, 30, tzinfo=timezone.utc)
+    start = datetime(2025, 11, 30, tzinfo=UTC)
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     commands, runs = [], []
     for n in range(count):
@@ -50,7 +50,7 @@ def populate(data_dir: Path, count: int) -> None:
     conn.executemany("INSERT INTO sync_run (command_id, query, status, started_at, finished_at)"
                      " VALUES (?, ?, ?, ?, ?)", runs)
     # Seen now: agents unseen for HUB_AGENT_FORGET_HOURS are left out of a scrape.
-    seen = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    seen = datetime.now(UTC).isoformat(timespec="seconds")
     conn.executemany("INSERT INTO agent_status (agent_id, version, last_seen_at) VALUES (?, 14, ?)",
                      [(f"agent-{n}", seen) for n in range(AGENTS)])
     conn.commit()

@@ -41,7 +41,7 @@ JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
 def jira_rate(jira: FakeJira, issues: int, decoded: bool) -> float:
     """Issues per second the demo Jira serves for the refresh's search pages, to a client that reads
     each page whole and, with ``decoded``, decodes it as the agent does (any consumer must)."""
-    fields = BASE_FIELDS + [SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
+    fields = [*BASE_FIELDS, SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
     with httpx.Client(base_url=jira.url, headers={"Authorization": f"Bearer {jira.token}"}) as client:
         started = time.perf_counter()
         for start in range(0, issues, 100):
