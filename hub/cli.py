@@ -383,7 +383,8 @@ def _migrate(config: Config, args: argparse.Namespace) -> int:
 def _serve(config: Config, args: argparse.Namespace) -> int:
     import waitress
 
-    from hub.assembly import build_app
+    from hub.api.app import create_app
+    from hub.assembly import build
     from hub.server import files_needed, raise_open_files_limit, waitress_settings
     from hub.services.files import FileStore
 
@@ -392,7 +393,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     if removed:
         log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
     raise_open_files_limit(files_needed(config))
-    app = build_app(config)
+    built = build(config)
+    app = create_app(built)
     try:
         server = waitress.create_server(app, **waitress_settings(config))
     except OSError as exc:
@@ -406,7 +408,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         from worker.consumer import start_in_process
         from worker.tasks import catch_up
 
-        queue = build_worker(config)
+        queue = build_worker(config, built)  # the API's own services, metrics and clock
         catch_up()
         consumer = start_in_process(queue)
     try:

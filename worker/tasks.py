@@ -1,9 +1,10 @@
 """Huey tasks: idempotent housekeeping that calls services, nothing more.
 
-Every task reads the hub's settings from the Huey instance they were configured
-on (``huey.config``), never from the environment. The database is opened by
-whoever built the hub (:mod:`hub.assembly`), and again on a consumer's start
-for a consumer built elsewhere.
+Every task calls the services the builder (:mod:`hub.assembly`) left on the
+Huey instance (``huey.services``: the hub's own, with its metrics and clock) and
+reads the hub's settings from it (``huey.config``), never from the environment.
+The database is opened by the builder, and again on a consumer's start for a
+consumer built elsewhere.
 """
 
 from __future__ import annotations
@@ -14,17 +15,6 @@ from huey import crontab
 
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
-from hub.services.agents import AgentService
-from hub.services.attachments import AttachmentService
-from hub.services.cleanup import CleanupService
-from hub.services.commands import CommandService
-from hub.services.dispatch import Dispatcher
-from hub.services.files import FileStore
-from hub.services.health import HealthService
-from hub.services.projects import ProjectService
-from hub.services.refresh_schedule import RefreshSchedule
-from hub.services.sync_runs import SyncRunService
-from hub.services.work_signal import WorkSignal
 from worker.instance import huey
 
 EVERY_MINUTE = crontab(minute="*")
@@ -37,6 +27,13 @@ def _config() -> Config:
     return huey.config
 
 
+def _services():
+    """The hub's services (``hub.assembly.Services``), as the builder wired them."""
+    if huey.services is None:
+        raise RuntimeError("worker tasks need the hub's services: build the hub with hub.assembly")
+    return huey.services
+
+
 @huey.on_startup()
 def open_hub_database() -> None:
     if database.obj is None:
@@ -47,41 +44,40 @@ def open_hub_database() -> None:
 def catch_up() -> None:
     """What a starting worker does first, before its periodic tasks come round: say
     it is alive, and do the neighbour marking that full runs still owe."""
-    HealthService(_config()).worker_seen()
-    SyncRunService().mark_due()
+    _services().health.worker_seen()
+    _services().runs.mark_due()
 
 
 @huey.task()
 def mark_neighbours(run_id: int) -> int:
     """After a full run: issues it did not update become neighbours."""
-    return SyncRunService().mark_neighbours(run_id)
+    return _services().runs.mark_neighbours(run_id)
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def pay_neighbour_marking() -> int:
     """Every minute: neighbour marking that full runs still owe (its task was lost,
     or could not be enqueued); returns how many runs were settled."""
-    return SyncRunService().mark_due()
+    return _services().runs.mark_due()
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def note_worker_alive() -> None:
     """Every minute: tell /healthz, in every process, that periodic tasks run."""
-    HealthService(_config()).worker_seen()
+    _services().health.worker_seen()
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
-    config = _config()
-    return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
+    return _services().dispatcher.expire_leases()
 
 
 @huey.periodic_task(EVERY_HOUR)
 def forget_agents() -> int:
     """Every hour: delete the rows of agents unseen for HUB_AGENT_FORGET_HOURS
     (every reader ignores them already); returns how many went."""
-    return AgentService.from_config(_config()).forget()
+    return _services().agents.forget()
 
 
 def cleanup_schedule(cron: str):
@@ -108,16 +104,7 @@ def clean_file_store(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.cleanup_cron, now):
         return None
-    return CleanupService.from_config(config).run().summary()
-
-
-def _refresh_schedule(config: Config) -> RefreshSchedule:
-    # The worker's own signal: long-polling claims in another process (or in
-    # the API of `hub serve`) find the command at their next look, within a second.
-    signal = WorkSignal()
-    attachments = AttachmentService(FileStore(config.files_dir), signal)
-    commands = CommandService(ProjectService(), attachments, signal)
-    return RefreshSchedule(commands, config.refresh_overlap_minutes)
+    return _services().cleanup.run().summary()
 
 
 @huey.periodic_task(EVERY_MINUTE)
@@ -129,7 +116,7 @@ def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.refresh_cron, now) or _due(config.full_refresh_cron, now):
         return None
-    return _refresh_schedule(config).enqueue_incremental()
+    return _services().refresh_schedule.enqueue_incremental()
 
 
 @huey.periodic_task(EVERY_MINUTE)
@@ -140,4 +127,4 @@ def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.full_refresh_cron, now):
         return None
-    return _refresh_schedule(config).enqueue_full()
+    return _services().refresh_schedule.enqueue_full()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import falcon
 
-from hub.api.auth import PUBLIC
+from hub.roles import PUBLIC
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX = "index.html"
