@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 from huey import crontab
 
+from hub.api import shapes
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
 from worker.instance import huey
@@ -116,7 +117,7 @@ def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.refresh_cron, now) or _due(config.full_refresh_cron, now):
         return None
-    return _services().refresh_schedule.enqueue_incremental()
+    return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_incremental())
 
 
 @huey.periodic_task(EVERY_MINUTE)
@@ -127,4 +128,4 @@ def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.full_refresh_cron, now):
         return None
-    return _services().refresh_schedule.enqueue_full()
+    return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_full())

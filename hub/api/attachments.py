@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.download import (
     FileSlice,
@@ -87,10 +87,10 @@ class FetchResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """Ask for the content: 201 with a new command, or 200 (ready, or already fetching)."""
         state, command, created = self._attachments.request_fetch(attachment_id)
-        resp.media = {**state, "command": command}
+        resp.media = {**state, "command": shapes.optional(shapes.command, command)}
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created:
-            resp.location = f"/api/v1/commands/{command['id']}"
+            resp.location = f"/api/v1/commands/{command.id}"
 
 
 class ContentResource:
