@@ -9,9 +9,10 @@ tasks (:mod:`worker.tasks`) call the services the builder leaves on the queue.
 
 The data dir is prepared first (:func:`hub.startup.prepare`), by the caller, so
 it can report the migration. ``hub serve``, ``hub worker``,
-:func:`hub.api.app.get_app` and ``worker.main`` all build here; nothing reads
-the environment or creates a file at import. This module imports no edge but
-the worker's tasks, which it registers: the API imports it, never the reverse.
+:func:`hub.api.app.get_app` and ``worker.main`` all build here (the worker
+through :func:`worker.tasks.build_worker`); nothing reads the environment or
+creates a file at import. The edges import this module, never the reverse: it
+sits between them and the services (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from hub import datadir, startup
+from hub import datadir
 from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_database
@@ -42,7 +43,6 @@ from hub.services.reports import ReportService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
-from worker import tasks
 from worker.instance import HubHuey, huey
 
 
@@ -121,33 +121,19 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     )
 
 
-def build(config: Config, on_full_run_done: Callable[[int], None] | None = None,
+def build(config: Config, on_full_run_done: Callable[[int], None],
           clock: Clock | None = None) -> Built:
     """The hub on a prepared data dir: database open, queue configured, services wired.
 
-    ``on_full_run_done(run_id)`` is called after a full run finishes; by default
-    it enqueues the worker's neighbour marking on this queue (tests may pass
-    anything). ``clock`` sets the time for every service, the tasks' included.
-    The queue keeps what is built, so that its tasks call these same services.
+    ``on_full_run_done(run_id)`` is called after a full run finishes: the edge
+    that builds passes the worker's task that enqueues the neighbour marking
+    (``worker.tasks.mark_neighbours``; tests may pass anything). ``clock`` sets
+    the time for every service, the tasks' included. The queue keeps what is
+    built, so that its tasks call these same services.
     """
     queue = configure_queue(config)
     open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    services = build_services(config, on_full_run_done or tasks.mark_neighbours, clock)
+    services = build_services(config, on_full_run_done, clock)
     built = Built(config, services, queue)
     queue.services = services
     return built
-
-
-def build_worker(config: Config, built: Built | None = None) -> HubHuey:
-    """The queue with the tasks registered (by this module's import) and the hub
-    built, ready to consume: on ``built`` when the API was built already."""
-    if built is None or built.config is not config:
-        built = build(config)
-    built.queue.services = built.services
-    return built.queue
-
-
-def assemble_worker(config: Config) -> HubHuey:
-    """:func:`build_worker` after preparing the data dir: for Huey's own consumer."""
-    startup.prepare(config)
-    return build_worker(config)

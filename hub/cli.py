@@ -387,13 +387,14 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from hub.assembly import build
     from hub.server import files_needed, raise_open_files_limit, waitress_settings
     from hub.services.files import FileStore
+    from worker.tasks import mark_neighbours
 
     _prepare(config)
     removed = FileStore(config.files_dir).remove_leftovers()
     if removed:
         log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
     raise_open_files_limit(files_needed(config))
-    built = build(config)
+    built = build(config, mark_neighbours)
     app = create_app(built)
     try:
         server = waitress.create_server(app, **waitress_settings(config))
@@ -404,9 +405,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     _first_admin_token(config)
     consumer = None
     if not args.no_worker:
-        from hub.assembly import build_worker
         from worker.consumer import start_in_process
-        from worker.tasks import catch_up
+        from worker.tasks import build_worker, catch_up
 
         queue = build_worker(config, built)  # the API's own services, metrics and clock
         catch_up()
@@ -428,9 +428,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _worker(config: Config, args: argparse.Namespace) -> int:
-    from hub.assembly import build_worker
     from worker.consumer import run_forever
-    from worker.tasks import catch_up
+    from worker.tasks import build_worker, catch_up
 
     require_hub(config)
     _prepare(config, quiet=True)

@@ -76,6 +76,8 @@ class Hub:
         startup.prepare(config)
         self.config = config
         self.clock = clock or TickingClock()
+        if on_full_run_done is None:
+            from worker.tasks import mark_neighbours as on_full_run_done
         # The worker's tasks run on what is built here: this hub's settings, services and clock.
         self.built = build(config, on_full_run_done, self.clock)
         self.app = create_app(self.built)

@@ -1,4 +1,5 @@
-"""Huey tasks: idempotent housekeeping that calls services, nothing more.
+"""Huey tasks: idempotent housekeeping that calls services, nothing more; and
+:func:`build_worker`, the queue with the tasks on the hub's services.
 
 Every task calls the services the builder (:mod:`hub.assembly`) left on the
 Huey instance (``huey.services``: the hub's own, with its metrics and clock) and
@@ -13,10 +14,12 @@ from datetime import datetime, timezone
 
 from huey import crontab
 
+from hub import startup
 from hub.api import shapes
+from hub.assembly import Built, build
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
-from worker.instance import huey
+from worker.instance import HubHuey, huey
 
 EVERY_MINUTE = crontab(minute="*")
 EVERY_HOUR = crontab(minute="7")
@@ -129,3 +132,20 @@ def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
     if not _due(config.full_refresh_cron, now):
         return None
     return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_full())
+
+
+def build_worker(config: Config, built: Built | None = None) -> HubHuey:
+    """The queue with these tasks registered, ready to consume, on the hub
+    :func:`hub.assembly.build` makes of ``config`` — or on ``built``, when the
+    API of this process was built already (``hub serve``), so that the tasks
+    share its services, metrics and clock."""
+    if built is None or built.config is not config:
+        built = build(config, mark_neighbours)
+    built.queue.services = built.services
+    return built.queue
+
+
+def assemble_worker(config: Config) -> HubHuey:
+    """:func:`build_worker` after preparing the data dir: for Huey's own consumer."""
+    startup.prepare(config)
+    return build_worker(config)

@@ -29,6 +29,7 @@ from hub.assembly import Built, Services, build, build_services
 from hub.clock import Clock
 from hub.config import Config
 from hub.web import resources as web
+from worker.tasks import mark_neighbours
 
 # Built by hub.assembly; named here too for the callers that took them from the app's module.
 __all__ = ["Built", "Services", "build_app", "build_services", "create_app", "get_app", "routes"]
@@ -100,10 +101,11 @@ def create_app(built: Built | Config, on_full_run_done: Callable[[int], None] | 
 
     Given a ``Config`` instead, it builds first: ``create_app(config,
     on_full_run_done, clock)`` is ``create_app(build(config, on_full_run_done, clock))``
-    (``on_full_run_done`` and ``clock`` are read only then).
+    (``on_full_run_done`` and ``clock`` are read only then; by default a full run
+    enqueues the worker's neighbour marking).
     """
     if isinstance(built, Config):
-        built = build(built, on_full_run_done, clock)
+        built = build(built, on_full_run_done or mark_neighbours, clock)
     services, config = built.services, built.config
     # The request log first: it sees every request, and every answer last.
     # The path guard refuses a raw path before routing, and checks the path's
@@ -120,8 +122,9 @@ def create_app(built: Built | Config, on_full_run_done: Callable[[int], None] | 
 
 
 def build_app(config: Config, clock: Clock | None = None) -> falcon.App:
-    """The API on a prepared data dir, enqueueing onto the configured queue."""
-    return create_app(build(config, clock=clock))
+    """The API on a prepared data dir; a full run enqueues the worker's
+    neighbour marking on the configured queue."""
+    return create_app(build(config, mark_neighbours, clock))
 
 
 def get_app() -> falcon.App:
