@@ -261,7 +261,7 @@ def _project_add(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     projects = ProjectService()
     added = projects.add(args.label, args.name, args.board_id, args.board_type)
-    _say(f"project {added['label']!r} added; base JQL: {projects.base_jql()}")
+    _say(f"project {added.label!r} added; base JQL: {projects.base_jql()}")
     return 0
 
 
@@ -271,8 +271,8 @@ def _project_list(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     projects = ProjectService()
     for p in projects.list():
-        board = f"{p['board_type']} board {p['board_id']}" if p["board_id"] is not None else "no board"
-        _say(f"{p['label']}\t{p['name']}\t{board}")
+        board = f"{p.board_type} board {p.board_id}" if p.board_id is not None else "no board"
+        _say(f"{p.label}\t{p.name}\t{board}")
     _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
     return 0
 

@@ -16,7 +16,7 @@ from huey import crontab
 
 from hub import startup
 from hub.api import shapes
-from hub.assembly import Built, build
+from hub.assembly import Built, Services, build
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
 from worker.instance import HubHuey, huey
@@ -31,7 +31,7 @@ def _config() -> Config:
     return huey.config
 
 
-def _services():
+def _services() -> Services:
     """The hub's services (``hub.assembly.Services``), as the builder wired them."""
     if huey.services is None:
         raise RuntimeError("worker tasks need the hub's services: build the hub with hub.assembly")

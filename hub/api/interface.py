@@ -70,7 +70,7 @@ class SyncRunsResource:
     @query(schemas.SYNC_RUN_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Sync runs, newest first."""
-        resp.media = self._runs.list(**req.context.query)
+        resp.media = shapes.page_of(shapes.run, self._runs.list(**req.context.query))
 
 
 class AgentsResource:
@@ -99,4 +99,4 @@ class OverviewResource:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """The hub at a glance: queue depth by type and status, agents, the last full and
         incremental runs, the file store."""
-        resp.media = self._overview.overview()
+        resp.media = shapes.overview(self._overview.overview())

@@ -9,9 +9,10 @@ docs/agent-protocol.md).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Callable
 
-from hub.models import Command
+from hub.models import Command, IssueNote, Project, SyncRun
 
 
 def command(row: Command) -> dict:
@@ -33,11 +34,52 @@ def command(row: Command) -> dict:
     }
 
 
-def optional(shape: Callable[[Command], dict], row: Command | None) -> dict | None:
+def note(row: IssueNote) -> dict:
+    """A note an interface keeps on an issue."""
+    return {"id": row.id, "key": row.key, "author": row.author, "body": row.body,
+            "created_at": row.created_at, "updated_at": row.updated_at}
+
+
+def project(row: Project) -> dict:
+    """A project: its Jira label, its name, its agile board."""
+    return {"label": row.label, "name": row.name, "board_id": row.board_id,
+            "board_type": row.board_type, "created_at": row.created_at}
+
+
+def run(row: SyncRun) -> dict:
+    """A sync run, with its duration in seconds (None while it runs)."""
+    return {
+        "id": row.id,
+        "command_id": row.command_id,
+        "query": row.query,
+        "status": row.status,
+        "started_at": row.started_at,
+        "finished_at": row.finished_at,
+        "duration_seconds": _duration(row),
+        "issues_loaded": row.issues_loaded,
+        "history_at": row.history_at,
+        "error": row.error,
+    }
+
+
+def overview(figures: dict) -> dict:
+    """The hub at a glance (:meth:`hub.services.overview.OverviewService.overview`),
+    its last runs in their shape."""
+    last_runs = {kind: optional(run, row) for kind, row in figures["last_runs"].items()}
+    return {**figures, "last_runs": last_runs}
+
+
+def optional(shape: Callable, row) -> dict | None:
     """``shape(row)``, or None for no row."""
     return None if row is None else shape(row)
 
 
 def page_of(shape: Callable, listed: dict) -> dict:
-    """A page of rows (:func:`hub.services.pagination.page`) with each item in its shape."""
+    """A page or listing of rows (:mod:`hub.services.pagination`) with each item in its shape."""
     return {**listed, "items": [shape(row) for row in listed["items"]]}
+
+
+def _duration(row: SyncRun) -> float | None:
+    if row.finished_at is None:
+        return None
+    return (datetime.fromisoformat(row.finished_at) - datetime.fromisoformat(row.started_at)).total_seconds()
