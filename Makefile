@@ -1,6 +1,6 @@
 # Two commands set the hub up on a machine with Python 3.11 and make:
 #   make run    create .venv, install the hub, serve on ./hub-data
-#   make test   create .venv with the test extras, run ruff, mypy and the whole suite
+#   make test   create .venv with the test extras, run ruff, mypy, the import contracts and the whole suite
 #   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -25,6 +25,7 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(VENV)/.installed-run

@@ -1,23 +1,80 @@
 """The one place that builds a running hub from its settings.
 
-In order: the data dir and the database (:func:`hub.startup.prepare`, which the
-caller runs first so it can report the migration), the worker's queue (the Huey
-instance pointed at ``queue.sqlite``), then what runs on them — the API, whose
-full runs enqueue the neighbour marking on that queue, or the worker's tasks.
-``hub serve``, ``hub worker``, :func:`hub.api.app.get_app` and ``worker.main``
-all build here; nothing reads the environment or creates a file at import.
+In order, as Falcon's ``look`` example does it: the settings (``Config``); the
+database, the worker's queue (the Huey instance pointed at ``queue.sqlite``) and
+the file store; then the services on them, wired once (:func:`build_services`),
+into a :class:`Built`. What runs on that is built by its own edge:
+:func:`hub.api.app.create_app` makes the API of a ``Built``, and the worker's
+tasks (:mod:`worker.tasks`) call the services the builder leaves on the queue.
+
+The data dir is prepared first (:func:`hub.startup.prepare`), by the caller, so
+it can report the migration. ``hub serve``, ``hub worker``,
+:func:`hub.api.app.get_app` and ``worker.main`` all build here (the worker
+through :func:`worker.tasks.build_worker`); nothing reads the environment or
+creates a file at import. The edges import this module, never the reverse: it
+sits between them and the services (see docs/architecture.md).
 """
 
 from __future__ import annotations
 
-import falcon
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from hub import datadir
-from hub.api.app import create_app
 from hub.clock import Clock
 from hub.config import Config
-from hub.db import database, open_database
+from hub.db import open_database
+from hub.metrics import Metrics
+from hub.services.agents import AgentService
+from hub.services.attachments import AttachmentService
+from hub.services.batches import BatchService
+from hub.services.cleanup import CleanupService
+from hub.services.collector import HubCollector
+from hub.services.commands import CommandService
+from hub.services.dispatch import Dispatcher
+from hub.services.files import FileStore
+from hub.services.health import HealthService
+from hub.services.issues import IssueService
+from hub.services.mirror import MirrorService
+from hub.services.overview import OverviewService
+from hub.services.projects import ProjectService
+from hub.services.refresh_schedule import RefreshSchedule
+from hub.services.reports import ReportService
+from hub.services.sync_runs import SyncRunService
+from hub.services.tokens import TokenService
+from hub.services.work_signal import WorkSignal
 from worker.instance import HubHuey, huey
+
+
+@dataclass(frozen=True)
+class Services:
+    """Everything the resources and the tasks call, built once per hub."""
+
+    tokens: TokenService
+    commands: CommandService
+    dispatcher: Dispatcher
+    reports: ReportService
+    runs: SyncRunService
+    agents: AgentService
+    attachments: AttachmentService
+    issues: IssueService
+    projects: ProjectService
+    batches: BatchService
+    health: HealthService
+    overview: OverviewService
+    cleanup: CleanupService
+    refresh_schedule: RefreshSchedule
+    metrics: Metrics
+
+
+@dataclass(frozen=True)
+class Built:
+    """A hub built from its settings: what :func:`hub.api.app.create_app` and the
+    worker's tasks run on."""
+
+    config: Config
+    services: Services
+    queue: HubHuey
 
 
 def configure_queue(config: Config) -> HubHuey:
@@ -26,27 +83,57 @@ def configure_queue(config: Config) -> HubHuey:
     return huey.configure(config)
 
 
-def build_app(config: Config, clock: Clock | None = None) -> falcon.App:
-    """The API on a prepared data dir, enqueueing onto the configured queue."""
-    configure_queue(config)
-    from worker.tasks import mark_neighbours
+def build_services(config: Config, on_full_run_done: Callable[[int], None],
+                   clock: Clock | None = None) -> Services:
+    """The services on ``config``'s database and file store, each built once and
+    handed to those that call it; one ``Metrics`` and one clock for them all."""
+    clock = clock or Clock()
+    metrics = Metrics()
+    # One signal per hub: a command queued here (by the API or a task) wakes the
+    # claims long-polling in this process; another process's find it at their next look.
+    signal = WorkSignal()
+    projects = ProjectService(clock)
+    agents = AgentService.from_config(config, clock)
+    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
+                            agents=agents)
+    store = FileStore(config.files_dir)
+    attachments = AttachmentService(store, signal, clock)
+    commands = CommandService(projects, attachments, signal, clock)
+    overview = OverviewService(projects, agents, config.files_dir, clock)
+    metrics.watch(HubCollector(overview, agents, clock))
+    return Services(
+        tokens=TokenService(clock),
+        commands=commands,
+        dispatcher=dispatcher,
+        reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
+                              metrics=metrics),
+        runs=SyncRunService(),
+        agents=agents,
+        attachments=attachments,
+        issues=IssueService(clock),
+        projects=projects,
+        batches=BatchService(clock),
+        health=HealthService(config, clock),
+        overview=overview,
+        cleanup=CleanupService(store, config.files_quota_bytes, config.files_max_age_days, clock),
+        refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),
+        metrics=metrics,
+    )
 
-    return create_app(config, mark_neighbours, clock)
 
+def build(config: Config, on_full_run_done: Callable[[int], None],
+          clock: Clock | None = None) -> Built:
+    """The hub on a prepared data dir: database open, queue configured, services wired.
 
-def build_worker(config: Config) -> HubHuey:
-    """The queue with the tasks registered and the database open, ready to consume."""
+    ``on_full_run_done(run_id)`` is called after a full run finishes: the edge
+    that builds passes the worker's task that enqueues the neighbour marking
+    (``worker.tasks.mark_neighbours``; tests may pass anything). ``clock`` sets
+    the time for every service, the tasks' included. The queue keeps what is
+    built, so that its tasks call these same services.
+    """
     queue = configure_queue(config)
-    import worker.tasks  # noqa: F401  (registers the tasks with the consumer)
-
-    if database.obj is None:
-        open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    return queue
-
-
-def assemble_worker(config: Config) -> HubHuey:
-    """:func:`build_worker` after preparing the data dir: for Huey's own consumer."""
-    from hub import startup
-
-    startup.prepare(config)
-    return build_worker(config)
+    open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+    services = build_services(config, on_full_run_done, clock)
+    built = Built(config, services, queue)
+    queue.services = services
+    return built

@@ -261,7 +261,7 @@ def _project_add(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     projects = ProjectService()
     added = projects.add(args.label, args.name, args.board_id, args.board_type)
-    _say(f"project {added['label']!r} added; base JQL: {projects.base_jql()}")
+    _say(f"project {added.label!r} added; base JQL: {projects.base_jql()}")
     return 0
 
 
@@ -271,8 +271,8 @@ def _project_list(config: Config, args: argparse.Namespace) -> int:
     _open(config)
     projects = ProjectService()
     for p in projects.list():
-        board = f"{p['board_type']} board {p['board_id']}" if p["board_id"] is not None else "no board"
-        _say(f"{p['label']}\t{p['name']}\t{board}")
+        board = f"{p.board_type} board {p.board_id}" if p.board_id is not None else "no board"
+        _say(f"{p.label}\t{p.name}\t{board}")
     _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
     return 0
 
@@ -383,16 +383,19 @@ def _migrate(config: Config, args: argparse.Namespace) -> int:
 def _serve(config: Config, args: argparse.Namespace) -> int:
     import waitress
 
-    from hub.assembly import build_app
+    from hub.api.app import create_app
+    from hub.assembly import build
     from hub.server import files_needed, raise_open_files_limit, waitress_settings
     from hub.services.files import FileStore
+    from worker.tasks import mark_neighbours
 
     _prepare(config)
     removed = FileStore(config.files_dir).remove_leftovers()
     if removed:
         log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
     raise_open_files_limit(files_needed(config))
-    app = build_app(config)
+    built = build(config, mark_neighbours)
+    app = create_app(built)
     try:
         server = waitress.create_server(app, **waitress_settings(config))
     except OSError as exc:
@@ -402,11 +405,10 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     _first_admin_token(config)
     consumer = None
     if not args.no_worker:
-        from hub.assembly import build_worker
         from worker.consumer import start_in_process
-        from worker.tasks import catch_up
+        from worker.tasks import build_worker, catch_up
 
-        queue = build_worker(config)
+        queue = build_worker(config, built)  # the API's own services, metrics and clock
         catch_up()
         consumer = start_in_process(queue)
     try:
@@ -426,9 +428,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 
 def _worker(config: Config, args: argparse.Namespace) -> int:
-    from hub.assembly import build_worker
     from worker.consumer import run_forever
-    from worker.tasks import catch_up
+    from worker.tasks import build_worker, catch_up
 
     require_hub(config)
     _prepare(config, quiet=True)

@@ -70,16 +70,17 @@ class Hub:
 
         from hub import startup
         from hub.api.app import create_app
-        from hub.assembly import configure_queue
+        from hub.assembly import build
         from hub.services.tokens import TokenService
 
         startup.prepare(config)
         self.config = config
         self.clock = clock or TickingClock()
-        configure_queue(config)  # the worker's tasks read this hub's settings
         if on_full_run_done is None:
             from worker.tasks import mark_neighbours as on_full_run_done
-        self.app = create_app(config, on_full_run_done, self.clock)
+        # The worker's tasks run on what is built here: this hub's settings, services and clock.
+        self.built = build(config, on_full_run_done, self.clock)
+        self.app = create_app(self.built)
         self.client = falcon.testing.TestClient(self.app)
         tokens = TokenService()
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}

@@ -56,7 +56,7 @@ def seeded(config: Config, count: int) -> list[int]:
     signal = WorkSignal()
     commands = CommandService(ProjectService(), AttachmentService(FileStore(config.files_dir), signal),
                               signal)
-    return [commands.enqueue_refresh(f"key = A-{i}")["id"] for i in range(count)]
+    return [commands.enqueue_refresh(f"key = A-{i}").id for i in range(count)]
 
 
 def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):

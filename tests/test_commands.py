@@ -46,14 +46,14 @@ def test_a_batch_must_exist_for_either_type(hub):
             service(hub).enqueue(type_, params, batch_id=99)
     batch = Batch.create(title="t", created_at="2026-11-30T00:00:00+00:00")
     command, created = service(hub).enqueue("fetch_attachment", {"attachment_id": "31337"}, batch.id)
-    assert created and command["batch_id"] == batch.id
+    assert created and command.batch_id == batch.id
 
 
 def test_one_open_fetch_per_attachment_and_unknown_ones_are_404(hub):
     load_attachment(hub)
     first, created = service(hub).enqueue("fetch_attachment", {"attachment_id": "31337"})
     again, created_again = service(hub).enqueue("fetch_attachment", {"attachment_id": "31337"})
-    assert created and not created_again and again["id"] == first["id"]
+    assert created and not created_again and again.id == first.id
     with pytest.raises(NotFound):
         service(hub).enqueue("fetch_attachment", {"attachment_id": "404"})
 

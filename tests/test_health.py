@@ -100,7 +100,7 @@ def test_a_read_only_database_is_503_on_healthz(tmp_path):
             hub.__dict__.update(writable.__dict__)
             import falcon.testing
 
-            from hub.assembly import build_app
+            from hub.api.app import build_app
 
             hub.config = Config(data_dir=view)
             hub.client = falcon.testing.TestClient(build_app(hub.config))

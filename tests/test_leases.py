@@ -46,17 +46,17 @@ def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):
     clock.advance(2)
     [second] = dispatcher.claim("agent-2", 14)
 
-    assert (second["id"], second["deliveries"]) == (command["id"], 2)
-    assert commands.get(command["id"])["agent_id"] == "agent-2"
+    assert (second["id"], second["deliveries"]) == (command.id, 2)
+    assert commands.get(command.id).agent_id == "agent-2"
     runs = list(SyncRun.select().order_by(SyncRun.id))
     assert [(r.status, r.error) for r in runs] == [("failed", "lease of agent agent-1 expired"),
                                                    ("running", None)]
     # The first agent's reports now answer 409: the command was delivered again.
     with pytest.raises(Conflict):
-        dispatcher.held(command["id"], None, "agent-1", None)
+        dispatcher.held(command.id, None, "agent-1", None)
     with pytest.raises(Conflict):
-        dispatcher.held(command["id"], None, None, 1)
-    assert dispatcher.held(command["id"], None, "agent-2", 2).id == command["id"]
+        dispatcher.held(command.id, None, None, 1)
+    assert dispatcher.held(command.id, None, "agent-2", 2).id == command.id
 
 
 def test_the_periodic_expiry_requeues_and_after_max_deliveries_fails(queue, clock):
@@ -69,9 +69,9 @@ def test_the_periodic_expiry_requeues_and_after_max_deliveries_fails(queue, cloc
         counts = dispatcher.expire_leases()
         assert counts == ({"requeued": 1, "failed": 0} if delivery < 3 else {"requeued": 0, "failed": 1})
 
-    final = commands.get(command["id"])
-    assert final["status"] == "failed"
-    assert "lease expired on delivery 3 of 3 (HUB_MAX_DELIVERIES)" in final["error"]
+    final = commands.get(command.id)
+    assert final.status == "failed"
+    assert "lease expired on delivery 3 of 3 (HUB_MAX_DELIVERIES)" in final.error
     assert dispatcher.claim("agent-9", 14) == []
 
 
@@ -84,10 +84,10 @@ def test_heartbeats_and_reports_extend_the_lease(queue, clock):
         dispatcher.heartbeat("agent-1", 14)
         assert dispatcher.expire_leases() == {"requeued": 0, "failed": 0}
     clock.advance(LEASE - 10)
-    dispatcher.held(command["id"], None, "agent-1", 1)  # a report extends it too
+    dispatcher.held(command.id, None, "agent-1", 1)  # a report extends it too
     clock.advance(LEASE - 10)
     assert dispatcher.expire_leases() == {"requeued": 0, "failed": 0}
-    assert commands.get(command["id"])["status"] == "claimed"
+    assert commands.get(command.id).status == "claimed"
 
 
 def test_a_late_report_before_expiry_ran_is_still_accepted(queue, clock):
@@ -96,7 +96,7 @@ def test_a_late_report_before_expiry_ran_is_still_accepted(queue, clock):
     command = commands.enqueue_refresh("key = A-1")
     dispatcher.claim("agent-1", 14)
     clock.advance(LEASE * 2)
-    held = dispatcher.held(command["id"], None, "agent-1", 1)
+    held = dispatcher.held(command.id, None, "agent-1", 1)
     assert held.lease_until == "2026-11-02T09:03:00+00:00"
 
 

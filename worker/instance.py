@@ -12,6 +12,8 @@ idempotent housekeeping; the hub's ``command`` table owns agents' work.
 
 from __future__ import annotations
 
+from typing import Any
+
 from huey import SqliteHuey
 from huey.storage import MemoryStorage
 
@@ -39,12 +41,16 @@ class HubHuey(SqliteHuey):
 
     def __init__(self) -> None:
         self.config: Config | None = None
+        # The hub's services (hub.assembly.Services), left here by the builder
+        # for the tasks to call; typed loosely, since the builder imports this module.
+        self.services: Any = None
         super().__init__("sdlc-hub", utc=True)
 
     def configure(self, config: Config) -> HubHuey:
         """Use ``config``'s queue file (which must exist: see hub.assembly); tasks read
         their settings from ``self.config``."""
         self.config = config
+        self.services = None  # until the builder wires this config's services
         self.storage_kwargs = {
             "filename": str(config.queue_path),
             "timeout": min(config.busy_timeout_seconds, QUEUE_TIMEOUT_SECONDS),

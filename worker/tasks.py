@@ -1,9 +1,11 @@
-"""Huey tasks: idempotent housekeeping that calls services, nothing more.
+"""Huey tasks: idempotent housekeeping that calls services, nothing more; and
+:func:`build_worker`, the queue with the tasks on the hub's services.
 
-Every task reads the hub's settings from the Huey instance they were configured
-on (``huey.config``), never from the environment. The database is opened by
-whoever built the hub (:mod:`hub.assembly`), and again on a consumer's start
-for a consumer built elsewhere.
+Every task calls the services the builder (:mod:`hub.assembly`) left on the
+Huey instance (``huey.services``: the hub's own, with its metrics and clock) and
+reads the hub's settings from it (``huey.config``), never from the environment.
+The database is opened by the builder, and again on a consumer's start for a
+consumer built elsewhere.
 """
 
 from __future__ import annotations
@@ -12,20 +14,12 @@ from datetime import UTC, datetime
 
 from huey import crontab
 
+from hub import startup
+from hub.api import shapes
+from hub.assembly import Built, Services, build
 from hub.config import Config, cron_schedule
 from hub.db import database, open_database
-from hub.services.agents import AgentService
-from hub.services.attachments import AttachmentService
-from hub.services.cleanup import CleanupService
-from hub.services.commands import CommandService
-from hub.services.dispatch import Dispatcher
-from hub.services.files import FileStore
-from hub.services.health import HealthService
-from hub.services.projects import ProjectService
-from hub.services.refresh_schedule import RefreshSchedule
-from hub.services.sync_runs import SyncRunService
-from hub.services.work_signal import WorkSignal
-from worker.instance import huey
+from worker.instance import HubHuey, huey
 
 EVERY_MINUTE = crontab(minute="*")
 EVERY_HOUR = crontab(minute="7")
@@ -35,6 +29,13 @@ def _config() -> Config:
     if huey.config is None:
         raise RuntimeError("worker tasks need the hub's settings: build the hub with hub.assembly")
     return huey.config
+
+
+def _services() -> Services:
+    """The hub's services (``hub.assembly.Services``), as the builder wired them."""
+    if huey.services is None:
+        raise RuntimeError("worker tasks need the hub's services: build the hub with hub.assembly")
+    return huey.services
 
 
 @huey.on_startup()
@@ -47,41 +48,40 @@ def open_hub_database() -> None:
 def catch_up() -> None:
     """What a starting worker does first, before its periodic tasks come round: say
     it is alive, and do the neighbour marking that full runs still owe."""
-    HealthService(_config()).worker_seen()
-    SyncRunService().mark_due()
+    _services().health.worker_seen()
+    _services().runs.mark_due()
 
 
 @huey.task()
 def mark_neighbours(run_id: int) -> int:
     """After a full run: issues it did not update become neighbours."""
-    return SyncRunService().mark_neighbours(run_id)
+    return _services().runs.mark_neighbours(run_id)
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def pay_neighbour_marking() -> int:
     """Every minute: neighbour marking that full runs still owe (its task was lost,
     or could not be enqueued); returns how many runs were settled."""
-    return SyncRunService().mark_due()
+    return _services().runs.mark_due()
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def note_worker_alive() -> None:
     """Every minute: tell /healthz, in every process, that periodic tasks run."""
-    HealthService(_config()).worker_seen()
+    _services().health.worker_seen()
 
 
 @huey.periodic_task(EVERY_MINUTE)
 def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
-    config = _config()
-    return Dispatcher(config.lease_seconds, config.max_deliveries, WorkSignal()).expire_leases()
+    return _services().dispatcher.expire_leases()
 
 
 @huey.periodic_task(EVERY_HOUR)
 def forget_agents() -> int:
     """Every hour: delete the rows of agents unseen for HUB_AGENT_FORGET_HOURS
     (every reader ignores them already); returns how many went."""
-    return AgentService.from_config(_config()).forget()
+    return _services().agents.forget()
 
 
 def _due(cron: str | None, now: datetime | None) -> bool:
@@ -103,16 +103,7 @@ def clean_file_store(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.cleanup_cron, now):
         return None
-    return CleanupService.from_config(config).run().summary()
-
-
-def _refresh_schedule(config: Config) -> RefreshSchedule:
-    # The worker's own signal: long-polling claims in another process (or in
-    # the API of `hub serve`) find the command at their next look, within a second.
-    signal = WorkSignal()
-    attachments = AttachmentService(FileStore(config.files_dir), signal)
-    commands = CommandService(ProjectService(), attachments, signal)
-    return RefreshSchedule(commands, config.refresh_overlap_minutes)
+    return _services().cleanup.run().summary()
 
 
 @huey.periodic_task(EVERY_MINUTE)
@@ -124,7 +115,7 @@ def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.refresh_cron, now) or _due(config.full_refresh_cron, now):
         return None
-    return _refresh_schedule(config).enqueue_incremental()
+    return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_incremental())
 
 
 @huey.periodic_task(EVERY_MINUTE)
@@ -135,4 +126,21 @@ def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
     config = _config()
     if not _due(config.full_refresh_cron, now):
         return None
-    return _refresh_schedule(config).enqueue_full()
+    return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_full())
+
+
+def build_worker(config: Config, built: Built | None = None) -> HubHuey:
+    """The queue with these tasks registered, ready to consume, on the hub
+    :func:`hub.assembly.build` makes of ``config`` — or on ``built``, when the
+    API of this process was built already (``hub serve``), so that the tasks
+    share its services, metrics and clock."""
+    if built is None or built.config is not config:
+        built = build(config, mark_neighbours)
+    built.queue.services = built.services
+    return built.queue
+
+
+def assemble_worker(config: Config) -> HubHuey:
+    """:func:`build_worker` after preparing the data dir: for Huey's own consumer."""
+    startup.prepare(config)
+    return build_worker(config)

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
@@ -59,7 +59,7 @@ class ProjectsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Projects, the scope, and the base JQL they make (null without projects)."""
-        resp.media = listing(self._projects.list(), scope=self._projects.scope(),
+        resp.media = listing(map(shapes.project, self._projects.list()), scope=self._projects.scope(),
                              base_jql=self._projects.base_jql())
 
     @responds(201, errors=(409,), location="/api/v1/projects/{label}")
@@ -67,10 +67,11 @@ class ProjectsResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Add a project (admin)."""
         body = req.context.body
-        resp.media = self._projects.add(body["label"], body["name"], body.get("board_id"),
-                                        body.get("board_type"))
+        project = self._projects.add(body["label"], body["name"], body.get("board_id"),
+                                     body.get("board_type"))
+        resp.media = shapes.project(project)
         resp.status = falcon.HTTP_201
-        resp.location = f"/api/v1/projects/{quote(resp.media['label'], safe='')}"
+        resp.location = f"/api/v1/projects/{quote(project.label, safe='')}"
 
 
 class ProjectResource:

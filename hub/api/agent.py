@@ -6,7 +6,7 @@ from contextlib import nullcontext
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import AGENT
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.openapi import OCTETS, responds
@@ -82,8 +82,8 @@ class DoneResource:
     @accepts(schemas.DONE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """Finish a held command with its result."""
-        resp.media = self._reports.done(command_id, req.context.body,
-                                           token_id=req.context.principal.token_id)
+        resp.media = shapes.command(self._reports.done(command_id, req.context.body,
+                                                       token_id=req.context.principal.token_id))
 
 
 class FailedResource:
@@ -96,8 +96,8 @@ class FailedResource:
     @accepts(schemas.FAILED)
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """Fail a held command, keeping its error."""
-        resp.media = self._reports.failed(command_id, req.context.body,
-                                           token_id=req.context.principal.token_id)
+        resp.media = shapes.command(self._reports.failed(command_id, req.context.body,
+                                                         token_id=req.context.principal.token_id))
 
 
 class FileResource:

@@ -1,4 +1,7 @@
-"""The Falcon application: ``create_app(config)`` builds it, ``get_app()`` serves it.
+"""The Falcon application: ``create_app(built)`` makes it, ``get_app()`` serves it.
+
+What it runs on — the database, the queue, the services — is built by
+:mod:`hub.assembly`; this module holds the route table and the middleware.
 
 ``get_app`` takes no arguments so that any WSGI server can load it, e.g.
 ``waitress-serve --call hub.api.app:get_app``; ``hub serve`` builds the app the
@@ -8,7 +11,6 @@ same way, through :mod:`hub.assembly`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import falcon
 
@@ -23,77 +25,14 @@ from hub.api.paths import PathGuard
 from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
 from hub.api.whoami import WhoamiResource
+from hub.assembly import Built, Services, build, build_services
 from hub.clock import Clock
 from hub.config import Config
-from hub.db import open_database
-from hub.metrics import Metrics
-from hub.services.agents import AgentService
-from hub.services.attachments import AttachmentService
-from hub.services.batches import BatchService
-from hub.services.collector import HubCollector
-from hub.services.commands import CommandService
-from hub.services.dispatch import Dispatcher
-from hub.services.files import FileStore
-from hub.services.health import HealthService
-from hub.services.issues import IssueService
-from hub.services.mirror import MirrorService
-from hub.services.overview import OverviewService
-from hub.services.projects import ProjectService
-from hub.services.reports import ReportService
-from hub.services.sync_runs import SyncRunService
-from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
 from hub.web import resources as web
+from worker.tasks import mark_neighbours
 
-
-@dataclass(frozen=True)
-class Services:
-    """Everything the resources call, built once per app."""
-
-    tokens: TokenService
-    commands: CommandService
-    dispatcher: Dispatcher
-    reports: ReportService
-    runs: SyncRunService
-    agents: AgentService
-    attachments: AttachmentService
-    issues: IssueService
-    projects: ProjectService
-    batches: BatchService
-    health: HealthService
-    overview: OverviewService
-    metrics: Metrics
-
-
-def build_services(config: Config, on_full_run_done: Callable[[int], None],
-                   clock: Clock | None = None) -> Services:
-    clock = clock or Clock()
-    metrics = Metrics()
-    signal = WorkSignal()
-    projects = ProjectService(clock)
-    agents = AgentService.from_config(config, clock)
-    dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
-                            agents=agents)
-    store = FileStore(config.files_dir)
-    attachments = AttachmentService(store, signal, clock)
-    overview = OverviewService(projects, agents, config.files_dir, clock)
-    metrics.watch(HubCollector(overview, agents, clock))
-    return Services(
-        tokens=TokenService(clock),
-        commands=CommandService(projects, attachments, signal, clock),
-        dispatcher=dispatcher,
-        reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
-                              metrics=metrics),
-        runs=SyncRunService(),
-        agents=agents,
-        attachments=attachments,
-        issues=IssueService(clock),
-        projects=projects,
-        batches=BatchService(clock),
-        health=HealthService(config, clock),
-        overview=overview,
-        metrics=metrics,
-    )
+# Built by hub.assembly; named here too for the callers that took them from the app's module.
+__all__ = ["Built", "Services", "build_app", "build_services", "create_app", "get_app", "routes"]
 
 
 def routes(services: Services, config: Config,
@@ -157,16 +96,18 @@ def routes(services: Services, config: Config,
     ]
 
 
-def create_app(config: Config, on_full_run_done: Callable[[int], None],
+def create_app(built: Built | Config, on_full_run_done: Callable[[int], None] | None = None,
                clock: Clock | None = None) -> falcon.App:
-    """The API over ``config``'s database, which must already be migrated.
+    """The API on what :func:`hub.assembly.build` built, whose database is migrated.
 
-    ``on_full_run_done(run_id)`` is called after a full run finishes, to enqueue
-    its neighbour marking (:mod:`hub.assembly` passes the worker's task; tests may
-    pass anything). ``clock`` lets tests set the time.
+    Given a ``Config`` instead, it builds first: ``create_app(config,
+    on_full_run_done, clock)`` is ``create_app(build(config, on_full_run_done, clock))``
+    (``on_full_run_done`` and ``clock`` are read only then; by default a full run
+    enqueues the worker's neighbour marking).
     """
-    open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
-    services = build_services(config, on_full_run_done, clock)
+    if isinstance(built, Config):
+        built = build(built, on_full_run_done or mark_neighbours, clock)
+    services, config = built.services, built.config
     # The request log first: it sees every request, and every answer last.
     # The path guard refuses a raw path before routing, and checks the path's
     # keys and ids after authentication.
@@ -181,11 +122,15 @@ def create_app(config: Config, on_full_run_done: Callable[[int], None],
     return app
 
 
+def build_app(config: Config, clock: Clock | None = None) -> falcon.App:
+    """The API on a prepared data dir; a full run enqueues the worker's
+    neighbour marking on the configured queue."""
+    return create_app(build(config, mark_neighbours, clock))
+
+
 def get_app() -> falcon.App:
     """The API configured from the environment, after preparing the data dir
     (for any WSGI server: ``waitress-serve --call hub.api.app:get_app``)."""
-    from hub.assembly import build_app
-
     config = Config.from_env()
     startup.prepare(config)
     return build_app(config)

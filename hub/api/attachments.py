@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.download import (
     FileSlice,
     Unsatisfiable,
     content_disposition,
-    etag_matches,
     media_type,
     parse_range,
     range_applies,
@@ -18,6 +17,7 @@ from hub.api.download import (
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
+from hub.conditional import etag_matches
 from hub.errors import Conflict
 from hub.services.attachments import AttachmentService, Content
 from hub.services.pagination import listing
@@ -87,10 +87,10 @@ class FetchResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response, attachment_id: str) -> None:
         """Ask for the content: 201 with a new command, or 200 (ready, or already fetching)."""
         state, command, created = self._attachments.request_fetch(attachment_id)
-        resp.media = {**state, "command": command}
+        resp.media = {**state, "command": shapes.optional(shapes.command, command)}
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created and command is not None:
-            resp.location = f"/api/v1/commands/{command['id']}"
+            resp.location = f"/api/v1/commands/{command.id}"
 
 
 class ContentResource:

@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import falcon
 
-from hub import vocabulary
+from hub.roles import ADMIN, AGENT, ANY, INTERFACE, METRICS, PUBLIC
 from hub.services.tokens import TokenService
 
-PUBLIC: frozenset[str] = frozenset()
-AGENT = frozenset({vocabulary.AGENT})
-INTERFACE = frozenset({vocabulary.INTERFACE, vocabulary.ADMIN})
-ADMIN = frozenset({vocabulary.ADMIN})
-METRICS = frozenset({vocabulary.METRICS, vocabulary.ADMIN})
-# Any token the hub knows, whatever its role.
-ANY = frozenset(vocabulary.TOKEN_ROLES)
+# The role sets are defined in hub.roles; resources keep importing them from here.
+__all__ = ["ADMIN", "AGENT", "ANY", "INTERFACE", "METRICS", "NO_STORE", "PRIVATE_PATHS", "PUBLIC", "AuthMiddleware",
+           "roles_for"]
 # What every answer of a route that needs a token says to caches.
 NO_STORE = "no-store"
 PRIVATE_PATHS = ("/api/", "/agent/")

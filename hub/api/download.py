@@ -78,20 +78,6 @@ def media_type(value: str | None) -> str:
     return FALLBACK_MEDIA_TYPE
 
 
-def etag_matches(header: str | None, etag: str) -> bool:
-    """Whether ``If-None-Match`` names ``etag`` (weak comparison, or ``*``).
-
-    The header is ``*`` or a list of tags, each maybe ``W/``-prefixed; the
-    downloads and the web interface's files both answer 304 by this.
-    """
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    tags = [t.strip().removeprefix("W/") for t in header.split(",")]
-    return etag in tags
-
-
 def content_disposition(filename: str) -> str:
     """``attachment`` with the filename, safe in a header whatever it holds.
 

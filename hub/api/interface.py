@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
@@ -23,7 +23,7 @@ class CommandsResource:
     @query(schemas.COMMAND_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Commands, newest first, filtered by status and type."""
-        resp.media = self._commands.list(**req.context.query)
+        resp.media = shapes.page_of(shapes.command, self._commands.list(**req.context.query))
 
     @responds(201, 200, errors=(404, 409), location="/api/v1/commands/{id}")
     @accepts(schemas.NEW_COMMAND)
@@ -32,10 +32,10 @@ class CommandsResource:
         body = req.context.body
         command, created = self._commands.enqueue(body["type"], body.get("params"),
                                                   body.get("batch_id"))
-        resp.media = command
+        resp.media = shapes.command(command)
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created:
-            resp.location = f"/api/v1/commands/{command['id']}"
+            resp.location = f"/api/v1/commands/{command.id}"
 
 
 class CommandResource:
@@ -46,7 +46,7 @@ class CommandResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """One command."""
-        resp.media = self._commands.get(command_id)
+        resp.media = shapes.command(self._commands.get(command_id))
 
 
 class CancelResource:
@@ -58,7 +58,7 @@ class CancelResource:
     @responds(errors=(409,))
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """Cancel a queued or claimed command."""
-        resp.media = self._commands.cancel(command_id)
+        resp.media = shapes.command(self._commands.cancel(command_id))
 
 
 class SyncRunsResource:
@@ -70,7 +70,7 @@ class SyncRunsResource:
     @query(schemas.SYNC_RUN_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Sync runs, newest first."""
-        resp.media = self._runs.list(**req.context.query)
+        resp.media = shapes.page_of(shapes.run, self._runs.list(**req.context.query))
 
 
 class AgentsResource:
@@ -99,4 +99,4 @@ class OverviewResource:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """The hub at a glance: queue depth by type and status, agents, the last full and
         incremental runs, the file store."""
-        resp.media = self._overview.overview()
+        resp.media = shapes.overview(self._overview.overview())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from hub.api import schemas
+from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
@@ -65,15 +65,16 @@ class NotesResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """The notes interfaces keep on an issue."""
-        resp.media = self._issues.notes(key)
+        resp.media = shapes.page_of(shapes.note, self._issues.notes(key))
 
     @responds(201, location="/api/v1/notes/{id}")
     @accepts(schemas.NOTE)
     def on_post(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """Add a note; its author is the token's name."""
-        resp.media = self._issues.add_note(key, req.context.principal.name, req.context.body["body"])
+        note = self._issues.add_note(key, req.context.principal.name, req.context.body["body"])
+        resp.media = shapes.note(note)
         resp.status = falcon.HTTP_201
-        resp.location = f"/api/v1/notes/{resp.media['id']}"
+        resp.location = f"/api/v1/notes/{note.id}"
 
 
 class NoteResource:
@@ -85,7 +86,7 @@ class NoteResource:
     @accepts(schemas.NOTE)
     def on_patch(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
         """Change a note's text."""
-        resp.media = self._issues.edit_note(note_id, req.context.body["body"])
+        resp.media = shapes.note(self._issues.edit_note(note_id, req.context.body["body"]))
 
     @responds(204)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:

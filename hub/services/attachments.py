@@ -22,7 +22,6 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, Issue, IssueAttachment
-from hub.services.commands import serialize_command
 from hub.services.files import FileStore
 from hub.services.tokens import require_token
 from hub.services.work_signal import WorkSignal
@@ -146,7 +145,7 @@ class AttachmentService:
         return self.states(ids)
 
     def request_fetch(self, attachment_id: str,
-                      batch_id: int | None = None) -> tuple[dict, dict | None, bool]:
+                      batch_id: int | None = None) -> tuple[dict, Command | None, bool]:
         """Ask for an attachment's content: ``(state, command, created)``.
 
         Ready: nothing is enqueued. Fetching: the open command is returned, never
@@ -161,7 +160,7 @@ class AttachmentService:
             if state["state"] == READY:
                 return state, None, False
             if state["state"] == FETCHING:
-                return state, serialize_command(Command.get_by_id(state["command_id"])), False
+                return state, Command.get_by_id(state["command_id"]), False
             command = Command.create(type=FETCH_ATTACHMENT,
                                      params={"attachment_id": attachment_id},
                                      status=QUEUED, batch=batch_id,
@@ -169,7 +168,7 @@ class AttachmentService:
             state = self.state(attachment_id)
         # Agents hear of it only once it is committed.
         self._signal.notify()
-        return state, serialize_command(command), True
+        return state, command, True
 
     def content(self, attachment_id: str) -> Content:
         """The file of a ready attachment; Conflict (with the state) otherwise."""

@@ -28,26 +28,8 @@ from hub.vocabulary import (
     REFRESH,
 )
 
-if TYPE_CHECKING:  # the attachment service builds command objects with serialize_command
+if TYPE_CHECKING:  # for the annotation only: the attachment service is handed in
     from hub.services.attachments import AttachmentService
-
-
-def serialize_command(command: Command) -> dict:
-    return {
-        "id": command.id,
-        "type": command.type,
-        "params": command.params,
-        "status": command.status,
-        "deliveries": command.deliveries,
-        "agent_id": command.agent_id,
-        "batch_id": command.batch_id,
-        "created_at": command.created_at,
-        "claimed_at": command.claimed_at,
-        "lease_until": command.lease_until,
-        "finished_at": command.finished_at,
-        "result": command.result,
-        "error": command.error,
-    }
 
 
 class CommandService:
@@ -59,7 +41,7 @@ class CommandService:
         self._clock = clock or Clock()
 
     def enqueue(self, type: str, params: dict | None = None,
-                batch_id: int | None = None) -> tuple[dict, bool]:
+                batch_id: int | None = None) -> tuple[Command, bool]:
         """Enqueue a command by the rules of its type: ``(command, created)``.
 
         - ``refresh`` takes ``params.jql`` (without it, the base JQL) and optionally
@@ -100,7 +82,7 @@ class CommandService:
         return command, created
 
     def enqueue_refresh(self, jql: str | None = None, batch_id: int | None = None, *,
-                        updated_since: str | None = None) -> dict:
+                        updated_since: str | None = None) -> Command:
         """Queue a ``refresh``; without ``jql`` it loads the base JQL (a full run,
         unless ``updated_since``, a UTC time in the hub's format, makes it incremental)."""
         with database.atomic():
@@ -116,9 +98,9 @@ class CommandService:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             command = self._insert_refresh(jql, updated_since, batch_id)
         self._signal.notify()
-        return serialize_command(command)
+        return command
 
-    def enqueue_base_refresh(self, plan: Callable[[str], str | Literal[False] | None]) -> dict | None:
+    def enqueue_base_refresh(self, plan: Callable[[str], str | Literal[False] | None]) -> Command | None:
         """Queue a refresh of the base JQL as ``plan(base_jql)`` decides: False for
         none, None for a full run, a UTC time for an incremental run since then.
 
@@ -135,7 +117,7 @@ class CommandService:
                 return None
             command = self._insert_refresh(jql, updated_since, None)
         self._signal.notify()
-        return serialize_command(command)
+        return command
 
     def _insert_refresh(self, jql: str, updated_since: str | None, batch_id: int | None) -> Command:
         params = {"jql": jql}
@@ -144,19 +126,20 @@ class CommandService:
         return Command.create(type=REFRESH, params=params, status=QUEUED, batch=batch_id,
                               created_at=iso(self._clock.now()))
 
-    def get(self, command_id: int) -> dict:
-        return serialize_command(self._get(command_id))
+    def get(self, command_id: int) -> Command:
+        return self._get(command_id)
 
     def list(self, status: str | None = None, type: str | None = None,
              cursor: int | None = None, limit: int = 50) -> dict:
+        """A page of commands (the rows), newest first."""
         query = Command.select()
         if status is not None:
             query = query.where(Command.status == status)
         if type is not None:
             query = query.where(Command.type == type)
-        return page(query, Command.id, cursor, limit, serialize_command)
+        return page(query, Command.id, cursor, limit, _row)
 
-    def cancel(self, command_id: int) -> dict:
+    def cancel(self, command_id: int) -> Command:
         """Cancel a queued or claimed command; its agent hears of it at its next heartbeat."""
         with database.atomic():
             command = self._get(command_id)
@@ -169,7 +152,7 @@ class CommandService:
             command.lease_until = None
             command.save()
             close_open_run(command.id, "failed", now, error="command cancelled")
-        return serialize_command(command)
+        return command
 
     @staticmethod
     def _get(command_id: int) -> Command:
@@ -177,3 +160,7 @@ class CommandService:
         if command is None:
             raise NotFound(f"no command {command_id}")
         return command
+
+
+def _row(command: Command) -> Command:
+    return command

@@ -86,11 +86,6 @@ def _summary_with_snippet(row: tuple) -> dict:
     return data
 
 
-def serialize_note(note: IssueNote) -> dict:
-    return {"id": note.id, "key": note.key, "author": note.author, "body": note.body,
-            "created_at": note.created_at, "updated_at": note.updated_at}
-
-
 class IssueService:
     def __init__(self, clock: Clock | None = None):
         self._clock = clock or Clock()
@@ -218,23 +213,23 @@ class IssueService:
     # -- notes -----------------------------------------------------------------
 
     def notes(self, key: str) -> dict:
+        """The notes on an issue (the rows), oldest first."""
         self._issue(key)
-        rows = IssueNote.select().where(IssueNote.key == key).order_by(IssueNote.id)
-        return listing(map(serialize_note, rows))
+        return listing(IssueNote.select().where(IssueNote.key == key).order_by(IssueNote.id))
 
-    def add_note(self, key: str, author: str, body: str) -> dict:
+    def add_note(self, key: str, author: str, body: str) -> IssueNote:
         now = iso(self._clock.now())
         with database.atomic():
             self._issue(key)
             note = IssueNote.create(key=key, author=author, body=body, created_at=now, updated_at=now)
-        return serialize_note(note)
+        return note
 
-    def edit_note(self, note_id: int, body: str) -> dict:
+    def edit_note(self, note_id: int, body: str) -> IssueNote:
         with database.atomic():
             note = self._note(note_id)
             note.body, note.updated_at = body, iso(self._clock.now())
             note.save()
-        return serialize_note(note)
+        return note
 
     def delete_note(self, note_id: int) -> None:
         with database.atomic():

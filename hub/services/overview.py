@@ -18,7 +18,6 @@ from hub.models import Command, SyncRun
 from hub.services.agents import AgentService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import FULL, INCREMENTAL, refresh_kind
-from hub.services.sync_runs import serialize_run
 from hub.vocabulary import DONE, QUEUED, REFRESH
 
 # How many recent finished refreshes to look through for the last of each kind.
@@ -34,7 +33,8 @@ class OverviewService:
         self._clock = clock or Clock()
 
     def overview(self) -> dict:
-        """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``."""
+        """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``
+        (``last_runs`` holds the rows: the edge gives them their shape)."""
         oldest = self._oldest_queued_at()
         return {
             "queue": self.queue_depth(),
@@ -65,9 +65,9 @@ class OverviewService:
         return [{"type": t, "status": s, "count": n} for t, s, n in rows]
 
     def last_runs(self) -> dict:
-        """The last finished ``full`` and ``incremental`` refresh, each a sync run or None."""
+        """The last finished ``full`` and ``incremental`` refresh, each a sync run (the row) or None."""
         base_jql = self._projects.base_jql()
-        found: dict[str, dict | None] = {FULL: None, INCREMENTAL: None}
+        found: dict[str, SyncRun | None] = {FULL: None, INCREMENTAL: None}
         recent = (SyncRun.select(SyncRun, Command.id, Command.params).join(Command)
                   .where(SyncRun.status == DONE, Command.type == REFRESH)
                   .order_by(SyncRun.id.desc()).limit(RECENT_RUNS))
@@ -75,7 +75,7 @@ class OverviewService:
             assert run.command is not None, "the join keeps only runs with their command"
             kind = refresh_kind(run.command.params, base_jql)
             if kind in found and found[kind] is None:
-                found[kind] = serialize_run(run)
+                found[kind] = run
             if all(found.values()):
                 break
         return found

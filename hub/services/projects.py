@@ -35,17 +35,12 @@ def compose_base_jql(scope: str, labels: list[str]) -> str | None:
     return f"{scope} AND {clause}" if scope else clause
 
 
-def serialize_project(project: Project) -> dict:
-    return {"label": project.label, "name": project.name, "board_id": project.board_id,
-            "board_type": project.board_type, "created_at": project.created_at}
-
-
 class ProjectService:
     def __init__(self, clock: Clock | None = None):
         self._clock = clock or Clock()
 
     def add(self, label: str, name: str, board_id: int | None = None,
-            board_type: str | None = None) -> dict:
+            board_type: str | None = None) -> Project:
         """Add a project: one Jira label, shown under ``name``."""
         label, name = label.strip(), name.strip()
         if not _LABEL.match(label):
@@ -61,10 +56,11 @@ class ProjectService:
                 raise Conflict(f"project {label!r} exists")
             project = Project.create(label=label, name=name, board_id=board_id,
                                      board_type=board_type, created_at=iso(self._clock.now()))
-        return serialize_project(project)
+        return project
 
-    def list(self) -> list[dict]:
-        return [serialize_project(p) for p in Project.select().order_by(Project.label)]
+    def list(self) -> list[Project]:
+        """The projects (the rows), by label."""
+        return list(Project.select().order_by(Project.label))
 
     def remove(self, label: str) -> None:
         """Remove a project that no batch names; the base JQL loses its label."""

@@ -56,16 +56,16 @@ class RefreshSchedule:
         self._commands = commands
         self._overlap = timedelta(minutes=overlap_minutes)
 
-    def enqueue_incremental(self) -> dict | None:
+    def enqueue_incremental(self) -> Command | None:
         """An incremental refresh of the base JQL: the command queued, or None when
         nothing was (not while no refresh of the base JQL has finished)."""
         return self._enqueue(INCREMENTAL)
 
-    def enqueue_full(self) -> dict | None:
+    def enqueue_full(self) -> Command | None:
         """A full refresh of the base JQL: the command queued, or None when nothing was."""
         return self._enqueue(FULL)
 
-    def _enqueue(self, wanted: str) -> dict | None:
+    def _enqueue(self, wanted: str) -> Command | None:
         def plan(base_jql: str) -> str | Literal[False] | None:
             # Asked inside the insert's write transaction: what it reads cannot
             # change before the insert, so two workers cannot both enqueue.
@@ -82,8 +82,8 @@ class RefreshSchedule:
 
         command = self._commands.enqueue_base_refresh(plan)
         if command is not None:
-            since = command["params"].get("updated_since")
-            log.info("scheduled %s refresh queued: command %d%s", wanted, command["id"],
+            since = command.params.get("updated_since")
+            log.info("scheduled %s refresh queued: command %d%s", wanted, command.id,
                      f", updated since {since}" if since else "")
         return command
 

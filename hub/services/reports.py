@@ -10,7 +10,6 @@ from hub.db import database
 from hub.errors import Conflict, ContractError
 from hub.metrics import Metrics
 from hub.models import AttachmentFile, Command, SyncRun
-from hub.services.commands import serialize_command
 from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
@@ -49,7 +48,7 @@ class ReportService:
         self._metrics.issues_loaded.inc(len(issues))
         return {"issues_loaded": issues_loaded, "lease_until": command.lease_until}
 
-    def done(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
+    def done(self, command_id: int, report: dict, *, token_id: int | None) -> Command:
         """Finish a held command. A full run that loaded issues owes the neighbour
         marking: the debt is recorded with the run, in the same transaction, and
         paid by the task enqueued after COMMIT or, should that enqueue fail or be
@@ -76,7 +75,7 @@ class ReportService:
                 self._record_file(command, result, now)
         if full_run is not None:
             self._enqueue_marking(full_run)
-        return serialize_command(command)
+        return command
 
     def _finish_run(self, command: Command, history_at: str | None, now: str) -> int | None:
         """Close a done refresh's run; the run's id if it owes the neighbour marking."""
@@ -107,7 +106,7 @@ class ReportService:
             log.warning("sync run %d: could not enqueue the neighbour marking (%s); "
                         "the periodic task will do it", run_id, exc)
 
-    def failed(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
+    def failed(self, command_id: int, report: dict, *, token_id: int | None) -> Command:
         """Fail a held command, keeping its error on the command and its run."""
         agent_id, delivery = report.get("agent_id"), report.get("delivery")
         now = iso(self._clock.now())
@@ -118,7 +117,7 @@ class ReportService:
                 raise self._dispatcher.refusal(self._dispatcher.find(command_id), token_id,
                                                agent_id, delivery)
             close_open_run(command.id, FAILED, now, error=report["error"])
-        return serialize_command(command)
+        return command
 
     def upload(self, command_id: int, stream, *, length: int | None, max_bytes: int,
                expected_sha256: str | None, agent_id: str | None,
@@ -197,7 +196,7 @@ class ReportService:
         return result
 
     @staticmethod
-    def _repeated_done(command: Command, report: dict, token_id: int | None) -> dict:
+    def _repeated_done(command: Command, report: dict, token_id: int | None) -> Command:
         """The same ``done`` again, from the holder: 200 and nothing changes."""
         agent_id = report.get("agent_id")
         if command.token_id is not None and command.token_id != token_id:
@@ -206,7 +205,7 @@ class ReportService:
             raise Conflict(f"command {command.id} was done by another agent")
         if not _same_result(command.type, report.get("result"), command.result):
             raise Conflict(f"command {command.id} is done already, with another result")
-        return serialize_command(command)
+        return command
 
 
 def _file_result(result):

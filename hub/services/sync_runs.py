@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
 
 from hub.db import database
 from hub.models import Issue, SyncRun
@@ -12,28 +11,6 @@ from hub.services.pagination import page
 from hub.vocabulary import DONE, FAILED, RUNNING
 
 log = logging.getLogger(__name__)
-
-
-def serialize_run(run: SyncRun) -> dict:
-    return {
-        "id": run.id,
-        "command_id": run.command_id,
-        "query": run.query,
-        "status": run.status,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "duration_seconds": duration(run),
-        "issues_loaded": run.issues_loaded,
-        "history_at": run.history_at,
-        "error": run.error,
-    }
-
-
-def duration(run: SyncRun) -> float | None:
-    """Seconds from a run's start to its finish, or None while it runs."""
-    if run.finished_at is None:
-        return None
-    return (datetime.fromisoformat(run.finished_at) - datetime.fromisoformat(run.started_at)).total_seconds()
 
 
 def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
@@ -102,7 +79,7 @@ class SyncRunService:
         query = SyncRun.select()
         if status is not None:
             query = query.where(SyncRun.status == status)
-        return page(query, SyncRun.id, cursor, limit, serialize_run)
+        return page(query, SyncRun.id, cursor, limit, _row)
 
     def mark_neighbours(self, run_id: int) -> int:
         """After a full run: issues it did not update become neighbours.
@@ -138,3 +115,7 @@ class SyncRunService:
         if due:
             log.info("neighbour marking owed by %d full runs: done", len(due))
         return len(due)
+
+
+def _row(run: SyncRun) -> SyncRun:
+    return run

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import falcon
 
-from hub.api.auth import PUBLIC
-from hub.api.download import etag_matches
+from hub.conditional import etag_matches
+from hub.roles import PUBLIC
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX = "index.html"
