@@ -58,8 +58,9 @@ MAX_PAGE_ISSUES = 100
 def array(items: dict, max_items: int, **more) -> dict:
     """An array schema whose size is checked before its items.
 
-    jsonschema applies keywords in the schema's order, so ``maxItems`` first
-    refuses a million items at once instead of validating each of them.
+    jsonschema-rs checks ``maxItems`` before ``items``, and the validator stops
+    at the first error, so a million items are refused at once instead of each
+    being validated; ``maxItems`` is also written first for readers.
     """
     return {"type": "array", "maxItems": max_items, **more, "items": items}
 
@@ -236,8 +237,8 @@ NEW_COMMAND = {
     "additionalProperties": False,
     # The params each type takes: a refresh its optional jql (the base JQL
     # without it) and updated_since, a fetch_attachment exactly its
-    # attachment_id. ABSENT rather than the schema false, whose errors
-    # jsonschema reports on the parent.
+    # attachment_id. ABSENT refuses any value of a member the type does not
+    # take, and its refusal names that member.
     "allOf": [
         {"if": {"properties": {"type": {"const": REFRESH}}},
          "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
