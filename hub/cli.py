@@ -232,13 +232,14 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
 
 
 def _agent_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.api import shapes
     from hub.services.agents import AgentService
 
     _open(config)
     agents, cursor = AgentService.from_config(config), None
     while True:
         listed = agents.list(cursor=cursor, limit=500)
-        for a in listed["items"]:
+        for a in map(shapes.agent, listed["items"]):
             _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
                  f"v{a['version']}\t{a['state'] or '-'}")
         cursor = listed["next_cursor"]

@@ -28,14 +28,15 @@ class BatchesResource:
     @query(schemas.BATCH_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Batches, newest first, with their commands counted by status."""
-        resp.media = self._batches.list(**req.context.query)
+        resp.media = shapes.page_of(shapes.batch, self._batches.list(**req.context.query))
 
     @responds(201, location="/api/v1/batches/{id}")
     @accepts(schemas.NEW_BATCH)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Open a batch; enqueue commands into it with ``batch_id``."""
         body = req.context.body
-        resp.media = self._batches.create(body["title"], req.context.principal.name, body.get("project"))
+        resp.media = shapes.batch(self._batches.create(body["title"], req.context.principal.name,
+                                                      body.get("project")))
         resp.status = falcon.HTTP_201
         resp.location = f"/api/v1/batches/{resp.media['id']}"
 
@@ -48,7 +49,7 @@ class BatchResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, batch_id: int) -> None:
         """One batch, with its commands counted by status."""
-        resp.media = self._batches.get(batch_id)
+        resp.media = shapes.batch(self._batches.get(batch_id))
 
 
 class ProjectsResource:

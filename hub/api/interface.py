@@ -87,7 +87,7 @@ class AgentsResource:
         keeps those that are (not) online."""
         q = dict(req.context.query)
         online = {"true": True, "false": False}.get(q.pop("online", None))
-        resp.media = self._agents.list(online=online, **q)
+        resp.media = shapes.page_of(shapes.agent, self._agents.list(online=online, **q))
 
 
 class OverviewResource:

@@ -21,7 +21,10 @@ class IssuesResource:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Issues of the mirror, filtered: most recently mirrored first, or with ``q``
         searched and best match first, each with a snippet."""
-        resp.media = self._issues.list(**req.context.query)
+        listed = self._issues.list(**req.context.query)
+        # A search answers plain rows (the fast path), a listing the issues' rows.
+        shape = shapes.issue if req.context.query.get("q") is None else shapes.search_hit
+        resp.media = shapes.page_of(shape, listed)
 
 
 class IssueResource:
@@ -32,7 +35,7 @@ class IssueResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """One issue, with its description and its links both ways."""
-        resp.media = self._issues.get(key)
+        resp.media = shapes.issue_detail(self._issues.get(key))
 
 
 class CommentsResource:
@@ -43,7 +46,7 @@ class CommentsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's comments, oldest first."""
-        resp.media = self._issues.comments(key)
+        resp.media = shapes.page_of(shapes.comment, self._issues.comments(key))
 
 
 class ChangesResource:
@@ -54,7 +57,7 @@ class ChangesResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's changelog, oldest first, one item per changed field."""
-        resp.media = self._issues.changes(key)
+        resp.media = shapes.page_of(shapes.change, self._issues.changes(key))
 
 
 class NotesResource:

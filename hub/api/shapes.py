@@ -9,10 +9,14 @@ docs/agent-protocol.md).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 
-from hub.models import Command, IssueNote, Project, SyncRun
+from hub.models import AgentStatus, Command, Issue, IssueChange, IssueComment, IssueNote, Project, SyncRun
+from hub.services.agents import ListedAgent
+from hub.services.batches import CountedBatch
+from hub.services.issues import SUMMARY_FIELDS, IssueDetail, Link
 
 
 def command(row: Command) -> dict:
@@ -32,6 +36,71 @@ def command(row: Command) -> dict:
         "result": row.result,
         "error": row.error,
     }
+
+
+def issue(row: Issue, *, description: bool = False) -> dict:
+    """An issue as the mirror's lists show it; with its ``description`` when asked."""
+    data = {name: getattr(row, name) for name in SUMMARY_FIELDS}
+    data["neighbor"] = bool(row.neighbor)
+    if description:
+        data["description"] = row.description
+    return data
+
+
+def search_hit(row: tuple) -> dict:
+    """A search row (the SUMMARY_FIELDS, then the snippet) as :func:`issue` writes it.
+
+    The search reads plain rows, not models, on purpose (bench/search.py): they are
+    shaped here straight into dicts."""
+    data = dict(zip(SUMMARY_FIELDS, row[:-1], strict=True))
+    data["labels"] = None if data["labels"] is None else json.loads(data["labels"])
+    data["neighbor"] = bool(data["neighbor"])
+    data["snippet"] = row[-1]
+    return data
+
+
+def issue_detail(detail: IssueDetail) -> dict:
+    """One issue with its description and its links both ways."""
+    data = issue(detail.issue, description=True)
+    data["links"] = {"outward": [link(item) for item in detail.outward],
+                     "inward": [link(item) for item in detail.inward]}
+    return data
+
+
+def link(item: Link) -> dict:
+    """A link of an issue: its type, the other issue, and whether the mirror holds that one."""
+    return {"type": item.type, "key": item.key, "summary": item.summary, "status": item.status,
+            "in_mirror": item.in_mirror}
+
+
+def comment(row: IssueComment) -> dict:
+    """A comment of an issue, as mirrored from Jira."""
+    return {"id": row.comment_id, "author": row.author, "created": row.created,
+            "updated": row.updated, "created_at": row.created_at, "body": row.body}
+
+
+def change(row: IssueChange) -> dict:
+    """One changed field of an issue's changelog."""
+    return {"history_id": row.history_id, "item_no": row.item_no, "author": row.author,
+            "created": row.created, "created_at": row.created_at, "field": row.field,
+            "field_type": row.field_type, "from": row.from_value,
+            "from_string": row.from_string, "to": row.to_value,
+            "to_string": row.to_string}
+
+
+def agent(listed: ListedAgent) -> dict:
+    """An agent, with whether it is online (the service's verdict, by its clock)."""
+    row: AgentStatus = listed.row
+    return {"agent_id": row.agent_id, "version": row.version, "last_seen_at": row.last_seen_at,
+            "state": row.state, "detail": row.detail, "online": listed.online}
+
+
+def batch(counted: CountedBatch) -> dict:
+    """A batch, with its commands counted by status."""
+    row = counted.batch
+    return {"id": row.id, "title": row.title, "status": row.status,
+            "created_by": row.created_by, "created_at": row.created_at,
+            "project": row.project_id, "commands": counted.commands}
 
 
 def note(row: IssueNote) -> dict:

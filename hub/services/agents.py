@@ -16,6 +16,7 @@ they are written again.
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 from datetime import timedelta
 
 from peewee import SQL, fn
@@ -39,9 +40,12 @@ MAX_STATE_CHARS = 100
 _ROWID = SQL("rowid")
 
 
-def serialize_agent(row: AgentStatus, since: str) -> dict:
-    return {"agent_id": row.agent_id, "version": row.version, "last_seen_at": row.last_seen_at,
-            "state": row.state, "detail": row.detail, "online": row.last_seen_at >= since}
+@dataclass(frozen=True)
+class ListedAgent:
+    """An agent's row and whether it is online by the service's clock."""
+
+    row: AgentStatus
+    online: bool
 
 
 class AgentService:
@@ -66,15 +70,15 @@ class AgentService:
         return iso(self._clock.now() - timedelta(seconds=ONLINE_SECONDS))
 
     def list(self, cursor: int | None = None, limit: int = 50, online: bool | None = None) -> dict:
-        """Agents not forgotten, newest registered first, one page of ``limit``;
-        ``online`` True or False keeps those that are (or are not) online."""
+        """Agents not forgotten (each a :class:`ListedAgent`), newest registered first,
+        one page of ``limit``; ``online`` True or False keeps those that are (or are not) online."""
         since = self._online_line()
         query = AgentStatus.select().where(AgentStatus.last_seen_at >= self._forget_line())
         if online is True:
             query = query.where(AgentStatus.last_seen_at >= since)
         elif online is False:
             query = query.where(AgentStatus.last_seen_at < since)
-        return page(query, _ROWID, cursor, limit, lambda row: serialize_agent(row, since))
+        return page(query, _ROWID, cursor, limit, lambda row: ListedAgent(row, row.last_seen_at >= since))
 
     def counts(self) -> dict:
         """``{total, online}`` of the agents not forgotten: one index range, no rows loaded."""
