@@ -214,10 +214,11 @@ def _token_add(config: Config, args: argparse.Namespace) -> int:
 
 
 def _token_list(config: Config, args: argparse.Namespace) -> int:
+    from hub.api import shapes
     from hub.services.tokens import TokenService
 
     _open(config)
-    for item in TokenService().list():
+    for item in map(shapes.token, TokenService().list()):
         _say(f"{item['name']}\t{item['role']}\t{item['created_at']}")
     return 0
 

@@ -75,7 +75,7 @@ def test_token_names_roles_and_duplicates(hub):
         tokens.add("test-agent", "agent")
     with pytest.raises(NotFound):
         tokens.revoke("nobody")
-    assert [t["name"] for t in tokens.list()] == ["test-admin", "test-agent", "test-interface"]
+    assert [t.name for t in tokens.list()] == ["test-admin", "test-agent", "test-interface"]
     assert tokens.create_first_admin() is None
 
 

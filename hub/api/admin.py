@@ -113,7 +113,7 @@ class TokensResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Tokens: name, role, created; never the tokens themselves."""
-        resp.media = listing(self._tokens.list())
+        resp.media = listing(map(shapes.token, self._tokens.list()))
 
     @responds(201, errors=(409,), location="/api/v1/tokens/{name}")
     @accepts(schemas.NEW_TOKEN)

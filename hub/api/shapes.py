@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 
-from hub.models import AgentStatus, Command, Issue, IssueChange, IssueComment, IssueNote, Project, SyncRun
+from hub.models import AgentStatus, Command, Issue, IssueChange, IssueComment, IssueNote, Project, SyncRun, Token
 from hub.services.agents import ListedAgent
 from hub.services.batches import CountedBatch
 from hub.services.issues import SUMMARY_FIELDS, IssueDetail, Link
@@ -101,6 +101,11 @@ def batch(counted: CountedBatch) -> dict:
     return {"id": row.id, "title": row.title, "status": row.status,
             "created_by": row.created_by, "created_at": row.created_at,
             "project": row.project_id, "commands": counted.commands}
+
+
+def token(row: Token) -> dict:
+    """A token as it is listed: its name, role and creation; never the token or its hash."""
+    return {"name": row.name, "role": row.role, "created_at": row.created_at}
 
 
 def note(row: IssueNote) -> dict:

@@ -84,10 +84,10 @@ class TokenService:
                          created_at=iso(self._clock.now()))
         return token
 
-    def list(self) -> list[dict]:
-        """``[{name, role, created_at}]``, by name; never the hashes."""
-        return [{"name": t.name, "role": t.role, "created_at": t.created_at}
-                for t in Token.select().order_by(Token.name)]
+    def list(self) -> list[Token]:
+        """The tokens' rows by name, holding ``name``, ``role`` and ``created_at`` alone:
+        never the hashes."""
+        return list(Token.select(Token.name, Token.role, Token.created_at).order_by(Token.name))
 
     def revoke(self, name: str) -> None:
         """Delete a token; commands it holds can no longer be reported on by anyone
