@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from hub.config import Config
+from tests.support import BROWSER_ARGS, chromium
 
 
 def pytest_configure(config):
@@ -14,6 +16,25 @@ def pytest_configure(config):
     from worker.instance import huey
 
     huey.immediate = True
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium from the system's packages, driven by Playwright, for one
+    test module; skipped without it (naming what is missing), failed with CI=true."""
+    path, reason = chromium()
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"browser tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, args=BROWSER_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 @pytest.fixture

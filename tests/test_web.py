@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 import urllib.request
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import BROWSER_ARGS, PDF, call, chromium, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import PDF, call, prepared_hub, run_script, start, stop, wait_for_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -28,23 +27,6 @@ SCRIPT = "<script>window.__injected = 'script'</script>"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
 DESCRIPTION = (f"h1. Setup\nRun *this* first, see [the guide|http://wiki/guide].\n{SCRIPT}\n{IMAGE}\n"
                "* step one\n* step two")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path, reason = chromium()
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests cannot run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=BROWSER_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def issue_state(key: str, **fields) -> dict:

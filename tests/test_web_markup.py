@@ -9,11 +9,9 @@ times are measured inside the page with performance.now().
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.support import BROWSER_ARGS, call, chromium, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, start, stop, wait_for_line
 
 JIRA_FIELD_LIMIT = 32_767
 
@@ -166,27 +164,15 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def browser_and_site(tmp_path_factory):
+def browser_and_site(browser, tmp_path_factory):
     """Headless Chromium, and a real hub on loopback holding AURORA-12: its URL and interface token."""
-    path, reason = chromium()
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests cannot run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
     data_dir = tmp_path_factory.mktemp("markup") / "data"
     agent, interface = prepared_hub(data_dir)
     proc = start("serve", data_dir=data_dir)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         seed(url, agent, interface)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=path, args=BROWSER_ARGS, headless=True)
-            try:
-                yield browser, {"url": url, "interface": interface}
-            finally:
-                browser.close()
+        yield browser, {"url": url, "interface": interface}
     finally:
         stop(proc)
 

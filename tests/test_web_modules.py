@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import threading
 from pathlib import Path
 from typing import ClassVar
 
-import pytest
-
 from hub.web.resources import STATIC_DIR
-from tests.support import BROWSER_ARGS, chromium
 
 # import() rejects with a SyntaxError for a module that does not parse or link
 # (its own text or a module it imports); anything else is the module running in
@@ -31,23 +27,6 @@ IMPORT_ALL = """async (names) => {
   }
   return errors;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path, reason = chromium()
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests cannot run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=BROWSER_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
