@@ -28,6 +28,7 @@ from hub.metrics import Metrics
 from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
 from hub.services.batches import BatchService
+from hub.services.catalogues import CatalogueService
 from hub.services.cleanup import CleanupService
 from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
@@ -65,6 +66,7 @@ class Services:
     cleanup: CleanupService
     refresh_schedule: RefreshSchedule
     metrics: Metrics
+    catalogues: CatalogueService
 
 
 @dataclass(frozen=True)
@@ -101,12 +103,13 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     commands = CommandService(projects, attachments, signal, clock)
     overview = OverviewService(projects, agents, config.files_dir, clock)
     metrics.watch(HubCollector(overview, agents, clock))
+    catalogues = CatalogueService()
     return Services(
         tokens=TokenService(clock),
         commands=commands,
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
-                              metrics=metrics),
+                              metrics=metrics, catalogues=catalogues),
         runs=SyncRunService(),
         agents=agents,
         attachments=attachments,
@@ -118,6 +121,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         cleanup=CleanupService(store, config.files_quota_bytes, config.files_max_age_days, clock),
         refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),
         metrics=metrics,
+        catalogues=catalogues,
     )
 
 

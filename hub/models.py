@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 14 tables at schema version 9.
+"""Peewee models of the hub's 19 tables at schema version 10.
 
 The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
 view) has no model: the loader writes it and the issue service reads it in SQL.
@@ -83,6 +83,21 @@ class Issue(BaseModel):
     created = TextField(null=True)
     # ``jira_updated`` in UTC (hub format), for ``updated_since``.
     jira_updated_at = TextField(null=True, index=True)
+    resolution = TextField(null=True, index=True)
+    resolved = TextField(null=True)  # Jira's ``resolutiondate`` as written
+    resolved_at = TextField(null=True)  # ``resolved`` in UTC (hub format)
+    components = JSONField(default=list)  # names
+    fix_versions = JSONField(default=list)  # [{id, name, released, release_date}]
+    affects_versions = JSONField(default=list)
+    environment = TextField(null=True)
+    parent_key = TextField(null=True, index=True)  # a sub-task's parent
+    time_original_estimate = IntegerField(null=True)  # seconds
+    time_estimate = IntegerField(null=True)
+    time_spent = IntegerField(null=True)
+    # Every other field Jira returned: {field id: {name, type, custom, value}}.
+    custom_fields = JSONField(default=dict)
+    # The text values of ``custom_fields``, one per line: what the full-text index reads of them.
+    custom_text = TextField(null=True)
 
 
 class IssueLink(BaseModel):
@@ -127,6 +142,74 @@ class IssueChange(BaseModel):
 
     class Meta:
         primary_key = CompositeKey("key", "history_id", "item_no")
+
+
+class Sprint(BaseModel):
+    """A Jira sprint, as the issues that name it last carried it."""
+
+    sprint_id = IntegerField(primary_key=True)
+    name = TextField()
+    state = TextField(null=True)  # 'future' | 'active' | 'closed', as Jira's agile API writes it
+    start_date = TextField(null=True)  # Jira's times as written
+    end_date = TextField(null=True)
+    complete_date = TextField(null=True)
+    board_id = IntegerField(null=True)
+    goal = TextField(null=True)
+    updated_at = TextField()
+
+    class Meta:
+        indexes = ((("state", "board_id"), False),)
+
+
+class IssueSprint(BaseModel):
+    """A sprint an issue was in (every one of them, the current one included)."""
+
+    key = TextField()
+    sprint_id = IntegerField(index=True)
+
+    class Meta:
+        primary_key = CompositeKey("key", "sprint_id")
+
+
+class IssueWorklog(BaseModel):
+    """Time logged on an issue; ``time_spent`` in seconds, ``started_at`` its start in UTC."""
+
+    key = TextField()
+    worklog_id = TextField()
+    author = TextField(null=True)
+    started = TextField(null=True)
+    started_at = TextField(null=True)
+    time_spent = IntegerField(null=True)
+    comment = TextField(null=True)
+    created = TextField(null=True)
+    updated = TextField(null=True)
+
+    class Meta:
+        primary_key = CompositeKey("key", "worklog_id")
+
+
+class JiraCatalogue(BaseModel):
+    """One entry of a Jira catalogue (``kind``: priority, status, resolution, issue_type,
+    link_type) at its ``position`` in Jira's order; ``detail`` holds what the kind adds."""
+
+    kind = TextField()
+    jira_id = TextField()
+    name = TextField()
+    position = IntegerField()
+    detail = JSONField(default=dict)
+
+    class Meta:
+        primary_key = CompositeKey("kind", "jira_id")
+        indexes = ((("kind", "name"), False),)
+
+
+class JiraUser(BaseModel):
+    """A Jira user the mirror names: login ``name``, Jira's internal ``user_key``, display name."""
+
+    name = TextField(primary_key=True)
+    user_key = TextField(null=True, index=True)
+    display_name = TextField(null=True)
+    updated_at = TextField()
 
 
 class IssueAttachment(BaseModel):
@@ -247,4 +330,9 @@ MODELS: tuple[type[BaseModel], ...] = (
     IssueAttachment,
     AttachmentFile,
     Token,
+    Sprint,
+    IssueSprint,
+    IssueWorklog,
+    JiraCatalogue,
+    JiraUser,
 )

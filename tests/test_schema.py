@@ -49,6 +49,18 @@ def describe(path: Path) -> dict:
 # What v8 adds for full-text search: the view, the FTS5 table and its shadow tables.
 SEARCH = {"view:issue_search", "table:issue_fts", "issue_fts", "issue_fts_config", "issue_fts_data",
           "issue_fts_docsize", "issue_fts_idx"}
+# What v10 adds: five tables, columns at the end of ``issue`` and two of its indexes (and it makes
+# the full-text view and table again with a column ``other``).
+V10_TABLES = {"sprint", "issue_sprint", "issue_worklog", "jira_catalogue", "jira_user"}
+V10_ISSUE_COLUMNS = [
+    ("resolution", "TEXT", 0, None, 0), ("resolved", "TEXT", 0, None, 0), ("resolved_at", "TEXT", 0, None, 0),
+    ("components", "TEXT", 1, "'[]'", 0), ("fix_versions", "TEXT", 1, "'[]'", 0),
+    ("affects_versions", "TEXT", 1, "'[]'", 0), ("environment", "TEXT", 0, None, 0),
+    ("parent_key", "TEXT", 0, None, 0), ("time_original_estimate", "INTEGER", 0, None, 0),
+    ("time_estimate", "INTEGER", 0, None, 0), ("time_spent", "INTEGER", 0, None, 0),
+    ("custom_fields", "TEXT", 1, "'{}'", 0), ("custom_text", "TEXT", 0, None, 0)]
+V10_ISSUE_INDEXES = {"issue_parent_key": (0, ["parent_key"]), "issue_resolution": (0, ["resolution"])}
+V10_SEARCH = {"view:issue_search", "table:issue_fts", "issue_fts"}
 
 
 @pytest.fixture
@@ -58,7 +70,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -69,7 +81,7 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it
     (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
-    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH}
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES}
     for table, shape in v5.items():
         if table in ("command", "sync_run", "issue", "agent_status"):
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
@@ -81,8 +93,9 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
     (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
-    assert set(fresh) - set(v6) == {"token", *SEARCH}
-    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"], "issue": ["jira_updated_at"],
+    assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES}
+    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"],
+               "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS)],
                "agent_status": ["token_id"]}
     for table, shape in v6.items():
         if table in widened:
@@ -94,29 +107,52 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
 
 def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)
-    (save what v9 adds to ``agent_status``)."""
+    (save what v9 adds to ``agent_status`` and v10 to ``issue``)."""
     v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
-    assert set(fresh) - set(v7) == SEARCH
+    assert set(fresh) - set(v7) == {*SEARCH, *V10_TABLES}
     for table, shape in v7.items():
         if table == "agent_status":
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"]
         elif table == "issue":
-            assert fresh[table]["columns"] == [*shape["columns"], ("jira_updated_at", "TEXT", 0, None, 0)]
+            assert fresh[table]["columns"] == [*shape["columns"], ("jira_updated_at", "TEXT", 0, None, 0),
+                                               *V10_ISSUE_COLUMNS]
             assert fresh[table]["indexes"] == {**shape["indexes"],
-                                               "issue_jira_updated_at": (0, ["jira_updated_at"])}
+                                               "issue_jira_updated_at": (0, ["jira_updated_at"]),
+                                               **V10_ISSUE_INDEXES}
         else:
             assert fresh[table] == shape, table
 
 
 def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
-    """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``."""
+    """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``
+    (save what v10 adds)."""
     v8 = describe(make_db(tmp_path / "v8.sqlite", 8, rows=False))
-    assert set(fresh) == set(v8)
+    assert set(fresh) - set(v8) == V10_TABLES
     for table, shape in v8.items():
-        if table == "agent_status":
+        if table in V10_SEARCH:
+            continue
+        if table == "issue":
+            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS]
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES}
+        elif table == "agent_status":
             assert fresh[table]["columns"] == [*shape["columns"], ("token_id", "INTEGER", 0, None, 0)]
             assert fresh[table]["indexes"] == {
                 **shape["indexes"], "agent_status_token": (0, ["token_id", "last_seen_at"]),
                 "agent_status_last_seen": (0, ["last_seen_at"])}
+        else:
+            assert fresh[table] == shape, table
+
+
+def test_schema_of_v9_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v10 is v9 plus five tables, columns and indexes of ``issue``, and a fifth column of the
+    full-text view and table (``other``)."""
+    v9 = describe(make_db(tmp_path / "v9.sqlite", 9, rows=False))
+    assert set(fresh) - set(v9) == V10_TABLES
+    for table, shape in v9.items():
+        if table == "issue":
+            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS]
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES}
+        elif table in V10_SEARCH:
+            assert "other" in str(fresh[table]) and "other" not in str(shape), table
         else:
             assert fresh[table] == shape, table

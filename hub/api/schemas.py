@@ -121,6 +121,56 @@ ATTACHMENT = {
     },
     "required": ["id", "filename"],
 }
+SECONDS = {"type": ["integer", "null"], "minimum": 0, "maximum": INT64_MAX}
+VERSION = {
+    "type": "object",
+    "properties": {
+        "id": JIRA_ID,
+        "name": SHORT,
+        "released": {"type": ["boolean", "null"]},
+        "release_date": NULLABLE_SHORT,
+    },
+    "required": ["id", "name"],
+}
+SPRINT = {
+    "type": "object",
+    "properties": {
+        "id": ID,
+        "name": {"type": "string", "minLength": 1, "maxLength": 1000},
+        "state": NULLABLE_SHORT,
+        "start": NULLABLE_SHORT,
+        "end": NULLABLE_SHORT,
+        "complete": NULLABLE_SHORT,
+        "board_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
+        "goal": NULLABLE_TEXT,
+    },
+    "required": ["id", "name"],
+}
+WORKLOG = {
+    "type": "object",
+    "properties": {
+        "id": JIRA_ID,
+        "author": NULLABLE_SHORT,
+        "started": NULLABLE_SHORT,
+        "time_spent": SECONDS,
+        "comment": NULLABLE_TEXT,
+        "created": NULLABLE_SHORT,
+        "updated": NULLABLE_SHORT,
+    },
+    "required": ["id"],
+}
+# A field id as Jira names one (customfield_10002, environment, votes, ...).
+FIELD_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_.:\-]{0,254}(?![\s\S])"
+CUSTOM_FIELD = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 1000},
+        "type": NULLABLE_SHORT,
+        "custom": NULLABLE_SHORT,
+        "value": {"description": "the value as a person reads it (see docs/agent-protocol.md); any JSON"},
+    },
+    "required": ["name"],
+}
 ISSUE_STATE = {
     "type": "object",
     "properties": {
@@ -141,6 +191,21 @@ ISSUE_STATE = {
         "sprint": {"type": ["string", "null"], "maxLength": 10_000},
         "created": NULLABLE_SHORT,
         "updated": NULLABLE_SHORT,
+        "resolution": NULLABLE_SHORT,
+        "resolved": NULLABLE_SHORT,
+        "components": nullable_array(SHORT, 1000),
+        "fix_versions": nullable_array(VERSION, 1000),
+        "affects_versions": nullable_array(VERSION, 1000),
+        "environment": NULLABLE_TEXT,
+        "parent_key": NULLABLE_ISSUE_KEY,
+        "time_original_estimate": SECONDS,
+        "time_estimate": SECONDS,
+        "time_spent": SECONDS,
+        "sprints": array(SPRINT, 1000),
+        "worklogs": array(WORKLOG, 100_000),
+        "custom_fields": {"type": ["object", "null"], "maxProperties": 10_000,
+                          "propertyNames": {"pattern": FIELD_ID_PATTERN},
+                          "additionalProperties": CUSTOM_FIELD},
         "links": array(LINK, 10_000),
         "comments": array(COMMENT, 100_000),
         "changes": array(CHANGE, 100_000),
@@ -173,12 +238,36 @@ CLAIM = {
     "required": ["agent_id", "version"],
 }
 _REPORT = {"agent_id": AGENT_ID, "delivery": DELIVERY}
+MAX_CATALOGUE = 10_000
+
+
+def _catalogue(**more: dict) -> dict:
+    return array({"type": "object", "properties": {"id": JIRA_ID, "name": SHORT, **more},
+                  "required": ["id", "name"]}, MAX_CATALOGUE)
+
+
+CATALOGUES = {
+    "type": "object",
+    "description": "Jira's catalogues: each list but users replaces the one the hub holds, in "
+                   "Jira's order; users are added or updated by login name",
+    "properties": {
+        "priorities": _catalogue(),
+        "statuses": _catalogue(category=NULLABLE_SHORT, category_key=NULLABLE_SHORT),
+        "resolutions": _catalogue(),
+        "issue_types": _catalogue(subtask={"type": ["boolean", "null"]}),
+        "link_types": _catalogue(outward=NULLABLE_SHORT, inward=NULLABLE_SHORT),
+        "users": array({"type": "object",
+                        "properties": {"name": SHORT, "key": NULLABLE_SHORT, "display_name": NULLABLE_SHORT},
+                        "required": ["name"]}, MAX_CATALOGUE),
+    },
+}
 STATE_PAGE = {
     "type": "object",
     "properties": {
         **_REPORT,
         "issues": array(ISSUE_STATE, MAX_PAGE_ISSUES),
         "neighbors": array(ISSUE_STATE, MAX_PAGE_ISSUES),
+        "catalogues": CATALOGUES,
     },
 }
 # A done's result, by the type of its command (which the path names, not the

@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (9), as a new hub creates it.
+-- sdlc-hub database schema, current version (10), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -31,11 +31,80 @@ CREATE TABLE issue (
   fetched_at    TEXT NOT NULL,
   neighbor      INTEGER NOT NULL DEFAULT 0,
   created       TEXT,
-  jira_updated_at TEXT
+  jira_updated_at TEXT,
+  resolution    TEXT,
+  resolved      TEXT,
+  resolved_at   TEXT,
+  components    TEXT NOT NULL DEFAULT '[]',
+  fix_versions  TEXT NOT NULL DEFAULT '[]',
+  affects_versions TEXT NOT NULL DEFAULT '[]',
+  environment   TEXT,
+  parent_key    TEXT,
+  time_original_estimate INTEGER,
+  time_estimate INTEGER,
+  time_spent    INTEGER,
+  custom_fields TEXT NOT NULL DEFAULT '{}',
+  custom_text   TEXT
 );
 CREATE INDEX issue_epic_key ON issue (epic_key);
 CREATE INDEX issue_status ON issue (status);
 CREATE INDEX issue_jira_updated_at ON issue (jira_updated_at);
+-- Sub-tasks of an issue, and "resolved but not released"; see steps/v10_whole_issue.py.
+CREATE INDEX issue_parent_key ON issue (parent_key);
+CREATE INDEX issue_resolution ON issue (resolution);
+
+-- Every Jira sprint an issue names; issue_sprint holds every sprint an issue was ever in.
+CREATE TABLE sprint (
+  sprint_id     INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL,
+  state         TEXT,
+  start_date    TEXT,
+  end_date      TEXT,
+  complete_date TEXT,
+  board_id      INTEGER,
+  goal          TEXT,
+  updated_at    TEXT NOT NULL
+);
+CREATE INDEX sprint_state ON sprint (state, board_id);
+
+CREATE TABLE issue_sprint (
+  key       TEXT NOT NULL,
+  sprint_id INTEGER NOT NULL,
+  PRIMARY KEY (key, sprint_id)
+);
+CREATE INDEX issue_sprint_sprint ON issue_sprint (sprint_id);
+
+CREATE TABLE issue_worklog (
+  key        TEXT NOT NULL,
+  worklog_id TEXT NOT NULL,
+  author     TEXT,
+  started    TEXT,
+  started_at TEXT,
+  time_spent INTEGER,
+  comment    TEXT,
+  created    TEXT,
+  updated    TEXT,
+  PRIMARY KEY (key, worklog_id)
+);
+
+-- Jira's catalogues (kind: priority, status, resolution, issue_type, link_type), in Jira's order.
+CREATE TABLE jira_catalogue (
+  kind     TEXT NOT NULL,
+  jira_id  TEXT NOT NULL,
+  name     TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  detail   TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (kind, jira_id)
+);
+CREATE INDEX jira_catalogue_name ON jira_catalogue (kind, name);
+
+CREATE TABLE jira_user (
+  name         TEXT PRIMARY KEY,
+  user_key     TEXT,
+  display_name TEXT,
+  updated_at   TEXT NOT NULL
+);
+CREATE INDEX jira_user_key ON jira_user (user_key);
 
 CREATE TABLE issue_link (
   source_key TEXT NOT NULL,
@@ -177,14 +246,18 @@ CREATE TABLE token (
 );
 
 -- Full-text search: the index of issue_fts only; its text is read back from
--- the view. The state loader keeps it in step; see steps/v8_search.py.
-CREATE VIEW issue_search (doc, key, summary, description, comments) AS
+-- the view. The state loader keeps it in step; see steps/v8_search.py and
+-- steps/v10_whole_issue.py (the column ``other``: environment and the text of
+-- custom fields).
+CREATE VIEW issue_search (doc, key, summary, description, comments, other) AS
   SELECT issue.rowid, issue.key,
          replace(replace(issue.summary, 'ё', 'е'), 'Ё', 'Е'),
          replace(replace(issue.description, 'ё', 'е'), 'Ё', 'Е'),
          (SELECT replace(replace(group_concat(body, char(10)), 'ё', 'е'), 'Ё', 'Е')
             FROM (SELECT body FROM issue_comment
-                   WHERE issue_comment.key = issue.key ORDER BY comment_id))
+                   WHERE issue_comment.key = issue.key ORDER BY comment_id)),
+         (SELECT replace(replace(group_concat(text, char(10)), 'ё', 'е'), 'Ё', 'Е')
+            FROM (SELECT issue.environment AS text UNION ALL SELECT issue.custom_text))
     FROM issue;
-CREATE VIRTUAL TABLE issue_fts USING fts5 (key, summary, description, comments,
+CREATE VIRTUAL TABLE issue_fts USING fts5 (key, summary, description, comments, other,
   content='issue_search', content_rowid='doc', tokenize='unicode61 remove_diacritics 2');

@@ -40,17 +40,29 @@ from hub.db import database
 from hub.errors import ContractError
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
-# and in UTC to ``jira_updated_at``.
+# and in UTC to ``jira_updated_at``; ``resolved`` is kept as sent and in UTC in
+# ``resolved_at``; ``custom_fields`` also gives ``custom_text`` (its text, for search).
 FIELDS = (
     "id", "issue_type", "summary", "description", "status", "priority", "assignee",
     "reporter", "duedate", "planned_start", "planned_end", "epic_key", "labels",
-    "sprint", "created",
+    "sprint", "created", "resolution", "resolved", "components", "fix_versions",
+    "affects_versions", "environment", "parent_key", "time_original_estimate",
+    "time_estimate", "time_spent", "custom_fields",
 )
 # (state field, column); the bit of each in a row's ``sent`` mask is its index.
-_COLUMNS = (*((name, name) for name in FIELDS), ("updated", "jira_updated"), ("updated", "jira_updated_at"))
+_COLUMNS = (*((name, name) for name in FIELDS), ("updated", "jira_updated"), ("updated", "jira_updated_at"),
+            ("resolved", "resolved_at"), ("custom_fields", "custom_text"))
+# Fields held as JSON text.
+_JSON_FIELDS = frozenset({"labels", "components", "fix_versions", "affects_versions", "custom_fields"})
+# Fields of whole seconds (a JSON number such as 3600.0 is stored as 3600).
+_SECONDS_FIELDS = frozenset({"time_original_estimate", "time_estimate", "time_spent"})
+# Columns that hold a Jira time of the state in UTC.
+_UTC_COLUMNS = frozenset({"jira_updated_at", "resolved_at"})
 # What a column not sent holds in a new row: the schema's defaults.
-_INSERT_DEFAULTS = {"summary": "", "labels": "[]"}
-NOT_NULL_DEFAULTS = {"summary": "", "labels": []}
+_INSERT_DEFAULTS = {"summary": "", "labels": "[]", "components": "[]", "fix_versions": "[]",
+                    "affects_versions": "[]", "custom_fields": "{}"}
+NOT_NULL_DEFAULTS: dict[str, object] = {"summary": "", "labels": [], "components": [], "fix_versions": [],
+                                        "affects_versions": [], "custom_fields": {}}
 
 # One statement for every issue of a page, whatever fields each sent: a new
 # row takes the sent values (defaults elsewhere), a known row changes only the
@@ -80,15 +92,23 @@ _INSERT_COMMENT = ("INSERT OR REPLACE INTO issue_comment (key, comment_id, autho
 _UPSERT_CHANGE = ("INSERT OR REPLACE INTO issue_change (key, history_id, item_no, author, created, "
                   "created_at, field, field_type, from_value, from_string, to_value, to_string) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_DELETE_WORKLOGS = f"DELETE FROM issue_worklog WHERE key IN {_KEYS}"
+_INSERT_WORKLOG = ("INSERT OR REPLACE INTO issue_worklog (key, worklog_id, author, started, started_at, "
+                   "time_spent, comment, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_DELETE_ISSUE_SPRINTS = f"DELETE FROM issue_sprint WHERE key IN {_KEYS}"
+_INSERT_ISSUE_SPRINT = "INSERT OR IGNORE INTO issue_sprint (key, sprint_id) VALUES (?, ?)"
+_UPSERT_SPRINT = ("INSERT OR REPLACE INTO sprint (sprint_id, name, state, start_date, end_date, "
+                  "complete_date, board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _DELETE_ATTACHMENTS = (f"DELETE FROM issue_attachment WHERE key IN {_KEYS} "
                        f"AND attachment_id NOT IN {_KEYS}")
 _DELETE_ATTACHMENT_IDS = f"DELETE FROM issue_attachment WHERE attachment_id IN {_KEYS}"
 # The fields whose change changes what the full-text index holds of an issue.
-_SEARCHED = ("summary", "description", "comments")
-_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments) "
-            f"SELECT 'delete', doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
-_INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments) "
-          f"SELECT doc, key, summary, description, comments FROM issue_search WHERE key IN {_KEYS}")
+_SEARCHED = ("summary", "description", "comments", "environment", "custom_fields")
+_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
+            "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
+            f"WHERE key IN {_KEYS}")
+_INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments, other) "
+          f"SELECT doc, key, summary, description, comments, other FROM issue_search WHERE key IN {_KEYS}")
 # What the mirror holds of the attachments a page names: the issue listing
 # each (and that issue's Jira id), and the size of its fetched content.
 _HELD_ATTACHMENTS = (
@@ -145,6 +165,8 @@ class MirrorService:
                                              for state, flag in zip(states, flags, strict=True)])
             self._links(conn, states)
             self._comments(conn, states, times)
+            self._worklogs(conn, states, times)
+            self._sprints(conn, states, run.now)
             self._changes(conn, states, times)
             self._attachments(conn, states, times)
             if reindex:
@@ -191,6 +213,40 @@ class MirrorService:
              c.get("body") or "", times.utc(c.get("created")))
             for position, state in enumerate(states) if last.get(state["key"]) == position
             for c in state["comments"]])
+
+    @staticmethod
+    def _worklogs(conn, states: list[dict], times: _Times) -> None:
+        last = _last_positions(states, "worklogs")
+        if not last:
+            return
+        conn.execute(_DELETE_WORKLOGS, (_json(list(last)),))
+        conn.executemany(_INSERT_WORKLOG, [
+            (state["key"], w["id"], w.get("author"), w.get("started"), times.utc(w.get("started")),
+             _integer(w.get("time_spent")), w.get("comment"), w.get("created"), w.get("updated"))
+            for position, state in enumerate(states) if last.get(state["key"]) == position
+            for w in state["worklogs"]])
+
+    @staticmethod
+    def _sprints(conn, states: list[dict], now: str) -> None:
+        """An issue's sprints replace its ``issue_sprint`` rows; each sprint named updates its
+        ``sprint`` row (the last naming in the page wins, as one-by-one application would)."""
+        last = _last_positions(states, "sprints")
+        if not last:
+            return
+        conn.execute(_DELETE_ISSUE_SPRINTS, (_json(list(last)),))
+        conn.executemany(_INSERT_ISSUE_SPRINT, [
+            (state["key"], _integer(sprint["id"]))
+            for position, state in enumerate(states) if last.get(state["key"]) == position
+            for sprint in state["sprints"]])
+        sprints: dict[int, tuple] = {}
+        for state in states:
+            for sprint in state.get("sprints", ()):
+                sid = _integer(sprint["id"])
+                sprints.pop(sid, None)
+                sprints[sid] = (sid, sprint["name"], sprint.get("state"), sprint.get("start"),
+                                sprint.get("end"), sprint.get("complete"), _integer(sprint.get("board_id")),
+                                sprint.get("goal"), now)
+        conn.executemany(_UPSERT_SPRINT, list(sprints.values()))
 
     @staticmethod
     def _changes(conn, states: list[dict], times: _Times) -> None:
@@ -312,15 +368,40 @@ def _issue_row(state: dict, neighbor: int, now: str, times: _Times) -> tuple:
             value = state[name]
             if value is None:
                 value = NOT_NULL_DEFAULTS.get(name)
-            if name == "labels":
+            if column == "custom_text":
+                value = custom_text(value)
+            elif name in _JSON_FIELDS:
                 value = json.dumps(value, ensure_ascii=False)
-            elif column == "jira_updated_at":
+            elif column in _UTC_COLUMNS:
                 value = times.utc(value)
+            elif name in _SECONDS_FIELDS:
+                value = _integer(value)
             row.append(value)
         else:
             row.append(_INSERT_DEFAULTS.get(column))
     row += (now, neighbor, sent)
     return tuple(row)
+
+
+def custom_text(custom_fields: dict | None) -> str | None:
+    """The text values of custom fields (strings anywhere inside each ``value``), one per
+    line in field order: what the full-text index reads of them; None when there are none."""
+    texts: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    for field in (custom_fields or {}).values():
+        if isinstance(field, dict):
+            walk(field.get("value"))
+    return "\n".join(texts) or None
 
 
 def _last_positions(states: list[dict], field: str) -> dict[str, int]:

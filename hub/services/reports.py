@@ -10,6 +10,7 @@ from hub.db import database
 from hub.errors import Conflict, ContractError
 from hub.metrics import Metrics
 from hub.models import AttachmentFile, Command, SyncRun
+from hub.services.catalogues import CatalogueService
 from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
@@ -23,8 +24,10 @@ log = logging.getLogger(__name__)
 class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
                  store: FileStore, on_full_run_done: Callable[[int], None],
-                 clock: Clock | None = None, *, metrics: Metrics | None = None):
+                 clock: Clock | None = None, *, metrics: Metrics | None = None,
+                 catalogues: CatalogueService | None = None):
         self._store = store
+        self._catalogues = catalogues or CatalogueService()
         self._metrics = metrics or Metrics()
         self._dispatcher = dispatcher
         self._mirror = mirror
@@ -44,6 +47,7 @@ class ReportService:
             context = RunContext(full=self._is_full(command), started_at=started_at,
                                  now=iso(self._clock.now()))
             self._mirror.load_page(issues, neighbors, context)
+            self._catalogues.load(report.get("catalogues"), context.now)
         self._metrics.state_pages.inc()
         self._metrics.issues_loaded.inc(len(issues))
         return {"issues_loaded": issues_loaded, "lease_until": command.lease_until}

@@ -15,6 +15,7 @@ from hub.migrations.steps import (
     v7_tokens,
     v8_search,
     v9_agent_tokens,
+    v10_whole_issue,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -28,5 +29,6 @@ STEPS: tuple[Step, ...] = tuple(
         v7_tokens,
         v8_search,
         v9_agent_tokens,
+        v10_whole_issue,
     )
 )

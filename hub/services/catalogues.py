@@ -1,0 +1,71 @@
+"""Jira's catalogues as agents report them: priorities, statuses, resolutions, issue types,
+link types (``jira_catalogue``), and the users the mirror names (``jira_user``).
+
+Interfaces read them to word links as Jira does ("blocks" / "is blocked by"), to order by
+priority in Jira's configured order, and to read the user keys of a changelog as login names.
+A catalogue sent replaces the one held (Jira's order is its ``position``); users sent are
+upserted by login name and never removed, since the mirror goes on naming them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hub.db import database
+from hub.models import JiraCatalogue, JiraUser
+
+# A catalogue of the page (docs/agent-protocol.md) → (its ``kind`` in ``jira_catalogue``,
+# the members of an entry kept in ``detail``).
+KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "priorities": ("priority", ()),
+    "statuses": ("status", ("category", "category_key")),
+    "resolutions": ("resolution", ()),
+    "issue_types": ("issue_type", ("subtask",)),
+    "link_types": ("link_type", ("outward", "inward")),
+}
+
+_DELETE_KIND = "DELETE FROM jira_catalogue WHERE kind = ?"
+_INSERT_ENTRY = ("INSERT OR REPLACE INTO jira_catalogue (kind, jira_id, name, position, detail) "
+                 "VALUES (?, ?, ?, ?, ?)")
+# A user sent without a key or a display name keeps the one held.
+_UPSERT_USER = ("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET user_key = coalesce(excluded.user_key, user_key), "
+                "display_name = coalesce(excluded.display_name, display_name), "
+                "updated_at = excluded.updated_at")
+
+
+class CatalogueService:
+    """Keeps and reads Jira's catalogues and users."""
+
+    def load(self, catalogues: dict | None, now: str) -> None:
+        """Apply a page's ``catalogues``; call inside the report's transaction."""
+        if not catalogues:
+            return
+        conn = database.connection()
+        for name, (kind, details) in KINDS.items():
+            entries = catalogues.get(name)
+            if entries is None:
+                continue
+            conn.execute(_DELETE_KIND, (kind,))
+            conn.executemany(_INSERT_ENTRY, [
+                (kind, entry["id"], entry["name"], position,
+                 json.dumps({k: entry.get(k) for k in details if k in entry}, ensure_ascii=False))
+                for position, entry in enumerate(entries)])
+        users = {user["name"]: user for user in catalogues.get("users") or ()}  # the last sending wins
+        if users:
+            conn.executemany(_UPSERT_USER, [(name, user.get("key"), user.get("display_name"), now)
+                                            for name, user in users.items()])
+
+    def catalogues(self) -> dict[str, list[JiraCatalogue]]:
+        """Every catalogue by its name in the page (``priorities``, ...), in Jira's order."""
+        rows = JiraCatalogue.select().order_by(JiraCatalogue.kind, JiraCatalogue.position)
+        by_kind: dict[str, list[JiraCatalogue]] = {kind: [] for kind, _ in KINDS.values()}
+        for row in rows:
+            by_kind.setdefault(row.kind, []).append(row)
+        return {name: by_kind[kind] for name, (kind, _) in KINDS.items()}
+
+    def users(self, names: list[str]) -> dict[str, JiraUser]:
+        """The users the mirror knows among ``names`` (login names), by name."""
+        if not names:
+            return {}
+        return {user.name: user for user in JiraUser.select().where(JiraUser.name.in_(sorted(set(names))))}
