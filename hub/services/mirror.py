@@ -256,7 +256,7 @@ class MirrorService:
         for state in states:
             for sprint in state.get("sprints", ()):
                 sid = _integer(sprint["id"])
-                sprints.pop(sid, None)
+                # Ids are distinct in the statement, so the last naming's row is all that counts.
                 sprints[sid] = (sid, sprint["name"], sprint.get("state"), sprint.get("start"),
                                 sprint.get("end"), sprint.get("complete"), _integer(sprint.get("board_id")),
                                 sprint.get("goal"), now)
@@ -423,21 +423,23 @@ def custom_text(custom_fields: dict | None) -> str | None:
     """The text values of custom fields (strings anywhere inside each ``value``), one per
     line in field order: what the full-text index reads of them; None when there are none."""
     texts: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            texts.append(value)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-
     for field in (custom_fields or {}).values():
         if isinstance(field, dict):
-            walk(field.get("value"))
+            value = field.get("value")
+            # Most values are a string, a number or a flat list: no call for those.
+            if isinstance(value, str):
+                texts.append(value)
+            elif isinstance(value, list | dict):
+                _strings_in(value, texts)
     return "\n".join(texts) or None
+
+
+def _strings_in(value: list | dict, texts: list[str]) -> None:
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, list | dict):
+            _strings_in(item, texts)
 
 
 def _last_positions(states: list[dict], field: str) -> dict[str, int]:
