@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
+
 from bench.figures import verdict
 from bench.page import JIRA_TIME, rich_issue
 from bench.server import hub_command, serve, stop
@@ -182,9 +184,13 @@ def _text_of(value: object, texts: list[str]) -> None:
             _text_of(item, texts)
 
 
+def _dumps(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
 def rows_of(page: list[dict], now: str, utc: dict[str, str | None]) -> dict[str, list[tuple]]:
-    """The rows of every table that ``page`` gives, as the hub stores them; ``utc`` caches
-    Jira times in UTC (a page repeats them)."""
+    """The rows of every table that ``page`` gives, as the hub stores them (JSON columns
+    in the same bytes); ``utc`` caches Jira times in UTC (a page repeats them)."""
     def at(value: str | None) -> str | None:
         if value is None:
             return None
@@ -201,13 +207,13 @@ def rows_of(page: list[dict], now: str, utc: dict[str, str | None]) -> dict[str,
             _text_of(field["value"], texts)
         issues.append((key, state["id"], state["issue_type"], state["summary"], state["description"],
                        state["status"], state["priority"], state["assignee"], state["reporter"],
-                       state["duedate"], None, None, None, json.dumps(state["labels"]),
+                       state["duedate"], None, None, None, _dumps(state["labels"]),
                        state["sprint"], state["updated"], at(state["updated"]), now, 0, state["created"],
                        state["resolution"], state["resolved"], at(state["resolved"]),
-                       json.dumps(state["components"]), json.dumps(state["fix_versions"]),
-                       json.dumps(state["affects_versions"]), state["environment"], state["parent_key"],
+                       _dumps(state["components"]), _dumps(state["fix_versions"]),
+                       _dumps(state["affects_versions"]), state["environment"], state["parent_key"],
                        state["time_original_estimate"], state["time_estimate"], state["time_spent"],
-                       json.dumps(state["custom_fields"]), "\n".join(texts) or None))
+                       _dumps(state["custom_fields"]), "\n".join(texts) or None))
         for link in state["links"]:
             links.append((key, link["outward"], link["type"]) if "outward" in link
                          else (link["inward"], key, link["type"]))
