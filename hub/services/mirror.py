@@ -11,7 +11,10 @@ A page is loaded set-based: one SELECT of what the mirror knows of the page's
 keys, one upsert of every issue row, and per child table one DELETE and one
 ``executemany``, whatever the page's size, and two statements that keep the
 full-text index in step. The write lock is held for the whole page, so the
-statements are few and prepared once each. The result is
+statements are few and prepared once each; the Python around them is kept to
+comprehensions over the page (the issue rows are built a column at a time) and
+orjson's encoding of JSON columns, since for issues with many custom fields it
+costs as much as the statements. The result is
 the same as applying the page's states one after the other, in order
 (``issues``, then the ``neighbors`` the page does not load as matches):
 where a page names a key twice, or two keys of one Jira issue (moved to
@@ -23,7 +26,8 @@ before anything is written.
 The full-text index (``issue_fts``, external content read from the view
 ``issue_search``) stores no text: FTS5 removes an issue's entries only when told
 the text it indexed. So, before anything changes, the issues whose text the page
-may change (it sends ``summary``, ``description`` or ``comments``) are removed
+may change (it sends ``summary``, ``description``, ``comments``, ``environment`` or
+``custom_fields``) are removed
 with their current text in one statement; after the page is written, those and
 the new issues are indexed again from the view in another.
 """
