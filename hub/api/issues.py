@@ -23,7 +23,7 @@ class IssuesResource:
         searched and best match first, each with a snippet."""
         listed = self._issues.list(**req.context.query)
         # A search answers plain rows (the fast path), a listing the issues' rows.
-        shape = shapes.issue if req.context.query.get("q") is None else shapes.search_hit
+        shape = shapes.listed_issue if req.context.query.get("q") is None else shapes.search_hit
         resp.media = shapes.page_of(shape, listed)
 
 
@@ -46,7 +46,7 @@ class CommentsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's comments, oldest first."""
-        resp.media = shapes.page_of(shapes.comment, self._issues.comments(key))
+        resp.media = shapes.named_page_of(shapes.comment, self._issues.comments(key))
 
 
 class ChangesResource:
@@ -57,7 +57,7 @@ class ChangesResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's changelog, oldest first, one item per changed field."""
-        resp.media = shapes.page_of(shapes.change, self._issues.changes(key))
+        resp.media = shapes.named_page_of(shapes.change, self._issues.changes(key))
 
 
 class NotesResource:

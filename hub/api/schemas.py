@@ -392,7 +392,8 @@ ISSUE_LIST = {
     "properties": {
         **_PAGE,
         "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-              "description": "words to search for in key, summary, description and comments; "
+              "description": "words to search for in key, summary, description, comments and other "
+                             "(the environment and text custom fields); "
                              "see the query language in docs/api.md"},
         "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
         "project": {**PROJECT_LABEL, "description": "a project's label, one of GET /api/v1/projects: "
