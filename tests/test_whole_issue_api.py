@@ -3,7 +3,7 @@ sub-tasks, Jira's catalogues and users, as agents load them (protocol v15)."""
 
 from __future__ import annotations
 
-from tests.support import claim, comment, enqueue, issue, load, report, with_projects
+from tests.support import claim, comment, enqueue, issue, load, report
 
 T = "2026-10-22T13:05:11.000+0300"
 CATALOGUES = {
@@ -43,19 +43,19 @@ def worklog(wid: str, started: str, seconds: int, author: str = "ivanov") -> dic
 
 def rich(key: str, **fields) -> dict:
     """An issue of protocol v15 with every new field."""
-    return issue(key, status="Open", priority="Major", assignee="ivanov", reporter="petrov",
-                 resolution="Fixed", resolved=T, components=["Cards", "API"], fix_versions=[V23],
-                 affects_versions=[V22], environment="Chrome 120 on the quartzite cluster",
-                 time_original_estimate=28800, time_estimate=7200, time_spent=21600,
-                 custom_fields=CUSTOM, sprint="AURORA Sprint 14", sprints=[SPRINT_13, SPRINT_14],
-                 worklogs=[worklog("40002", "2026-10-21T10:00:00.000+0300", 3600),
-                           worklog("40001", "2026-10-20T10:00:00.000+0300", 18000, author="petrov")],
-                 **fields)
+    return issue(key, **{
+        "status": "Open", "priority": "Major", "assignee": "ivanov", "reporter": "petrov",
+        "resolution": "Fixed", "resolved": T, "components": ["Cards", "API"], "fix_versions": [V23],
+        "affects_versions": [V22], "environment": "Chrome 120 on the quartzite cluster",
+        "time_original_estimate": 28800, "time_estimate": 7200, "time_spent": 21600,
+        "custom_fields": CUSTOM, "sprint": "AURORA Sprint 14", "sprints": [SPRINT_13, SPRINT_14],
+        "worklogs": [worklog("40002", "2026-10-21T10:00:00.000+0300", 3600),
+                     worklog("40001", "2026-10-20T10:00:00.000+0300", 18000, author="petrov")],
+        **fields})
 
 
 def load_v15(hub, issues, neighbors=(), catalogues=None):
     """One refresh by an agent of protocol v15: claim, one state page (with ``catalogues``), done."""
-    with_projects()
     command = enqueue(hub, "key in (X, Y, Z)")
     claim(hub, version=15)
     body = {"issues": list(issues), "neighbors": list(neighbors)}
@@ -162,3 +162,69 @@ def test_comments_and_changes_name_the_people_the_agent_reported(hub):
         ("reporter", "Ivan Ivanov", None, None),  # a key the agent did not report; no one
         ("status", "Ivan Ivanov", None, None),  # not a user field: its values are no user keys
         ("status", None, None, None)]
+
+
+def test_worklogs_are_paged_earliest_first_with_the_issues_totals(hub):
+    logs = [worklog(str(40000 + n), f"2026-10-{n:02d}T10:00:00.000+0300", 600 * n, author="ivanov")
+            for n in range(9, 0, -1)]
+    logs.append({"id": "40100", "author": "nobody"})  # no start: last
+    load_v15(hub, [rich("AURORA-1", worklogs=logs), rich("AURORA-2")], catalogues=CATALOGUES)
+    first = get(hub, "/api/v1/issues/AURORA-1/worklogs", limit=4)
+    assert [w["id"] for w in first["items"]] == ["40001", "40002", "40003", "40004"]
+    assert (first["total"], first["time_spent"]) == (10, 600 * sum(range(1, 10)))
+    assert first["items"][0] == {"id": "40001", "author": "ivanov", "author_display": "Ivan Ivanov",
+                                 "started": "2026-10-01T10:00:00.000+0300",
+                                 "started_at": "2026-10-01T07:00:00+00:00", "time_spent": 600,
+                                 "comment": "work 40001", "created": "2026-10-01T10:00:00.000+0300",
+                                 "updated": "2026-10-01T10:00:00.000+0300"}
+    seen = [w["id"] for w in first["items"]]
+    cursor = first["next_cursor"]
+    while cursor is not None:
+        page = get(hub, "/api/v1/issues/AURORA-1/worklogs", limit=4, cursor=cursor)
+        assert (page["total"], page["time_spent"]) == (10, 600 * sum(range(1, 10)))
+        seen += [w["id"] for w in page["items"]]
+        cursor = page["next_cursor"]
+    assert seen == [str(40000 + n) for n in range(1, 10)] + ["40100"]
+    assert page["items"][-1]["author_display"] is None and page["items"][-1]["time_spent"] is None
+    two = get(hub, "/api/v1/issues/AURORA-2/worklogs")
+    assert [w["id"] for w in two["items"]] == ["40001", "40002"] and two["time_spent"] == 21600
+    assert hub.api("GET", "/api/v1/issues/NOPE-1/worklogs").status_code == 404
+    assert hub.api("GET", "/api/v1/issues/AURORA-1/worklogs", params={"limit": 0}).status_code == 422
+
+
+def test_worklogs_of_an_issue_of_an_older_agent_are_none(hub):
+    load(hub, [issue("AURORA-1")])
+    assert get(hub, "/api/v1/issues/AURORA-1/worklogs") == {"items": [], "next_cursor": None, "total": 0,
+                                                            "time_spent": 0}
+
+
+def test_sprints_are_listed_active_future_closed_with_their_issues_counted(hub):
+    load_v15(hub, [rich("AURORA-1"), rich("AURORA-2", sprints=[SPRINT_14, SPRINT_15]),
+                   issue("OTHER-1", sprints=[OTHER_BOARD])])
+    page = get(hub, "/api/v1/sprints")
+    assert [(s["id"], s["issues"]) for s in page["items"]] == [(24, 2), (40, 1), (25, 1), (23, 1)]
+    assert page["next_cursor"] is None
+    assert page["items"][-1] == {"id": 23, "name": "AURORA Sprint 13", "state": "closed",
+                                 "start_date": SPRINT_13["start"], "end_date": SPRINT_13["end"],
+                                 "complete_date": SPRINT_13["complete"], "board_id": 3, "goal": "Cards",
+                                 "issues": 1}
+    assert [s["id"] for s in get(hub, "/api/v1/sprints", state="active")["items"]] == [24, 40]
+    assert [s["id"] for s in get(hub, "/api/v1/sprints", board=3)["items"]] == [24, 25, 23]
+    assert [s["id"] for s in get(hub, "/api/v1/sprints", board=3, state="future")["items"]] == [25]
+    first = get(hub, "/api/v1/sprints", limit=3)
+    rest = get(hub, "/api/v1/sprints", limit=3, cursor=first["next_cursor"])
+    assert [s["id"] for s in first["items"] + rest["items"]] == [24, 40, 25, 23] and rest["next_cursor"] is None
+    for params in ({"state": "Active"}, {"board": 0}, {"board": "three"}, {"sort": "name"}):
+        resp = hub.api("GET", "/api/v1/sprints", params=params)
+        assert resp.status_code == 422 and resp.json["field"] == next(iter(params)), params
+
+
+def test_catalogues_are_read_in_jiras_order_as_the_agent_sent_them(hub):
+    assert get(hub, "/api/v1/catalogues") == {"priorities": [], "statuses": [], "resolutions": [],
+                                              "issue_types": [], "link_types": []}
+    load_v15(hub, [rich("AURORA-1")], catalogues=CATALOGUES)
+    expected = {name: entries for name, entries in CATALOGUES.items() if name != "users"}
+    assert get(hub, "/api/v1/catalogues") == expected
+    # A catalogue sent again replaces the one held; one not sent is kept.
+    load_v15(hub, [rich("AURORA-1")], catalogues={"priorities": [{"id": "9", "name": "Low"}]})
+    assert get(hub, "/api/v1/catalogues") == {**expected, "priorities": [{"id": "9", "name": "Low"}]}

@@ -406,6 +406,17 @@ ISSUE_LIST = {
     },
     "additionalProperties": False,
 }
+WORKLOG_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
+SPRINT_STATES = ("future", "active", "closed")
+SPRINT_LIST = {
+    "type": "object",
+    "properties": {
+        **_PAGE,
+        "state": {"enum": list(SPRINT_STATES), "description": "the sprints in that state only"},
+        "board": {**ID, "description": "the sprints of that agile board only (its id)"},
+    },
+    "additionalProperties": False,
+}
 NOTE = {
     "type": "object",
     "properties": {"body": {"type": "string", "minLength": 1, "maxLength": 100_000}},
