@@ -228,3 +228,80 @@ def test_catalogues_are_read_in_jiras_order_as_the_agent_sent_them(hub):
     # A catalogue sent again replaces the one held; one not sent is kept.
     load_v15(hub, [rich("AURORA-1")], catalogues={"priorities": [{"id": "9", "name": "Low"}]})
     assert get(hub, "/api/v1/catalogues") == {**expected, "priorities": [{"id": "9", "name": "Low"}]}
+
+
+def keys(hub, **params) -> list[str]:
+    return [item["key"] for item in get(hub, "/api/v1/issues", **params)["items"]]
+
+
+def filtered_mirror(hub):
+    """Issues of protocol v15 with what the filters read, and one of an older agent."""
+    load_v15(hub, [
+        rich("AURORA-1", priority="Minor"),
+        rich("AURORA-2", resolution=None, resolved=None, components=["API"], fix_versions=[],
+             affects_versions=[V23], sprints=[SPRINT_14, SPRINT_15], priority="Blocker", parent_key="AURORA-1"),
+        rich("AURORA-3", resolution="Won't Fix", components=[], fix_versions=[V22, V23], affects_versions=[],
+             sprints=[SPRINT_13], sprint="AURORA Sprint 13", priority="Critical", parent_key="AURORA-1",
+             environment="Firefox"),
+        rich("AURORA-10", priority="Trivial", custom_fields={}, environment=None, sprints=[]),
+        rich("AURORA-9", priority=None, custom_fields={}, environment=None),
+    ], catalogues=CATALOGUES)
+    load(hub, [issue("OLD-1", sprint="AURORA Sprint 13", priority="Major")])
+
+
+def test_the_list_filters_by_resolution_component_versions_sprints_and_parent(hub):
+    filtered_mirror(hub)
+    assert keys(hub, resolution="Fixed") == ["AURORA-9", "AURORA-10", "AURORA-1"]
+    assert keys(hub, resolution="none") == ["OLD-1", "AURORA-2"]
+    assert keys(hub, component="API") == ["AURORA-9", "AURORA-10", "AURORA-2", "AURORA-1"]
+    assert keys(hub, component="Cards") == ["AURORA-9", "AURORA-10", "AURORA-1"]
+    assert keys(hub, fix_version="2.2") == ["AURORA-3"]
+    assert keys(hub, fix_version="10100") == ["AURORA-9", "AURORA-10", "AURORA-3", "AURORA-1"]
+    assert keys(hub, affects_version="2.3") == keys(hub, affects_version="10100") == ["AURORA-2"]
+    assert keys(hub, affects_version="2.4") == []
+    # Any sprint the issue was ever in, by id or name; an older agent's issue by its current sprint's name.
+    assert keys(hub, sprint="AURORA Sprint 13") == ["OLD-1", "AURORA-9", "AURORA-3", "AURORA-1"]
+    assert keys(hub, sprint="23") == ["AURORA-9", "AURORA-3", "AURORA-1"]
+    assert keys(hub, sprint="25") == keys(hub, sprint="AURORA Sprint 15") == ["AURORA-2"]
+    assert keys(hub, sprint="AURORA Sprint 14") == ["AURORA-9", "AURORA-10", "AURORA-2", "AURORA-1"]
+    assert keys(hub, sprint="99") == []
+    assert keys(hub, parent="AURORA-1") == ["AURORA-3", "AURORA-2"]
+    # Each combines with the others, with the filters of before and with q.
+    assert keys(hub, sprint="24", component="API", resolution="none") == ["AURORA-2"]
+    assert keys(hub, parent="AURORA-1", fix_version="2.3", status="Open") == ["AURORA-3"]
+    assert keys(hub, q="zephyrine", sprint="AURORA Sprint 13", fix_version="2.3") == ["AURORA-3", "AURORA-1"]
+    assert keys(hub, q="Firefox", parent="AURORA-1") == ["AURORA-3"]
+    assert keys(hub, q="quartzite", resolution="none") == ["AURORA-2"]
+    page = get(hub, "/api/v1/issues", resolution="Fixed", limit=2)
+    assert page["total"] == 3
+    rest = get(hub, "/api/v1/issues", resolution="Fixed", limit=2, cursor=page["next_cursor"])
+    assert [i["key"] for i in page["items"] + rest["items"]] == ["AURORA-9", "AURORA-10", "AURORA-1"]
+    for name, value in (("parent", "not a key"), ("resolution", ""), ("fix_version", "x" * 256),
+                        ("sort", "key"), ("sprint", "")):
+        resp = hub.api("GET", "/api/v1/issues", params={name: value})
+        assert resp.status_code == 422 and resp.json["field"] == name, (name, resp.json)
+
+
+def test_sort_by_priority_follows_jiras_order_then_key_and_pages(hub):
+    filtered_mirror(hub)
+    # Blocker, Critical, Major, Minor as Jira orders them; unknown ones (Trivial, none) last, then by key.
+    order = ["AURORA-2", "AURORA-3", "OLD-1", "AURORA-1", "AURORA-9", "AURORA-10"]
+    page = get(hub, "/api/v1/issues", sort="priority")
+    assert [i["key"] for i in page["items"]] == order and page["total"] == 6
+    seen, cursor = [], None
+    while True:
+        params = {"sort": "priority", "limit": 4, **({"cursor": cursor} if cursor else {})}
+        page = get(hub, "/api/v1/issues", **params)
+        seen += [i["key"] for i in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == order
+    assert keys(hub, sort="priority", resolution="Fixed") == ["AURORA-1", "AURORA-9", "AURORA-10"]
+    # With q the matches are in that order too, each with its snippet.
+    hits = get(hub, "/api/v1/issues", q="quartzite", sort="priority")
+    assert [i["key"] for i in hits["items"]] == ["AURORA-2", "AURORA-1"] and hits["total"] == 2
+    assert all("[[quartzite]]" in i["snippet"] for i in hits["items"])
+    first = get(hub, "/api/v1/issues", q="Summary", sort="priority", limit=4)
+    rest = get(hub, "/api/v1/issues", q="Summary", sort="priority", limit=4, cursor=first["next_cursor"])
+    assert [i["key"] for i in first["items"] + rest["items"]] == order and rest["next_cursor"] is None
