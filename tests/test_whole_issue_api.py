@@ -3,7 +3,7 @@ sub-tasks, Jira's catalogues and users, as agents load them (protocol v15)."""
 
 from __future__ import annotations
 
-from tests.support import claim, comment, enqueue, issue, load, report
+from tests.support import comment, issue, load
 
 T = "2026-10-22T13:05:11.000+0300"
 CATALOGUES = {
@@ -55,15 +55,8 @@ def rich(key: str, **fields) -> dict:
 
 
 def load_v15(hub, issues, neighbors=(), catalogues=None):
-    """One refresh by an agent of protocol v15: claim, one state page (with ``catalogues``), done."""
-    command = enqueue(hub, "key in (X, Y, Z)")
-    claim(hub, version=15)
-    body = {"issues": list(issues), "neighbors": list(neighbors)}
-    if catalogues is not None:
-        body["catalogues"] = catalogues
-    resp = report(hub, command["id"], "state", body)
-    assert resp.status_code == 200, resp.json
-    assert report(hub, command["id"], "done", {"result": {"total": len(issues)}}).status_code == 200
+    """One refresh by an agent of protocol v15, its page with ``catalogues`` if given."""
+    load(hub, issues, neighbors, version=15, catalogues=catalogues)
 
 
 def get(hub, path, **params):
