@@ -10,7 +10,7 @@ docs/agent-protocol.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from hub.models import (
@@ -51,7 +51,7 @@ def command(row: Command) -> dict:
     }
 
 
-def issue(row: Issue, sprints: list[IssueSprint] = (), *, description: bool = False) -> dict:
+def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool = False) -> dict:
     """An issue as the mirror's lists show it, with its ``sprints``; with its ``description``
     and ``environment`` when asked."""
     data = {name: getattr(row, name) for name in SUMMARY_FIELDS}
@@ -121,8 +121,8 @@ def change(row: IssueChange, names: Names | None = None) -> dict:
             "from_string": row.from_string, "to": row.to_value,
             "to_string": row.to_string, "from_name": None, "to_name": None}
     if names is not None and row.field in USER_FIELDS:
-        data["from_name"] = names.logins.get(row.from_value)
-        data["to_name"] = names.logins.get(row.to_value)
+        data["from_name"] = names.logins.get(row.from_value or "")
+        data["to_name"] = names.logins.get(row.to_value or "")
     return data
 
 

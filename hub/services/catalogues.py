@@ -74,11 +74,10 @@ class CatalogueService:
         """The login names of the users the mirror knows among ``user_keys`` (Jira's user keys), by key."""
         if not user_keys:
             return {}
-        return dict(JiraUser.select(JiraUser.user_key, JiraUser.name)
-                    .where(JiraUser.user_key.in_(sorted(set(user_keys)))).tuples())
+        return {str(user.user_key): user.name for user in
+                JiraUser.select(JiraUser.user_key, JiraUser.name).where(JiraUser.user_key.in_(sorted(set(user_keys))))}
 
     def link_types(self) -> dict[str, dict]:
         """The link types' ``detail`` (``outward``, ``inward``) by type name."""
-        return {name: detail or {} for name, detail in
-                JiraCatalogue.select(JiraCatalogue.name, JiraCatalogue.detail)
-                .where(JiraCatalogue.kind == "link_type").tuples()}
+        return {row.name: row.detail or {} for row in
+                JiraCatalogue.select(JiraCatalogue.name, JiraCatalogue.detail).where(JiraCatalogue.kind == "link_type")}

@@ -8,7 +8,7 @@ Interfaces read ``issue``, ``issue_link``, ``issue_comment`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import peewee
 from peewee import JOIN, SQL, Case, fn
@@ -79,6 +79,7 @@ _SEARCH_BY_PRIORITY = (
     "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
     "ORDER BY hit.o0, hit.o1, hit.o2"
 )
+_WORKLOG_TOTALS = "SELECT count(*), coalesce(sum(time_spent), 0) FROM issue_worklog WHERE key = ?"
 _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
@@ -121,7 +122,7 @@ class Listed(NamedTuple):
     """An item of the mirror's list: the issue's row (an ``Issue``, or a search's plain
     row: the SUMMARY_FIELDS, then the snippet) and the sprints it was ever in."""
 
-    row: Issue | tuple
+    row: Any  # an Issue, or a search's tuple: the shape that reads it knows which
     sprints: list[IssueSprint]
 
 
@@ -236,8 +237,8 @@ class IssueService:
             elif target == key:  # a link of the issue to itself is outward only
                 inward.append(Link(link_type, other, summary, status, held is not None,
                                    words.get("inward") or link_type))
-        subtasks = [Subtask(*row) for row in Issue.select(Issue.key, Issue.summary, Issue.status)
-                    .where(Issue.parent_key == key).tuples()]
+        subtasks = [Subtask(row.key, row.summary, row.status) for row in
+                    Issue.select(Issue.key, Issue.summary, Issue.status).where(Issue.parent_key == key)]
         users = self._catalogues.users([name for name in (issue.assignee, issue.reporter) if name])
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),
@@ -285,11 +286,10 @@ class IssueService:
                     .order_by(IssueWorklog.started_at.asc(nulls="LAST"), fn.length(IssueWorklog.worklog_id),
                               IssueWorklog.worklog_id)
                     .limit(limit + 1).offset(offset))
-        total, spent = (IssueWorklog.select(fn.count(), fn.coalesce(fn.sum(IssueWorklog.time_spent), 0))
-                        .where(IssueWorklog.key == key).scalar(as_tuple=True))
+        totals = database.execute_sql(_WORKLOG_TOTALS, [key]).fetchone()
         more = len(rows) > limit
         rows = rows[:limit]
-        return listing(rows, offset + limit if more else None, total=total, time_spent=spent,
+        return listing(rows, offset + limit if more else None, total=totals[0], time_spent=totals[1],
                        names=self._names(row.author for row in rows))
 
     def _names(self, logins, user_keys=()) -> Names:

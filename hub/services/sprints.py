@@ -68,7 +68,8 @@ class SprintService:
              limit: int = 50) -> dict:
         """Sprints (:class:`ListedSprint`), active first, then future, then closed, latest start
         first; ``next_cursor`` counts the sprints already shown (an offset: the order is no key)."""
-        conditions, params = [], []
+        conditions: list[str] = []
+        params: list[object] = []
         if state is not None:
             conditions.append("state = ?")
             params.append(state)
