@@ -386,6 +386,8 @@ async def check_whole_issue(client: Client) -> None:
     assert await keys(q="staging") == await keys(q="Kazan", label="AWPCA") == ["AURORA-20"]
     ranked = await data(client, "search_issues", {"sprint": "24", "sort": "priority"})
     assert [i["key"] for i in ranked["items"]] == ["AURORA-20", "AURORA-24"]
+    # Listed issues show their custom fields as get_issue does: by display name, as text, bounded.
+    assert [i["custom_fields"] for i in ranked["items"]] == [issue["custom_fields"], {}]
     await refused(client, "search_issues", {"parent": "aurora-20"}, "parent", "should match pattern")
     await refused(client, "search_issues", {"sort": "votes"}, "sort")
     await refused(client, "search_issues", {"component": ""}, "component")

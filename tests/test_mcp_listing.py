@@ -148,7 +148,8 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'name': 'search_issues',
             'outputSchema': {'description': 'One page of issues.',
                              'properties': {'items': {'description': 'issues, as GET /api/v1/issues lists them (with '
-                                                                     '`snippet` for `q`)',
+                                                                     '`snippet` for `q`), but for `custom_fields`, '
+                                                                     'by display name as get_issue shows them',
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Items',
                                                       'type': 'array'},

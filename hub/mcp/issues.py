@@ -69,7 +69,8 @@ async def search_issues(
                            epic_key=epic_key, label=label, resolution=resolution, component=component,
                            fix_version=fix_version, affects_version=affects_version, parent=parent,
                            sort=sort, limit=limit, cursor=cursor)
-    return IssuePage(items=page["items"], total=page.get("total"), next_cursor=page["next_cursor"])
+    return IssuePage(items=[_readable(item) for item in page["items"]], total=page.get("total"),
+                     next_cursor=page["next_cursor"])
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
@@ -179,6 +180,12 @@ async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -
     end = offset + limit
     return EntryPage(key=key, format=WIKI if what == "comments" else None, items=items[offset:end],
                      total=len(items), next_cursor=end if end < len(items) else None)
+
+
+def _readable(item: dict) -> dict:
+    """A listed issue with its custom fields by display name, as get_issue shows them: readable,
+    and bounded however much text a team keeps in them."""
+    return {**item, "custom_fields": wording.custom_fields(item.get("custom_fields") or {})}
 
 
 def _linked(link: dict) -> LinkedIssue:

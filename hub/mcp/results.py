@@ -20,7 +20,8 @@ WIKI: Final = "jira-wiki"
 class IssuePage(BaseModel):
     """One page of issues."""
 
-    items: list[Item] = Field(description="issues, as GET /api/v1/issues lists them (with `snippet` for `q`)")
+    items: list[Item] = Field(description="issues, as GET /api/v1/issues lists them (with `snippet` for `q`), "
+                                          "but for `custom_fields`, by display name as get_issue shows them")
     total: int | None = Field(description="how many issues match in all: the hub counts them on the first page "
                                           "(no `cursor`); null on later pages or when the hub does not count")
     next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
