@@ -358,6 +358,7 @@ async def check_whole_issue(client: Client) -> None:
     assert [w["id"] for w in rest["items"]] == ["40003"] and rest["next_cursor"] is None and rest["total"] == 3
     await refused(client, "get_worklogs", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
     await refused(client, "get_worklogs", {"key": "AURORA-20", "limit": 201}, "limit")
+    await refused(client, "get_worklogs", {"key": "AURORA-20", "cursor": 0}, "cursor")
 
     sprints = await data(client, "list_sprints")
     assert [(s["id"], s["state"], s["issues"]) for s in sprints["items"]] == [
@@ -367,7 +368,11 @@ async def check_whole_issue(client: Client) -> None:
     assert [(s["name"], s["start_date"], s["board_id"]) for s in closed["items"]] == [
         ("AURORA Sprint 13", SPRINTS[23]["start"], 3)]
     assert (await data(client, "list_sprints", {"board": 7}))["items"][0]["id"] == 25
+    page = await data(client, "list_sprints", {"limit": 2})
+    more = await data(client, "list_sprints", {"limit": 2, "cursor": page["next_cursor"]})
+    assert [s["id"] for s in page["items"] + more["items"]] == [24, 25, 23] and more["next_cursor"] is None
     await refused(client, "list_sprints", {"state": "open"}, "state")
+    await refused(client, "list_sprints", {"limit": 101}, "limit")
     await refused(client, "list_sprints", {"board": 0}, "board")
 
     async def keys(**filters) -> list[str]:
