@@ -99,6 +99,11 @@ ISSUES = [
           fix_versions=[{"id": "10101", "name": "2.4", "released": False}], sprint=None, sprints=[SPRINT_13]),
     state("AURORA-15", summary="Won't do", issue_type="Bug", status="Done", priority="Critical",
           resolution="Won't Fix", resolved="2026-10-21T10:00:00.000+0300", sprints=[SPRINT_15]),
+    # More worklogs than one page of the panel.
+    state("AURORA-16", summary="Many small logs", priority="Minor", resolution="Fixed",
+          resolved="2026-10-21T10:00:00.000+0300",
+          worklogs=[{"id": str(50000 + n), "author": "ivanov", "started": f"2026-10-{n % 28 + 1:02d}T10:00:00.000+0300",
+                     "time_spent": 60} for n in range(55)]),
 ]
 
 
@@ -309,4 +314,36 @@ def test_the_list_orders_by_priority_as_jira_does(page, site):
     order.select_option(value="priority")
     page.get_by_role("button", name="Search").click()
     expect(page.get_by_text("Order: priority (Jira's order), then key.")).to_be_visible()
-    expect(rows_of(page)).to_have_text(["AURORA-14", "AURORA-15", "AURORA-12", "AURORA-13"])
+    expect(rows_of(page)).to_have_text(["AURORA-14", "AURORA-15", "AURORA-12", "AURORA-13", "AURORA-16"])
+
+
+def test_worklogs_page_with_show_more_and_the_total_is_the_whole_issues(page, site):
+    page.goto(site["url"] + "/#/issue/AURORA-16")
+    worklogs = page.locator("section[aria-labelledby=s-worklogs]")
+    expect(worklogs.locator("#worklog-total")).to_have_text("55 worklogs, 55m logged in all.")
+    expect(worklogs.locator("tbody tr")).to_have_count(50)
+    worklogs.get_by_role("button", name="Show more worklogs").click()
+    expect(worklogs.locator("tbody tr")).to_have_count(55)
+    expect(worklogs.get_by_role("button", name="Show more worklogs")).to_be_hidden()
+    expect(worklogs.locator("#worklog-total")).to_have_text("55 worklogs, 55m logged in all.")
+
+
+def test_the_whole_issue_fits_a_phone(browser, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        tab = context.new_page()
+        tab.goto(site["url"] + "/")
+        tab.get_by_label("Token").fill(site["interface"])
+        tab.get_by_label("Token").press("Enter")
+        tab.get_by_role("heading", name="Issues").wait_for()
+        tab.goto(site["url"] + "/#/issue/AURORA-12")
+        expect(tab.locator("#worklog-total")).to_contain_text("2 worklogs")
+        expect(tab.locator("table.custom-fields tbody tr")).to_have_count(len(CUSTOM_FIELDS))
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        # The side panel comes first on a phone, above the description.
+        side, body = (tab.locator(f".issue-layout {part}").bounding_box() for part in (".side", ".body"))
+        assert side["y"] + side["height"] <= body["y"] + 1, (side, body)
+        screenshot(tab, "issue-whole-phone")
+    finally:
+        context.close()

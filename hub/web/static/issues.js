@@ -211,7 +211,7 @@ function resolutionSelect(id, name, names, value) {
 
 function orderInput(schema, value) {
   const orders = schema.enum || ["priority"];
-  return h("select", {id: "f-sort", name: "sort"}, h("option", {value: ""}, "the hub's (newest, or best match)"),
+  return h("select", {id: "f-sort", name: "sort"}, h("option", {value: ""}, "default"),
     orders.map((order) => h("option", {value: order, selected: value === order}, ORDERS[order] || order)));
 }
 
