@@ -307,6 +307,10 @@ def test_filters_live_in_the_address_and_back_returns_to_the_ones_before(page, s
     page.get_by_role("link", name="AURORA Sprint 14").click()
     expect(keys).to_have_text(["AURORA-13", "AURORA-12"])
     expect(page.get_by_label("Sprint")).to_have_value("24")
+    # A sprint by name in the address, as older agents' issues know theirs.
+    page.goto(site["url"] + "/#/issues?sprint=AURORA%20Sprint%2013")
+    expect(keys).to_have_text(["AURORA-14", "AURORA-12"])
+    expect(page.get_by_label("Sprint")).to_have_value("23")
 
 
 def test_the_list_orders_by_priority_as_jira_does(page, site):
