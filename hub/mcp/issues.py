@@ -106,7 +106,7 @@ async def get_issue(
         time_tracking=TimeTracking(original_estimate=wording.duration(issue.get("time_original_estimate")),
                                    remaining=wording.duration(issue.get("time_estimate")),
                                    spent=wording.duration(issue.get("time_spent"))),
-        worklogs=WorklogTotal(count=worklogs.get("total") or 0, time_spent=wording.duration(spent),
+        worklogs=WorklogTotal(count=worklogs.get("total") or 0, time_spent=wording.duration(spent) or "0m",
                               time_spent_seconds=spent),
         subtasks=subtasks,
         links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
@@ -144,7 +144,7 @@ async def get_worklogs(ctx: ToolContext, key: Key,
     spent = page.get("time_spent") or 0
     items = [{**item, "time_spent_text": wording.duration(item.get("time_spent"))} for item in page["items"]]
     return WorklogPage(key=key, format=WIKI, items=items, total=page["total"],
-                       time_spent=wording.duration(spent), time_spent_seconds=spent,
+                       time_spent=wording.duration(spent) or "0m", time_spent_seconds=spent,
                        next_cursor=page["next_cursor"])
 
 
