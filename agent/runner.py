@@ -265,8 +265,11 @@ class Runner:
         with OneAhead(self._state_pages(query, custom), name=f"pages-{command.id}") as pages:
             for total, per_page, states, neighbours, users in pages:
                 self._check(command)
-                number += 1
-                self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+                if per_page:
+                    number += 1
+                    self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+                else:
+                    self._say(command, f"{label}: linked issues")
                 for start in range(0, max(len(states), len(neighbours), 1), 100):
                     sent = {}
                     if start == 0:
@@ -290,7 +293,8 @@ class Runner:
         return found
 
     def _state_pages(self, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:
-        """Each search page as ``(total, issues on the page, states, neighbours not sent before, users)``."""
+        """Each search page as ``(total, issues on the page, states, [], users)``, then the
+        neighbours in batches as ``(total, 0, [], neighbours, users)``."""
         search = self.jira.search(query, SEARCH_FIELDS, page_size=self.config.page_size, expand=["changelog"])
         # Jira serves the next page while this one is mapped (and the hub stores the one before): three
         # processes at work on three pages.
@@ -300,21 +304,27 @@ class Runner:
     def _mapped(self, pages: Iterable[tuple[dict, int]], custom: mapping.CustomFields) -> Iterator[tuple]:
         seen_ids: set[str] = set()
         loaded_keys: set[str] = set()
-        neighbours_sent: set[str] = set()
+        linked: set[str] = set()
+        total = 0
         for page, total in pages:
             issues = page.get("issues") or []
-            states, users = [], {}
+            states: list[dict] = []
+            users: dict[str, dict] = {}
             for issue in issues:
                 if str(issue["id"]) in seen_ids:
                     continue  # an issue updated during the run can move between pages and come twice
                 seen_ids.add(str(issue["id"]))
                 states.append(self._issue_state(issue, custom, users))
             loaded_keys.update(s["key"] for s in states)
-            wanted = sorted({k for issue in issues for k in mapping.linked_keys(issue)}
-                            - loaded_keys - neighbours_sent)
-            neighbours = self._neighbours(wanted, custom, users)
-            neighbours_sent.update(wanted)
-            yield total, max(1, len(issues)), states, neighbours, list(users.values())
+            linked.update(k for issue in issues for k in mapping.linked_keys(issue))
+            yield total, max(1, len(issues)), states, [], list(users.values())
+        # Neighbours once the matches are all in: a linked key on a later page is a match, not a
+        # neighbour, and reading it twice would cost its follow-ups twice; one search reads 100.
+        wanted = sorted(linked - loaded_keys)
+        for start in range(0, len(wanted), NEIGHBOUR_BATCH):
+            users = {}
+            neighbours = self._neighbours(wanted[start:start + NEIGHBOUR_BATCH], custom, users)
+            yield total, 0, [], neighbours, list(users.values())
 
     def _issue_state(self, issue: dict, custom: mapping.CustomFields, users: dict[str, dict]) -> dict:
         """An issue's full state, its truncated containers completed from their own endpoints; the
