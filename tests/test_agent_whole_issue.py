@@ -72,6 +72,7 @@ def rich_jira(max_results: int = 3, embedded: int = 2) -> FakeJira:
     jira.add_issue("OTHER-2")
     jira.link("OTHER-1", "AURORA-1", "Blocks")
     jira.link("OTHER-1", "OTHER-2", "Relates")  # the neighbour's own link
+    jira.link("AURORA-1", "AURORA-7", "Cloners")  # a match on a later page: not a neighbour
     for n in range(3):
         jira.add_comment("OTHER-1", str(201 + n), f"neighbour comment {n}", author="volkov")
         jira.add_history("OTHER-1", str(6001 + n), "status", "Open", "In Progress", author="volkov")
@@ -249,6 +250,8 @@ def test_a_run_costs_its_search_pages_six_reads_and_follow_ups_only_for_truncate
                                    "comment": 1, "changelog": 1}
     searches = [body for _, path, body in jira.requests if path == "/rest/api/2/search"]
     assert all(b["fields"] == ["*all"] and b["expand"] == ["changelog"] for b in searches)
+    # Read after the last page: AURORA-7, linked from the first, came as a match and is not asked again.
+    assert searches[-1]["jql"] == 'key in ("OTHER-1")'
 
 
 def test_many_issues_cost_no_request_per_issue_when_nothing_is_cut_short(tmp_path):
