@@ -250,20 +250,35 @@ def state(issue: dict, custom: CustomFields, comments: list[dict] | None = None,
     return out
 
 
-def users(*sources) -> dict[str, dict]:
-    """Every user object (``name``, ``key``, ``displayName``) inside Jira JSON, by login name, as the
-    page's ``catalogues.users``: what lets interfaces show display names and read a changelog's keys."""
+def _user(value: object, found: dict[str, dict]) -> None:
+    if isinstance(value, dict) and "displayName" in value and isinstance(value.get("name"), str) and value["name"]:
+        found[value["name"]] = {"name": value["name"], "key": value.get("key"),
+                                "display_name": value.get("displayName")}
+
+
+def users(issue: dict, *lists: list[dict] | None) -> dict[str, dict]:
+    """Every user (``name``, ``key``, ``displayName``) an issue names, by login name, as the page's
+    ``catalogues.users``: what lets interfaces show display names and read a changelog's user keys.
+
+    Users stand where Jira puts them — a field's value (assignee, reporter, creator, user pickers,
+    one or a list), the authors of comments, worklogs, attachments and changes — and ``lists`` are
+    the entries read from an issue's own endpoints. Looked for there alone: walking the whole
+    JSON would cost as much as mapping the issue."""
     found: dict[str, dict] = {}
-    stack = list(sources)
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if "displayName" in value and isinstance(value.get("name"), str) and value["name"]:
-                found[value["name"]] = {"name": value["name"], "key": value.get("key"),
-                                        "display_name": value.get("displayName")}
-            stack.extend(v for v in value.values() if isinstance(v, dict | list))
-        elif isinstance(value, list):
-            stack.extend(v for v in value if isinstance(v, dict | list))
+    f = issue.get("fields") or {}
+    entries = [*((f.get("comment") or {}).get("comments") or ()), *((f.get("worklog") or {}).get("worklogs") or ()),
+               *(f.get("attachment") or ()), *((issue.get("changelog") or {}).get("histories") or ())]
+    for listed in lists:
+        entries.extend(listed or ())
+    for value in f.values():
+        if isinstance(value, list):
+            for item in value:
+                _user(item, found)
+        else:
+            _user(value, found)
+    for entry in entries:
+        _user(entry.get("author"), found)
+        _user(entry.get("updateAuthor"), found)
     return found
 
 

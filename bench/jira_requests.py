@@ -11,7 +11,7 @@ and the five catalogues). The measured run is one full refresh by ``hub-agent`` 
 hub, counted in the fake from the enqueue to the agent's done; what the hub mirrored is checked
 against the fake (issues, worklogs, sprints) so a cheap run is not a run that skipped work.
 
-    python bench/agent.py [--issues 2000] [--embedded 2]
+    python bench/jira_requests.py [--issues 2000] [--embedded 2]
 """
 
 from __future__ import annotations
