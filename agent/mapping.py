@@ -190,6 +190,10 @@ _WHOLE_ISSUE = {
 }
 
 
+# A field id as the protocol takes one (customfield_10002, environment, votes, ...).
+_FIELD_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.:\-]{0,254}")
+
+
 def custom_fields(f: dict, custom: CustomFields) -> dict:
     """Every other field Jira returned with a value, by id: ``{"name", "type", "custom", "value"}``
     from ``/rest/api/2/field``, the value flattened (``agent.flatten``); a field the catalogue does
@@ -197,8 +201,8 @@ def custom_fields(f: dict, custom: CustomFields) -> dict:
     out = {}
     skip = MAPPED | LEFT_OUT | set(custom.ids())
     for fid, value in f.items():
-        if value is None or fid in skip:
-            continue
+        if value is None or fid in skip or not _FIELD_ID.fullmatch(fid):
+            continue  # an id the protocol cannot carry (none of Jira's own) would cost the whole page
         described = custom.described.get(fid) or {}
         schema = described.get("schema") or {}
         out[fid] = {"name": described.get("name") or fid, "type": schema.get("type"), "custom": schema.get("custom"),

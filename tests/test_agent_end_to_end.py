@@ -173,7 +173,8 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
-    assert any(a["agent_id"] == "agent-test" and a["online"] for a in agents), json.dumps(agents)
+    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 15 for a in agents), \
+        json.dumps(agents)
 
 
 def test_edits_in_jira_show_after_the_next_refresh(setup):
