@@ -100,10 +100,11 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     assert {k: one[k] for k in expected} == expected
     # Both linked issues are mirrored (OTHER-1 as a neighbour): each link names its summary and status.
     two, other = (get(url, interface, f"/api/v1/issues/{key}") for key in ("AURORA-2", "OTHER-1"))
-    assert one["links"] == {"outward": [{"type": "Blocks", "key": "AURORA-2", "summary": two["summary"],
-                                         "status": two["status"], "in_mirror": True}],
-                            "inward": [{"type": "Relates", "key": "OTHER-1", "summary": other["summary"],
-                                        "status": other["status"], "in_mirror": True}]}
+    assert one["links"] == {"outward": [{"type": "Blocks", "phrase": "Blocks", "key": "AURORA-2",
+                                         "summary": two["summary"], "status": two["status"], "in_mirror": True}],
+                            "inward": [{"type": "Relates", "phrase": "Relates", "key": "OTHER-1",
+                                        "summary": other["summary"], "status": other["status"],
+                                        "in_mirror": True}]}
     comments = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
     assert [(c["id"], c["author"], c["body"]) for c in comments] == \
         [(str(101 + n), "petrov" if n % 2 else "ivanov", f"comment {n}") for n in range(5)]

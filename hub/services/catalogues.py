@@ -69,3 +69,16 @@ class CatalogueService:
         if not names:
             return {}
         return {user.name: user for user in JiraUser.select().where(JiraUser.name.in_(sorted(set(names))))}
+
+    def logins(self, user_keys: list[str]) -> dict[str, str]:
+        """The login names of the users the mirror knows among ``user_keys`` (Jira's user keys), by key."""
+        if not user_keys:
+            return {}
+        return dict(JiraUser.select(JiraUser.user_key, JiraUser.name)
+                    .where(JiraUser.user_key.in_(sorted(set(user_keys)))).tuples())
+
+    def link_types(self) -> dict[str, dict]:
+        """The link types' ``detail`` (``outward``, ``inward``) by type name."""
+        return {name: detail or {} for name, detail in
+                JiraCatalogue.select(JiraCatalogue.name, JiraCatalogue.detail)
+                .where(JiraCatalogue.kind == "link_type").tuples()}
