@@ -68,6 +68,9 @@ def rich_jira(max_results: int = 3, embedded: int = 2) -> FakeJira:
     for n in range(3):  # more than search embeds: the third is read from /worklog
         jira.add_worklog("AURORA-1", str(40001 + n), 3600 * (n + 1), author=("ivanov", "petrov", "orlova")[n],
                          comment=f"day {n + 1}")
+    # Jira writes user keys in a user field's change: the users the page sends read them as logins.
+    jira.add_history("AURORA-1", "5001", "assignee", "Ivanov", "Orlova", from_value=user("ivanov")["key"],
+                     to_value=user("orlova")["key"])
     jira.add_issue("OTHER-1", summary="Another team's blocker", status="In Progress")
     jira.add_issue("OTHER-2")
     jira.link("OTHER-1", "AURORA-1", "Blocks")
@@ -182,6 +185,8 @@ def test_a_full_refresh_mirrors_every_field_of_the_whole_issue(world):
                                                                       "FROM jira_user")}
     named_people = ("ivanov", "petrov", "sidorova", "kuznetsov", "smirnova", "orlova", "volkov")
     assert people == {name: (user(name)["key"], user(name)["displayName"]) for name in named_people}
+    [change] = call(url, interface, "/api/v1/issues/AURORA-1/changes")["items"]
+    assert (change["field"], change["from_name"], change["to_name"]) == ("assignee", "ivanov", "orlova")
 
 
 def test_a_neighbour_is_mirrored_as_fully_as_a_match(world):
