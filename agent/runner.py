@@ -323,7 +323,7 @@ class Runner:
         wanted = sorted(linked - loaded_keys)
         for start in range(0, len(wanted), NEIGHBOUR_BATCH):
             users = {}
-            neighbours = self._neighbours(wanted[start:start + NEIGHBOUR_BATCH], custom, users)
+            neighbours = self._neighbours(wanted[start:start + NEIGHBOUR_BATCH], custom, users, seen_ids)
             yield total, 0, [], neighbours, list(users.values())
 
     def _issue_state(self, issue: dict, custom: mapping.CustomFields, users: dict[str, dict]) -> dict:
@@ -340,9 +340,11 @@ class Runner:
         users.update(mapping.users(issue, comments, histories, worklogs))
         return mapping.state(issue, custom, comments, histories, worklogs)
 
-    def _neighbours(self, keys: list[str], custom: mapping.CustomFields, users: dict[str, dict]) -> list[dict]:
+    def _neighbours(self, keys: list[str], custom: mapping.CustomFields, users: dict[str, dict],
+                    seen_ids: set[str]) -> list[dict]:
         """Linked issues outside the query, read with the scope's own fields and expand (batches of
-        100 cost one search each) and mapped as fully: comments, changes, attachments, worklogs, links."""
+        100 cost one search each) and mapped as fully: comments, changes, attachments, worklogs, links.
+        One the run has already sent (a moved issue answers to its old key too) is not sent again."""
         found: list[dict] = []
         for start in range(0, len(keys), NEIGHBOUR_BATCH):
             batch = keys[start:start + NEIGHBOUR_BATCH]
@@ -350,7 +352,10 @@ class Runner:
             jql = f"key in ({quoted})"
             for page, _ in self.jira.search(jql, SEARCH_FIELDS, page_size=NEIGHBOUR_BATCH, expand=["changelog"],
                                             validate=False):
-                found.extend(self._issue_state(i, custom, users) for i in page.get("issues") or [])
+                for issue in page.get("issues") or []:
+                    if str(issue["id"]) not in seen_ids:
+                        seen_ids.add(str(issue["id"]))
+                        found.append(self._issue_state(issue, custom, users))
         return found
 
     # --- fetch_attachment ---------------------------------------------------------------
