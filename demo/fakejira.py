@@ -75,6 +75,7 @@ class FakeJira:
         self.throttle = 0  # the next N requests answer 429
         self.retry_after = 1  # seconds the 429 asks for
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
+        self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
         self.requests: list[tuple[str, str, dict | None]] = []
         self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
@@ -220,6 +221,8 @@ class FakeJira:
             return 200, {**user("ivanov"), "timeZone": "Europe/Moscow", "locale": "ru_RU"}, []
         if path == "/rest/api/2/field":
             return 200, FIELDS, []
+        if path == "/rest/api/2/issueLinkType" and not self.linking:
+            return 404, {"errorMessages": ["Issue linking is currently disabled."], "errors": {}}, []
         if path.startswith("/rest/api/2/") and path[12:] in CATALOGUES:
             return 200, CATALOGUES[path[12:]], []
         if path == "/rest/api/2/search" and method == "POST":

@@ -18,8 +18,10 @@ from agent.runner import Runner
 from demo.fakejira import (
     CUSTOM,
     EPIC_FIELD,
+    ISSUE_TYPES,
     LINK_TYPES,
     PRIORITIES,
+    RESOLUTIONS,
     SPRINT_FIELD,
     STATUSES,
     TIME,
@@ -229,6 +231,18 @@ def test_a_page_of_an_older_agent_or_without_worklogs_keeps_what_the_mirror_has(
     assert {k: after[k] for k in kept} == {k: before[k] for k in kept}
     assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]
     assert rows(db, "SELECT count(*) FROM issue_sprint WHERE key = 'AURORA-1'") == [(3,)]
+
+
+def test_a_catalogue_jira_refuses_is_left_out_and_the_hub_keeps_the_one_it_holds(world):
+    url, interface, jira, runner, db = world
+    refreshed(runner, url, interface)
+    jira.linking = False  # Jira answers /issueLinkType 404 while issue linking is off
+    jira.issues["AURORA-3"]["fields"]["summary"] = "Edited"
+    refreshed(runner, url, interface)
+    assert issue_row(db, "AURORA-3")["summary"] == "Edited"
+    kinds = dict(rows(db, "SELECT kind, count(*) FROM jira_catalogue GROUP BY kind"))
+    assert kinds == {"priority": len(PRIORITIES), "status": len(STATUSES), "resolution": len(RESOLUTIONS),
+                     "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES)}
 
 
 def jira_requests(jira: FakeJira) -> dict[str, int]:
