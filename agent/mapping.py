@@ -101,6 +101,13 @@ def _integer(value) -> int | None:
     return number if number >= 1 else None
 
 
+def _seconds(value) -> int | None:
+    """Whole seconds as Jira counts time (3600, or 3600.0), None where it holds none."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return int(value)
+
+
 def sprints(values) -> list[dict]:
     """Every sprint of the Sprint field, either form, as the state object's ``sprints``: ``state``
     lower-cased as the agile API writes it, dates as Jira wrote them; one without an id or a name
@@ -156,7 +163,7 @@ def attachment(a: dict) -> dict:
 
 def worklog(w: dict) -> dict:
     return {"id": str(w["id"]), "author": _name(w.get("author")), "started": w.get("started"),
-            "time_spent": w.get("timeSpentSeconds"), "comment": w.get("comment"), "created": w.get("created"),
+            "time_spent": _seconds(w.get("timeSpentSeconds")), "comment": w.get("comment"), "created": w.get("created"),
             "updated": w.get("updated")}
 
 
@@ -184,9 +191,9 @@ _WHOLE_ISSUE = {
     "fix_versions": ("fixVersions", lambda v: [version(x) for x in v or [] if x.get("id") and x.get("name")]),
     "affects_versions": ("versions", lambda v: [version(x) for x in v or [] if x.get("id") and x.get("name")]),
     "environment": ("environment", lambda v: v),
-    "time_original_estimate": ("timeoriginalestimate", lambda v: v),
-    "time_estimate": ("timeestimate", lambda v: v),
-    "time_spent": ("timespent", lambda v: v),
+    "time_original_estimate": ("timeoriginalestimate", _seconds),
+    "time_estimate": ("timeestimate", _seconds),
+    "time_spent": ("timespent", _seconds),
 }
 
 

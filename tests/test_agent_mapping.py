@@ -258,3 +258,10 @@ def test_an_html_page_is_told_from_a_file():
     assert looks_like_html("application/octet-stream", "application/pdf", b"  <!DOCTYPE html><html>")
     assert not looks_like_html("application/pdf", "application/pdf", b"%PDF-1.7")
     assert not looks_like_html("text/html", "text/html", b"<html>")  # an attached HTML file is a file
+
+
+def test_time_tracking_is_whole_seconds_or_none():
+    jira = FakeJira()
+    issue = jira.add_issue("AURORA-5", timeoriginalestimate=3600.0, timeestimate=-60, timespent="1h")
+    state = mapping.state(issue, WHOLE)
+    assert (state["time_original_estimate"], state["time_estimate"], state["time_spent"]) == (3600, None, None)
