@@ -275,9 +275,26 @@ class Runner:
                     if start == 0:
                         sent = {**catalogues, **({"users": users} if users else {})}
                         catalogues = {}
-                    self.hub.state(command, states[start:start + 100], neighbours[start:start + 100], sent)
+                    self._send(command, states[start:start + 100], neighbours[start:start + 100], sent)
         self.hub.done(command, {"total": total, "history_at": history_at})
         log.info("command %s: refresh done, %s issues", command.id, total)
+
+    def _send(self, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict) -> None:
+        """One state page; one the hub finds too large (413: past its ``HUB_MAX_JSON_BYTES``) goes again
+        as two halves, each a page of its own, down to one issue a page: a page is applied whole, so
+        halves end where the page would have."""
+        try:
+            self.hub.state(command, states, neighbours, catalogues)
+        except HubError as exc:
+            if exc.status != 413 or len(states) + len(neighbours) <= 1:
+                raise
+            log.info("command %s: the hub took no page of %s issues; sending it in halves", command.id,
+                     len(states) + len(neighbours))
+            # Halves of issues-then-neighbours, the order the hub applies a page in; each holds one at least.
+            half = (len(states) + len(neighbours)) // 2
+            cut = min(half, len(states))
+            self._send(command, states[:cut], neighbours[:half - cut], catalogues)
+            self._send(command, states[cut:], neighbours[half - cut:], {})
 
     def _catalogues(self) -> dict[str, list[dict]]:
         """Jira's five catalogues as the page's ``catalogues``. One Jira does not serve (a plugin

@@ -245,6 +245,30 @@ def test_a_catalogue_jira_refuses_is_left_out_and_the_hub_keeps_the_one_it_holds
                      "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES)}
 
 
+def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog):
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir)
+    # The run's first page (AURORA-1 to 3 with the catalogues and users) is past 7,000 bytes; AURORA-1 alone is not.
+    hub = start("serve", data_dir=data_dir, HUB_MAX_JSON_BYTES="7000")
+    jira = rich_jira()
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        runner = Runner(AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
+                                    agent_id="agent-halves", claim_wait=0))
+        runner.start()
+        with caplog.at_level("INFO", logger="hub-agent"):
+            refreshed(runner, url, interface)
+        assert "sending it in halves" in caplog.text
+        db = data_dir / "hub.sqlite"
+        assert rows(db, "SELECT key FROM issue WHERE neighbor = 0 ORDER BY key") == \
+            [(f"AURORA-{n}",) for n in range(1, 8)]
+        assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]
+        assert rows(db, "SELECT count(DISTINCT kind) FROM jira_catalogue") == [(5,)]
+    finally:
+        jira.stop()
+        assert stop(hub) == 0
+
+
 def jira_requests(jira: FakeJira) -> dict[str, int]:
     """The fake's requests by what they are: searches, the per-run reads, per-issue follow-ups."""
     counts: dict[str, int] = {}
