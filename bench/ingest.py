@@ -1,14 +1,21 @@
 """State ingest through a real hub, against raw ``sqlite3`` inserting the same rows.
 
 Starts ``hub serve --no-worker`` on a scratch data dir and sends ``--pages``
-pages of ``--issues`` rich issues (1 KB description, 3 comments, 2 links, 2
-attachments, 5 changes each) as one refresh's state pages over HTTP, bodies
-encoded beforehand; and inserts the same rows into a fresh hub database with
-raw ``sqlite3`` (the hub's pragmas, one transaction per page, ``executemany``
-per table). Both are measured in the same run and printed as issues per
-second, with their ratio (target >= 0.3). The rounds alternate between the
-two; each figure is the best of ``--repeat`` rounds, so that a hiccup of the
-machine does not decide it.
+pages of ``--issues`` issues as rich as a real team's as one refresh's state
+pages over HTTP (protocol v15), bodies encoded beforehand. Each issue has a
+1 KB description, 3 comments, 2 links, 2 attachments and 5 changes (bench/page.py),
+and the whole of a Jira issue beside them: 20 custom fields of mixed types as
+an agent flattens them (numbers, text, options, lists, a cascading select,
+users, dates, versions, a group), 3 sprints with every member, 3 worklogs,
+components, fix and affected versions, resolution and its date, environment,
+a parent, time tracking. The same rows are inserted into a fresh hub database
+with raw ``sqlite3`` (the hub's pragmas, one transaction per page,
+``executemany`` per table, the values the hub stores: UTC times, JSON columns,
+custom fields' text; the raw side keeps no full-text index). Both are measured
+in the same run and printed as issues per second, with their ratio (target
+>= 0.4). The rounds alternate between the two; each figure is the median of
+``--repeat`` rounds (and the best beside it), so that a hiccup of the machine
+does not decide it.
 
     python bench/ingest.py [--issues 100] [--pages 20] [--repeat 5]
 """
@@ -20,33 +27,99 @@ import http.client
 import json
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.figures import verdict
-from bench.page import rich_issue
-from bench.server import hub_command, serve, stop
+import orjson
 
-TARGET = 0.3
+from bench.figures import verdict
+from bench.page import JIRA_TIME, rich_issue
+from bench.server import hub_command, serve, stop
+from hub.clock import jira_to_utc
+
+TARGET = 0.4
 # The tables a state page writes, with the columns in the order rows_of gives them.
 COLUMNS = {
     "issue": "issue (key, id, issue_type, summary, description, status, priority, assignee, "
              "reporter, duedate, planned_start, planned_end, epic_key, labels, sprint, "
-             "jira_updated, fetched_at, neighbor, created)",
+             "jira_updated, jira_updated_at, fetched_at, neighbor, created, resolution, resolved, "
+             "resolved_at, components, fix_versions, affects_versions, environment, parent_key, "
+             "time_original_estimate, time_estimate, time_spent, custom_fields, custom_text)",
     "issue_link": "issue_link (source_key, target_key, link_type)",
     "issue_comment": "issue_comment (key, comment_id, author, created, updated, body, created_at)",
     "issue_attachment": "issue_attachment (attachment_id, key, filename, size, mime_type, author, "
                         "created, created_at)",
     "issue_change": "issue_change (key, history_id, item_no, author, created, created_at, field, "
                     "field_type, from_value, from_string, to_value, to_string)",
+    "issue_worklog": "issue_worklog (key, worklog_id, author, started, started_at, time_spent, "
+                     "comment, created, updated)",
+    "issue_sprint": "issue_sprint (key, sprint_id)",
+    "sprint": "sprint (sprint_id, name, state, start_date, end_date, complete_date, board_id, goal, "
+              "updated_at)",
 }
+# A team's three latest sprints: every issue of the bench was in all of them.
+SPRINTS = [{"id": 12 + s, "name": f"AURORA Sprint {12 + s}", "state": state,
+            "start": f"2026-{9 + s:02d}-01T10:00:00.000+03:00", "end": f"2026-{9 + s:02d}-15T10:00:00.000+03:00",
+            "complete": None if state == "active" else f"2026-{9 + s:02d}-15T11:30:00.000+03:00",
+            "board_id": 3, "goal": f"Ship the {12 + s}th increment"}
+           for s, state in enumerate(("closed", "closed", "active"))]
+PLUGIN = "com.atlassian.jira.plugin.system.customfieldtypes:"
+AGILE = "com.pyxis.greenhopper.jira:"
+
+
+def custom_fields(n: int) -> dict:
+    """20 custom fields as an agent sends them: display name, schema type, value flattened."""
+    fields = [
+        ("Story Points", "number", PLUGIN + "float", float(n % 13)),
+        ("Epic Link", "any", AGILE + "gh-epic-link", f"AURORA-{n % 50 + 1}"),
+        ("Team", "option", PLUGIN + "select", "Platform"),
+        ("Severity", "option", PLUGIN + "radiobuttons", "S2 - Major"),
+        ("Platforms", "array", PLUGIN + "multiselect", ["Linux", "Windows"]),
+        ("Browsers", "array", PLUGIN + "multicheckboxes", ["Chromium", "Firefox"]),
+        ("Site", "option-with-child", PLUGIN + "cascadingselect", {"parent": "EMEA", "child": "Berlin"}),
+        ("Tester", "user", PLUGIN + "userpicker", "sidorov"),
+        ("Reviewers", "array", PLUGIN + "multiuserpicker", ["ivanov", "petrov"]),
+        ("Acceptance criteria", "string", PLUGIN + "textarea",
+         "* The export keeps every field.\n* Nothing is lost on retry. " * 4),
+        ("Root cause", "string", PLUGIN + "textfield", f"Timeout in the loader of X-{n}"),
+        ("Target date", "date", PLUGIN + "datepicker", "2026-12-15"),
+        ("Deployed", "datetime", PLUGIN + "datetime", JIRA_TIME),
+        ("Found in build", "array", PLUGIN + "multiversion", ["2.2", "2.2.1"]),
+        ("Owning group", "group", PLUGIN + "grouppicker", "aurora-developers"),
+        ("Tags", "array", PLUGIN + "labels", ["backend", "performance"]),
+        ("Business value", "number", PLUGIN + "float", 13),
+        ("Customer page", "string", PLUGIN + "url", f"https://support.example.com/case/{n}"),
+        ("Rank", "any", AGILE + "gh-lexo-rank", f"0|i{n:05x}:"),
+        ("Flagged", "array", PLUGIN + "multicheckboxes", ["Impediment"]),
+    ]
+    return {f"customfield_{10100 + f}": {"name": name, "type": kind, "custom": custom, "value": value}
+            for f, (name, kind, custom, value) in enumerate(fields)}
+
+
+def whole_issue(key: str, n: int) -> dict:
+    """:func:`rich_issue` with every field of protocol v15 a real team's issue has."""
+    return {
+        **rich_issue(key, n),
+        "resolution": "Fixed", "resolved": JIRA_TIME, "components": ["Backend", "API"],
+        "fix_versions": [{"id": "10201", "name": "2.3", "released": False, "release_date": "2026-12-20"}],
+        "affects_versions": [{"id": "10200", "name": "2.2", "released": True, "release_date": "2026-09-30"}],
+        "environment": "Linux x86_64, PostgreSQL 15, behind nginx 1.24; reproduced on staging. " * 2,
+        "parent_key": f"Y-{n}" if n % 2 else None,
+        "time_original_estimate": 28800, "time_estimate": 7200, "time_spent": 21600,
+        "sprints": SPRINTS,
+        "worklogs": [{"id": f"{n + 1}0{w}", "author": "ivanov", "started": JIRA_TIME, "time_spent": 7200,
+                      "comment": "Worked on the loader.", "created": JIRA_TIME, "updated": JIRA_TIME}
+                     for w in range(3)],
+        "custom_fields": custom_fields(n),
+    }
 
 
 def pages_of(count: int, size: int, first: int) -> list[list[dict]]:
-    """``count`` pages of ``size`` rich issues, keys numbered from ``first``."""
-    return [[rich_issue(f"X-{n}", n) for n in range(start, start + size)]
+    """``count`` pages of ``size`` whole issues, keys numbered from ``first``."""
+    return [[whole_issue(f"X-{n}", n) for n in range(start, start + size)]
             for start in range(first, first + count * size, size)]
 
 
@@ -83,7 +156,7 @@ class ThroughHttp:
         """Seconds to send ``pages``, bodies encoded beforehand."""
         command = self._ui.post("/api/v1/commands", json.dumps(
             {"type": "refresh", "params": {"jql": "project = BENCH"}}).encode())
-        self._agent.post("/agent/v1/claim", json.dumps({"agent_id": "bench", "version": 14}).encode())
+        self._agent.post("/agent/v1/claim", json.dumps({"agent_id": "bench", "version": 15}).encode())
         path = f"/agent/v1/commands/{command['id']}/state"
         bodies = [json.dumps({"agent_id": "bench", "issues": page}).encode() for page in pages]
         started = time.perf_counter()
@@ -100,28 +173,68 @@ class ThroughHttp:
         stop(self._proc)
 
 
-def rows_of(page: list[dict], now: str) -> dict[str, list[tuple]]:
-    """The rows of every table that ``page`` gives, as the hub stores them."""
-    issues, links, comments, attachments, changes = [], [], [], [], []
+def _text_of(value: object, texts: list[str]) -> None:
+    if isinstance(value, str):
+        texts.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _text_of(item, texts)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _text_of(item, texts)
+
+
+def _dumps(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+def rows_of(page: list[dict], now: str, utc: dict[str, str | None]) -> dict[str, list[tuple]]:
+    """The rows of every table that ``page`` gives, as the hub stores them (JSON columns
+    in the same bytes); ``utc`` caches Jira times in UTC (a page repeats them)."""
+    def at(value: str | None) -> str | None:
+        if value is None:
+            return None
+        if value not in utc:
+            utc[value] = jira_to_utc(value)
+        return utc[value]
+
+    issues, links, comments, attachments, changes, worklogs, in_sprints = [], [], [], [], [], [], []
+    sprints: dict[int, tuple] = {}
     for state in page:
         key = state["key"]
+        texts: list[str] = []
+        for field in state["custom_fields"].values():
+            _text_of(field["value"], texts)
         issues.append((key, state["id"], state["issue_type"], state["summary"], state["description"],
                        state["status"], state["priority"], state["assignee"], state["reporter"],
-                       state["duedate"], None, None, None, json.dumps(state["labels"]),
-                       state["sprint"], state["updated"], now, 0, state["created"]))
+                       state["duedate"], None, None, None, _dumps(state["labels"]),
+                       state["sprint"], state["updated"], at(state["updated"]), now, 0, state["created"],
+                       state["resolution"], state["resolved"], at(state["resolved"]),
+                       _dumps(state["components"]), _dumps(state["fix_versions"]),
+                       _dumps(state["affects_versions"]), state["environment"], state["parent_key"],
+                       state["time_original_estimate"], state["time_estimate"], state["time_spent"],
+                       _dumps(state["custom_fields"]), "\n".join(texts) or None))
         for link in state["links"]:
             links.append((key, link["outward"], link["type"]) if "outward" in link
                          else (link["inward"], key, link["type"]))
-        comments += [(key, c["id"], c["author"], c["created"], c["updated"], c["body"], now)
+        comments += [(key, c["id"], c["author"], c["created"], c["updated"], c["body"], at(c["created"]))
                      for c in state["comments"]]
         attachments += [(a["id"], key, a["filename"], a["size"], a["mime_type"], a["author"],
-                         a["created"], now) for a in state["attachments"]]
-        changes += [(key, change["id"], n, change["author"], change["created"], now, item["field"],
-                     item["field_type"], item["from"], item["from_string"], item["to"], item["to_string"])
+                         a["created"], at(a["created"])) for a in state["attachments"]]
+        changes += [(key, change["id"], n, change["author"], change["created"], at(change["created"]),
+                     item["field"], item["field_type"], item["from"], item["from_string"], item["to"],
+                     item["to_string"])
                     for change in state["changes"] for n, item in enumerate(change["items"])]
+        worklogs += [(key, w["id"], w["author"], w["started"], at(w["started"]), w["time_spent"],
+                      w["comment"], w["created"], w["updated"]) for w in state["worklogs"]]
+        for s in state["sprints"]:
+            in_sprints.append((key, s["id"]))
+            sprints[s["id"]] = (s["id"], s["name"], s["state"], s["start"], s["end"], s["complete"],
+                                s["board_id"], s["goal"], now)
     return {COLUMNS["issue"]: issues, COLUMNS["issue_link"]: links,
             COLUMNS["issue_comment"]: comments, COLUMNS["issue_attachment"]: attachments,
-            COLUMNS["issue_change"]: changes}
+            COLUMNS["issue_change"]: changes, COLUMNS["issue_worklog"]: worklogs,
+            COLUMNS["issue_sprint"]: in_sprints, COLUMNS["sprint"]: list(sprints.values())}
 
 
 class ThroughSqlite:
@@ -138,10 +251,11 @@ class ThroughSqlite:
         for table in COLUMNS:
             self._conn.execute(f"DELETE FROM {table}")
         now = "2026-11-02T09:00:00+00:00"
+        utc: dict[str, str | None] = {}
         started = time.perf_counter()
         for page in pages:
             self._conn.execute("BEGIN IMMEDIATE")
-            for table, rows in rows_of(page, now).items():  # "table (columns)": rows
+            for table, rows in rows_of(page, now, utc).items():  # "table (columns)": rows
                 marks = ", ".join("?" * len(rows[0]))
                 self._conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({marks})", rows)
             self._conn.execute("COMMIT")
@@ -152,14 +266,16 @@ class ThroughSqlite:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="example: python bench/ingest.py --issues 100 --pages 20 --repeat 7")
     parser.add_argument("--issues", type=int, default=100, help="issues per page (default 100)")
     parser.add_argument("--pages", type=int, default=20, help="pages per round (default 20)")
-    parser.add_argument("--repeat", type=int, default=5, help="rounds per figure, best kept")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds per figure (default 5)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hub-bench-ingest-"))
     raw = hub = None
-    best_raw = best_hub = 0.0
+    raw_rates: list[float] = []
+    hub_rates: list[float] = []
     try:
         raw, hub = ThroughSqlite(work / "raw"), ThroughHttp(work / "hub")
         # Rounds alternate, so that both figures see the machine as it is;
@@ -169,17 +285,20 @@ def main() -> int:
             raw_rate = args.pages * args.issues / raw.round(pages)
             hub_rate = args.pages * args.issues / hub.round(pages)
             if n:
-                best_raw, best_hub = max(best_raw, raw_rate), max(best_hub, hub_rate)
+                raw_rates.append(raw_rate)
+                hub_rates.append(hub_rate)
     finally:
         for side in (raw, hub):
             if side is not None:
                 side.close()
         shutil.rmtree(work, ignore_errors=True)
-    ratio = best_hub / best_raw
-    print(f"{args.pages} pages of {args.issues} rich issues; best of {args.repeat} rounds")
-    print(f"{'raw sqlite3, executemany (baseline)':<44} {best_raw:9.0f} issues/s")
-    print(f"{'POST /agent/v1/commands/{id}/state':<44} {best_hub:9.0f} issues/s")
-    print(f"ratio {ratio:.2f} {verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')}")
+    median_raw, median_hub = statistics.median(raw_rates), statistics.median(hub_rates)
+    ratio = median_hub / median_raw
+    print(f"{args.pages} pages of {args.issues} whole issues; median (best) of {args.repeat} rounds")
+    print(f"{'raw sqlite3, executemany (baseline)':<44} {median_raw:9.0f} ({max(raw_rates):.0f}) issues/s")
+    print(f"{'POST /agent/v1/commands/{id}/state':<44} {median_hub:9.0f} ({max(hub_rates):.0f}) issues/s")
+    print(f"ratio {ratio:.2f} (best to best {max(hub_rates) / max(raw_rates):.2f}) "
+          f"{verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')}")
     return 0
 
 
