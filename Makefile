@@ -41,6 +41,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/refresh.py
+	$(BIN)/python bench/jira_requests.py
 	$(BIN)/python bench/backup.py
 	$(BIN)/python bench/metrics.py
 

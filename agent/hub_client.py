@@ -1,4 +1,4 @@
-"""The hub's agent protocol (``/agent/v1``, version 14) as method calls."""
+"""The hub's agent protocol (``/agent/v1``, version 15) as method calls."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import orjson
 
 from agent.retry import Backoff, retry_after, send
 
-PROTOCOL_VERSION = 14
+PROTOCOL_VERSION = 15
 # The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
 MAX_DETAIL_CHARS = 1000
 
@@ -114,9 +114,14 @@ class HubClient:
         body = {**body, "agent_id": self.agent_id, "delivery": command.delivery}
         return self._post(f"/agent/v1/commands/{command.id}/{what}", body, f"{what} of command {command.id}").json()
 
-    def state(self, command: Command, issues: list[dict], neighbors: list[dict]) -> dict:
-        """One page (at most 100 issues and 100 neighbours) of a refresh."""
-        return self._report(command, "state", {"issues": issues, "neighbors": neighbors})
+    def state(self, command: Command, issues: list[dict], neighbors: list[dict],
+              catalogues: dict | None = None) -> dict:
+        """One page (at most 100 issues and 100 neighbours) of a refresh, with Jira's ``catalogues``
+        (the users it names, and with a run's first page the five catalogues) when there are any."""
+        body: dict = {"issues": issues, "neighbors": neighbors}
+        if catalogues:
+            body["catalogues"] = catalogues
+        return self._report(command, "state", body)
 
     def done(self, command: Command, result: dict) -> dict:
         """Finish the command with its result."""

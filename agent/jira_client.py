@@ -11,9 +11,18 @@ import orjson
 
 from agent.retry import Backoff, send
 
-# Asked for explicitly: Jira's default field set is large and differs between instances.
+# The fields the state object names one by one (before protocol v15 the agent asked for these alone).
 BASE_FIELDS = ["summary", "description", "issuetype", "status", "priority", "assignee", "reporter", "duedate",
                "labels", "created", "updated", "issuelinks", "comment", "attachment"]
+# What a refresh asks for: every field. The mirror wants every field Jira returns (custom_fields), so
+# the explicit alternative is the whole of /field's ids — hundreds on a real instance, a request body
+# of kilobytes for the same answer, and blind to a field made after the agent read /field. ``*all``
+# is one word, and Jira leaves out of the answer nothing the list would have brought.
+SEARCH_FIELDS = ["*all"]
+# The catalogues a run reads once: the page's ``catalogues`` member → Jira's path.
+CATALOGUE_PATHS = {"priorities": "/rest/api/2/priority", "statuses": "/rest/api/2/status",
+                   "resolutions": "/rest/api/2/resolution", "issue_types": "/rest/api/2/issuetype",
+                   "link_types": "/rest/api/2/issueLinkType"}
 
 
 class JiraError(Exception):
@@ -104,16 +113,30 @@ class JiraClient:
             if not issues or start >= total:
                 return
 
+    def _paged(self, key: str, what: str) -> list[dict]:
+        """All of an issue's ``comment`` or ``worklog`` entries, paged from its own endpoint."""
+        listed: list[dict] = []
+        while True:
+            page = self._json("GET", f"/rest/api/2/issue/{key}/{what}", f"{what}s of {key}",
+                              params={"startAt": len(listed), "maxResults": 100})
+            got = page.get(f"{what}s") or []
+            listed.extend(got)
+            if not got or len(listed) >= int(page.get("total") or 0):
+                return listed
+
     def comments(self, key: str) -> list[dict]:
         """All of an issue's comments, paged from its own endpoint."""
-        comments: list[dict] = []
-        while True:
-            page = self._json("GET", f"/rest/api/2/issue/{key}/comment", f"comments of {key}",
-                              params={"startAt": len(comments), "maxResults": 100})
-            got = page.get("comments") or []
-            comments.extend(got)
-            if not got or len(comments) >= int(page.get("total") or 0):
-                return comments
+        return self._paged(key, "comment")
+
+    def worklogs(self, key: str) -> list[dict]:
+        """All of an issue's worklogs, from its own endpoint (paged where Jira pages it)."""
+        return self._paged(key, "worklog")
+
+    def catalogue(self, name: str) -> list[dict]:
+        """One of Jira's catalogues (a key of :data:`CATALOGUE_PATHS`) as Jira lists it, in its order."""
+        answer = self._json("GET", CATALOGUE_PATHS[name], name.replace("_", " "))
+        # /issueLinkType wraps its list; the others answer a bare one.
+        return (answer.get("issueLinkTypes") or []) if isinstance(answer, dict) else answer
 
     def changelog(self, key: str) -> list[dict]:
         """All of an issue's change histories: Jira Server's issue endpoint with ``expand=changelog``

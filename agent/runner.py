@@ -19,7 +19,7 @@ from agent import mapping
 from agent.ahead import OneAhead
 from agent.config import AgentConfig
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
-from agent.jira_client import BASE_FIELDS, JiraAuthError, JiraClient, JiraError
+from agent.jira_client import CATALOGUE_PATHS, SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError
 from agent.retry import GaveUp
 
 log = logging.getLogger("hub-agent")
@@ -244,72 +244,135 @@ class Runner:
     # --- refresh ------------------------------------------------------------------------
 
     def refresh(self, command: Command) -> None:
-        """Search pages → state pages of at most 100 issues and 100 neighbours → done {total, history_at}."""
+        """Search pages → state pages of at most 100 issues and 100 neighbours → done {total, history_at}.
+
+        Jira's field list and its five catalogues are read once per run (six requests, whatever the
+        number of issues): the catalogues go with the run's first state page, and each page carries
+        the users its issues name."""
         jql = command.params.get("jql")
         if not jql:
             raise JiraError(400, "the refresh has no params.jql")
         query = search_jql(jql, command.params.get("updated_since"), self.time_zone)
         history_at = datetime.now(UTC).replace(microsecond=0).isoformat()
-        fields = BASE_FIELDS + self.custom.ids()
+        # Read again each run: a field made in Jira since the last one gets its name and type.
+        self.custom = custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
+                                                          self.config.planned_end_field)
+        catalogues = self._catalogues()
         total, number = 0, 0
         label = jql if len(jql) <= 40 else jql[:37] + "..."
         # The next page is fetched and mapped while the hub stores this one: Jira and the hub each
         # take about half of a page's time, so overlapping them nearly halves a refresh.
-        with OneAhead(self._state_pages(query, fields), name=f"pages-{command.id}") as pages:
-            for total, per_page, states, neighbours in pages:
+        with OneAhead(self._state_pages(query, custom), name=f"pages-{command.id}") as pages:
+            for total, per_page, states, neighbours, users in pages:
                 self._check(command)
-                number += 1
-                self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+                if per_page:
+                    number += 1
+                    self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
+                else:
+                    self._say(command, f"{label}: linked issues")
                 for start in range(0, max(len(states), len(neighbours), 1), 100):
-                    self.hub.state(command, states[start:start + 100], neighbours[start:start + 100])
+                    sent = {}
+                    if start == 0:
+                        sent = {**catalogues, **({"users": users} if users else {})}
+                        catalogues = {}
+                    self._send(command, states[start:start + 100], neighbours[start:start + 100], sent)
         self.hub.done(command, {"total": total, "history_at": history_at})
         log.info("command %s: refresh done, %s issues", command.id, total)
 
-    def _state_pages(self, query: str, fields: list[str]) -> Iterator[tuple[int, int, list[dict], list[dict]]]:
-        """Each search page as ``(total, issues on the page, states, neighbours not sent before)``."""
-        search = self.jira.search(query, fields, page_size=self.config.page_size, expand=["changelog"])
+    def _send(self, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict) -> None:
+        """One state page; one the hub finds too large (413: past its ``HUB_MAX_JSON_BYTES``) goes again
+        as two halves, each a page of its own, down to one issue a page: a page is applied whole, so
+        halves end where the page would have."""
+        try:
+            self.hub.state(command, states, neighbours, catalogues)
+        except HubError as exc:
+            if exc.status != 413 or len(states) + len(neighbours) <= 1:
+                raise
+            log.info("command %s: the hub took no page of %s issues; sending it in halves", command.id,
+                     len(states) + len(neighbours))
+            # Halves of issues-then-neighbours, the order the hub applies a page in; each holds one at least.
+            half = (len(states) + len(neighbours)) // 2
+            cut = min(half, len(states))
+            self._send(command, states[:cut], neighbours[:half - cut], catalogues)
+            self._send(command, states[cut:], neighbours[half - cut:], {})
+
+    def _catalogues(self) -> dict[str, list[dict]]:
+        """Jira's five catalogues as the page's ``catalogues``. One Jira does not serve (a plugin
+        in the way, a permission) is left out, so the hub keeps the one it holds; the refresh goes on."""
+        found = {}
+        for name in CATALOGUE_PATHS:
+            try:
+                found[name] = mapping.catalogue(name, self.jira.catalogue(name))
+            except JiraAuthError:
+                raise
+            except JiraError as exc:
+                log.warning("catalogue %s left out: %s", name, exc)
+        return found
+
+    def _state_pages(self, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:
+        """Each search page as ``(total, issues on the page, states, [], users)``, then the
+        neighbours in batches as ``(total, 0, [], neighbours, users)``."""
+        search = self.jira.search(query, SEARCH_FIELDS, page_size=self.config.page_size, expand=["changelog"])
         # Jira serves the next page while this one is mapped (and the hub stores the one before): three
         # processes at work on three pages.
         with OneAhead(search, name="search") as pages:
-            yield from self._mapped(pages)
+            yield from self._mapped(pages, custom)
 
-    def _mapped(self, pages: Iterable[tuple[dict, int]]) -> Iterator[tuple[int, int, list[dict], list[dict]]]:
+    def _mapped(self, pages: Iterable[tuple[dict, int]], custom: mapping.CustomFields) -> Iterator[tuple]:
         seen_ids: set[str] = set()
         loaded_keys: set[str] = set()
-        neighbours_sent: set[str] = set()
+        linked: set[str] = set()
+        total = 0
         for page, total in pages:
             issues = page.get("issues") or []
-            states = []
+            states: list[dict] = []
+            users: dict[str, dict] = {}
             for issue in issues:
                 if str(issue["id"]) in seen_ids:
                     continue  # an issue updated during the run can move between pages and come twice
                 seen_ids.add(str(issue["id"]))
-                states.append(self._issue_state(issue))
+                states.append(self._issue_state(issue, custom, users))
             loaded_keys.update(s["key"] for s in states)
-            wanted = sorted({k for issue in issues for k in mapping.linked_keys(issue)}
-                            - loaded_keys - neighbours_sent)
-            neighbours = self._neighbours(wanted)
-            neighbours_sent.update(wanted)
-            yield total, max(1, len(issues)), states, neighbours
+            linked.update(k for issue in issues for k in mapping.linked_keys(issue))
+            yield total, max(1, len(issues)), states, [], list(users.values())
+        # Neighbours once the matches are all in: a linked key on a later page is a match, not a
+        # neighbour, and reading it twice would cost its follow-ups twice; one search reads 100.
+        wanted = sorted(linked - loaded_keys)
+        for start in range(0, len(wanted), NEIGHBOUR_BATCH):
+            users = {}
+            neighbours = self._neighbours(wanted[start:start + NEIGHBOUR_BATCH], custom, users, seen_ids)
+            yield total, 0, [], neighbours, list(users.values())
 
-    def _issue_state(self, issue: dict) -> dict:
+    def _issue_state(self, issue: dict, custom: mapping.CustomFields, users: dict[str, dict]) -> dict:
+        """An issue's full state, its truncated containers completed from their own endpoints; the
+        users it names are added to ``users``."""
         f = issue.get("fields") or {}
-        comments = histories = None
+        comments = histories = worklogs = None
         if mapping.truncated(f.get("comment"), "comments"):
             comments = self.jira.comments(issue["key"])
+        if mapping.truncated(f.get("worklog"), "worklogs"):
+            worklogs = self.jira.worklogs(issue["key"])
         if mapping.truncated(issue.get("changelog"), "histories"):
             histories = self.jira.changelog(issue["key"])
-        return mapping.state(issue, self.custom, comments, histories)
+        users.update(mapping.users(issue, comments, histories, worklogs))
+        return mapping.state(issue, custom, comments, histories, worklogs)
 
-    def _neighbours(self, keys: list[str]) -> list[dict]:
+    def _neighbours(self, keys: list[str], custom: mapping.CustomFields, users: dict[str, dict],
+                    seen_ids: set[str]) -> list[dict]:
+        """Linked issues outside the query, read with the scope's own fields and expand (batches of
+        100 cost one search each) and mapped as fully: comments, changes, attachments, worklogs, links.
+        One the run has already sent (a moved issue answers to its old key too) is not sent again."""
         found: list[dict] = []
-        fields = [f for f in BASE_FIELDS if f not in ("comment", "attachment", "issuelinks")] + self.custom.ids()
         for start in range(0, len(keys), NEIGHBOUR_BATCH):
             batch = keys[start:start + NEIGHBOUR_BATCH]
             quoted = ", ".join(f'"{k}"' for k in batch)
             jql = f"key in ({quoted})"
-            for page, _ in self.jira.search(jql, fields, page_size=NEIGHBOUR_BATCH, validate=False):
-                found.extend(mapping.neighbour(i, self.custom) for i in page.get("issues") or [])
+            for page, _ in self.jira.search(jql, SEARCH_FIELDS, page_size=NEIGHBOUR_BATCH, expand=["changelog"],
+                                            validate=False):
+                for issue in page.get("issues") or []:
+                    if str(issue["id"]) not in seen_ids:
+                        seen_ids.add(str(issue["id"]))
+                        found.append(self._issue_state(issue, custom, users))
         return found
 
     # --- fetch_attachment ---------------------------------------------------------------

@@ -28,10 +28,10 @@ from pathlib import Path
 import httpx
 import orjson
 
-from agent.jira_client import BASE_FIELDS
+from agent.jira_client import SEARCH_FIELDS
 from bench.figures import verdict
 from bench.server import ScratchHub, hub_command
-from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, FakeJira, sample_project
+from demo.fakejira import FakeJira, sample_project
 
 TARGET = 0.5
 AGENT = str(Path(sys.executable).parent / "hub-agent")
@@ -41,7 +41,7 @@ JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
 def jira_rate(jira: FakeJira, issues: int, decoded: bool) -> float:
     """Issues per second the demo Jira serves for the refresh's search pages, to a client that reads
     each page whole and, with ``decoded``, decodes it as the agent does (any consumer must)."""
-    fields = [*BASE_FIELDS, SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD]
+    fields = SEARCH_FIELDS  # the agent's own: every field
     with httpx.Client(base_url=jira.url, headers={"Authorization": f"Bearer {jira.token}"}) as client:
         started = time.perf_counter()
         for start in range(0, issues, 100):

@@ -38,7 +38,7 @@ RARE_EVERY = 2_000
 # page, and the count of matches.
 RAW_PAGE = (
     "SELECT issue.*, snippet(issue_fts, -1, '[[', ']]', '…', 12) FROM"
-    " (SELECT doc, score FROM (SELECT rowid AS doc, bm25(issue_fts, 10.0, 5.0, 1.0, 1.0) AS score"
+    " (SELECT doc, score FROM (SELECT rowid AS doc, bm25(issue_fts, 10.0, 5.0, 1.0, 1.0, 1.0) AS score"
     "  FROM issue_fts WHERE issue_fts MATCH ? ORDER BY rowid DESC LIMIT 10000)"
     "  ORDER BY score, doc DESC LIMIT 51) AS hit"
     " CROSS JOIN issue_fts CROSS JOIN issue"

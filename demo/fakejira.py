@@ -1,11 +1,15 @@
 """A small fake of Jira Server's REST API v2, written from the payload shapes Jira documents.
 
 Served by waitress on a free loopback port. It holds issues in Jira's own JSON shape and answers
-the endpoints the agent uses: ``/myself``, ``/field``, ``POST /search`` (paged, ``maxResults``
-clamped like ``jira.search.views.default.max``; ``expand=changelog``; comment and changelog
-containers cut to a few with their ``total``), an issue's ``/comment`` pages and
-``?expand=changelog``, ``/attachment/{id}`` and the ``content`` URLs. It can answer 429 with
-``Retry-After``, 401 to a wrong credential, and an HTML login page in place of a file.
+the endpoints the agent uses: ``/myself``, ``/field``, the five catalogues (``/priority``,
+``/status``, ``/resolution``, ``/issuetype``, ``/issueLinkType``), ``POST /search`` (paged,
+``maxResults`` clamped like ``jira.search.views.default.max``; ``fields`` an explicit list or
+``*all``; ``expand=changelog``; comment, worklog and changelog containers cut to a few with their
+``total``), an issue's ``/comment`` and ``/worklog`` pages and ``?expand=changelog``,
+``/attachment/{id}`` and the ``content`` URLs. It can answer 429 with ``Retry-After``, 401 to a
+wrong credential, and an HTML login page in place of a file. Issues carry every field ``*all``
+returns on Jira Server, null where empty, as Jira does; ``demo/jirashapes.py`` has the field
+catalogue and the builders of values.
 
 Its JQL is the little the tests send: ``project = P [AND labels in ("L")]``, ``key in (...)``,
 ``AND updated >= "yyyy/MM/dd HH:mm"`` (in the user's zone, Europe/Moscow) and a trailing ``ORDER BY``.
@@ -24,40 +28,37 @@ from zoneinfo import ZoneInfo
 
 import waitress
 
-SPRINT_FIELD, EPIC_FIELD, START_FIELD, END_FIELD = ("customfield_10100", "customfield_10101",
-                                                     "customfield_10200", "customfield_10201")
-FIELDS = [
-    {"id": "summary", "name": "Summary", "custom": False, "schema": {"type": "string", "system": "summary"}},
-    {"id": "labels", "name": "Labels", "custom": False, "schema": {"type": "array", "system": "labels"}},
-    {"id": SPRINT_FIELD, "name": "Sprint", "custom": True,
-     "schema": {"type": "array", "items": "string", "custom": "com.pyxis.greenhopper.jira:gh-sprint",
-                "customId": 10100}},
-    {"id": EPIC_FIELD, "name": "Epic Link", "custom": True,
-     "schema": {"type": "any", "custom": "com.pyxis.greenhopper.jira:gh-epic-link", "customId": 10101}},
-    {"id": "customfield_10199", "name": "Planned start (old)", "custom": True,
-     "schema": {"type": "date", "custom": "com.atlassian.jira.plugin.system.customfieldtypes:datepicker"}},
-    {"id": START_FIELD, "name": "Planned start", "custom": True,
-     "schema": {"type": "date", "custom": "com.atlassian.jira.plugin.system.customfieldtypes:datepicker"}},
-    {"id": END_FIELD, "name": "Planned end", "custom": True,
-     "schema": {"type": "date", "custom": "com.atlassian.jira.plugin.system.customfieldtypes:datepicker"}},
-]
+from demo.jirashapes import (  # several re-exported: the tests build issues from these
+    CUSTOM,
+    CUSTOM_IDS,
+    END_FIELD,
+    EPIC_FIELD,
+    FIELDS,
+    ISSUE_TYPES,
+    LINK_TYPES,
+    PRIORITIES,
+    RESOLUTIONS,
+    SPRINT_FIELD,
+    START_FIELD,
+    STATUSES,
+    TIME,
+    component,
+    group,
+    legacy_sprint,
+    named,
+    object_sprint,
+    option,
+    user,
+    version,
+    worklog,
+)
 
 ZONE = ZoneInfo("Europe/Moscow")
 LOGIN_PAGE = b"<!DOCTYPE html><html><head><title>Log in</title></head><body><form>SSO</form></body></html>"
-TIME = "2026-10-22T13:05:11.000+0300"
-
-
-def user(name: str) -> dict:
-    """A Jira user as the REST API writes it: ``name`` (login), ``key`` and ``displayName`` differ."""
-    return {"name": name, "key": f"JIRAUSER{abs(hash(name)) % 100000}", "displayName": name.title(),
-            "emailAddress": f"{name}@example.com", "active": True}
-
-
-def legacy_sprint(sid: int, name: str, state: str, sequence: int, goal: str = "") -> str:
-    """GreenHopper's toString() of a sprint, as Jira Server's REST API returns it in the Sprint field."""
-    return (f"com.atlassian.greenhopper.service.sprint.Sprint@{sid:x}a2b[id={sid},rapidViewId=7,state={state},"
-            f"name={name},goal={goal},startDate=2026-10-01T09:00:00.000+03:00,endDate=<null>,"
-            f"completeDate=<null>,sequence={sequence}]")
+_LINK_TYPES = {t["name"]: t for t in LINK_TYPES}
+# What /rest/api/2/<path> answers: Jira's catalogues, in Jira's configured order.
+CATALOGUES = {"priority": PRIORITIES, "status": STATUSES, "resolution": RESOLUTIONS, "issuetype": ISSUE_TYPES,
+              "issueLinkType": {"issueLinkTypes": LINK_TYPES}}
 
 
 class FakeJira:
@@ -67,13 +68,14 @@ class FakeJira:
         self.token = token
         self.basic = ("jira-user", "secret")
         self.max_results = max_results  # Jira clamps maxResults to this, silently
-        self.embedded = embedded  # comments and histories search embeds; the rest is behind the endpoints
+        self.embedded = embedded  # comments, worklogs and histories search embeds; the rest is behind the endpoints
         self.issues: dict[str, dict] = {}
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
         self.throttle = 0  # the next N requests answer 429
         self.retry_after = 1  # seconds the 429 asks for
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
+        self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
         self.requests: list[tuple[str, str, dict | None]] = []
         self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
@@ -83,25 +85,44 @@ class FakeJira:
     # --- building the data ----------------------------------------------------------
 
     def add_issue(self, key: str, *, summary: str | None = None, labels=(), status: str = "Open",
-                  assignee: str | None = "ivanov", updated: str = TIME, **fields) -> dict:
-        """An issue in Jira's shape; ``fields`` go into its ``fields`` as they are."""
+                  assignee: str | None = "ivanov", updated: str = TIME, parent: str | None = None,
+                  **fields) -> dict:
+        """An issue in Jira's shape; ``fields`` go into its ``fields`` as they are (by field id).
+        Every other field ``*all`` returns is there, null or empty, as Jira has it. With ``parent``
+        it is a sub-task of that issue, listed in the parent's ``subtasks``."""
         project = key.split("-")[0]
         issue = {"id": str(10000 + len(self.issues) + 1), "key": key, "self": f"/rest/api/2/issue/{key}",
                  "fields": {"summary": summary or f"Summary {key}", "description": f"h1. {key}",
-                            "issuetype": {"name": "Story"}, "status": {"name": status},
-                            "priority": {"name": "Major"}, "project": {"key": project},
+                            "issuetype": {"name": "Sub-task" if parent else "Story", "subtask": bool(parent)},
+                            "status": {"name": status}, "priority": {"name": "Major"},
+                            "project": {"key": project, "name": project.title()},
                             "assignee": user(assignee) if assignee else None, "reporter": user("petrov"),
-                            "duedate": None, "labels": list(labels), "created": "2026-10-01T09:00:00.000+0300",
-                            "updated": updated, "issuelinks": [], "attachment": [],
-                            "comment": {"comments": []}, **fields},
+                            "creator": user("petrov"), "duedate": None, "labels": list(labels),
+                            "created": "2026-10-01T09:00:00.000+0300", "updated": updated, "lastViewed": None,
+                            "issuelinks": [], "attachment": [], "comment": {"comments": []},
+                            "worklog": {"worklogs": []}, "resolution": None, "resolutiondate": None,
+                            "components": [], "fixVersions": [], "versions": [], "environment": None,
+                            "subtasks": [], "timeoriginalestimate": None, "timeestimate": None,
+                            "timespent": None, "timetracking": {}, "workratio": -1,
+                            "votes": {"self": f"/rest/api/2/issue/{key}/votes", "votes": 0, "hasVoted": False},
+                            "watches": {"self": f"/rest/api/2/issue/{key}/watchers", "watchCount": 1,
+                                        "isWatching": False},
+                            **{fid: None for fid in CUSTOM_IDS}, **fields},
                  "changelog": {"histories": []}}
+        if parent:
+            up = self.issues[parent]
+            brief = {"summary": issue["fields"]["summary"], "status": issue["fields"]["status"],
+                     "priority": issue["fields"]["priority"], "issuetype": issue["fields"]["issuetype"]}
+            issue["fields"]["parent"] = {"id": up["id"], "key": parent, "self": up["self"],
+                                         "fields": {k: up["fields"][k] for k in brief}}
+            up["fields"]["subtasks"].append({"id": issue["id"], "key": key, "self": issue["self"], "fields": brief})
         self.issues[key] = issue
         return issue
 
     def link(self, source: str, target: str, kind: str = "Blocks") -> None:
         """A link source → target: Jira lists it on both issues, outward on one and inward on the other."""
         link_id = str(20000 + sum(len(i["fields"]["issuelinks"]) for i in self.issues.values()))
-        names = {"name": kind, "inward": f"is {kind.lower()} by", "outward": kind.lower()}
+        names = _LINK_TYPES.get(kind) or {"name": kind, "inward": f"is {kind.lower()} by", "outward": kind.lower()}
         self.issues[source]["fields"]["issuelinks"].append(
             {"id": link_id, "type": names, "outwardIssue": {"key": target, "id": self.issues[target]["id"]}})
         self.issues[target]["fields"]["issuelinks"].append(
@@ -112,11 +133,19 @@ class FakeJira:
             {"id": cid, "author": user(author), "updateAuthor": user(author), "body": body,
              "created": TIME, "updated": TIME})
 
-    def add_history(self, key: str, hid: str, field: str, from_string: str, to_string: str) -> None:
+    def add_history(self, key: str, hid: str, field: str, from_string: str, to_string: str,
+                    author: str = "ivanov", from_value: str | None = "1", to_value: str | None = "3") -> None:
         self.issues[key]["changelog"]["histories"].append(
-            {"id": hid, "author": user("ivanov"), "created": TIME,
-             "items": [{"field": field, "fieldtype": "jira", "from": "1", "fromString": from_string,
-                        "to": "3", "toString": to_string}]})
+            {"id": hid, "author": user(author), "created": TIME,
+             "items": [{"field": field, "fieldtype": "jira", "from": from_value, "fromString": from_string,
+                        "to": to_value, "toString": to_string}]})
+
+    def add_worklog(self, key: str, wid: str, seconds: int, author: str = "ivanov", comment: str = "",
+                    started: str = TIME) -> None:
+        """A worklog; the issue's ``timespent`` grows by it, as Jira's does."""
+        fields = self.issues[key]["fields"]
+        fields["worklog"]["worklogs"].append(worklog(wid, seconds, author, comment, started))
+        fields["timespent"] = (fields["timespent"] or 0) + seconds
 
     def add_attachment(self, key: str, aid: str, filename: str, content: bytes,
                        mime_type: str = "application/pdf") -> None:
@@ -192,14 +221,19 @@ class FakeJira:
             return 200, {**user("ivanov"), "timeZone": "Europe/Moscow", "locale": "ru_RU"}, []
         if path == "/rest/api/2/field":
             return 200, FIELDS, []
+        if path == "/rest/api/2/issueLinkType" and not self.linking:
+            return 404, {"errorMessages": ["Issue linking is currently disabled."], "errors": {}}, []
+        if path.startswith("/rest/api/2/") and path[12:] in CATALOGUES:
+            return 200, CATALOGUES[path[12:]], []
         if path == "/rest/api/2/search" and method == "POST":
             return self._search(body)
-        match = re.fullmatch(r"/rest/api/2/issue/([^/]+)/comment", path)
+        match = re.fullmatch(r"/rest/api/2/issue/([^/]+)/(comment|worklog)", path)
         if match:
-            comments = self.issues[match[1]]["fields"]["comment"]["comments"]
+            plural = f"{match[2]}s"
+            listed = self.issues[match[1]]["fields"][match[2]][plural]
             start, size = int(query.get("startAt", 0)), min(int(query.get("maxResults", 50)), self.max_results)
-            return 200, {"startAt": start, "maxResults": size, "total": len(comments),
-                         "comments": comments[start:start + size]}, []
+            return 200, {"startAt": start, "maxResults": size, "total": len(listed),
+                         plural: listed[start:start + size]}, []
         match = re.fullmatch(r"/rest/api/2/issue/([^/]+)", path)
         if match:
             issue = self.issues[match[1]]
@@ -258,14 +292,15 @@ class FakeJira:
         if isinstance(chosen, str):
             return 400, {"errorMessages": [chosen], "errors": {}}, []
         start, size = int(body.get("startAt", 0)), min(int(body.get("maxResults", 50)), self.max_results)
-        wanted = set(body.get("fields") or [])
+        wanted = set(body.get("fields") or ["*all"])
         issues = []
         for issue in chosen[start:start + size]:
-            fields = {k: v for k, v in issue["fields"].items() if k in wanted}
-            if "comment" in fields:
-                comments = fields["comment"]["comments"]
-                fields["comment"] = {"comments": comments[:self.embedded], "maxResults": self.embedded,
-                                     "total": len(comments), "startAt": 0}
+            fields = {k: v for k, v in issue["fields"].items() if k in wanted or "*all" in wanted}
+            for name in ("comment", "worklog"):
+                if name in fields:
+                    listed = fields[name][f"{name}s"]
+                    fields[name] = {f"{name}s": listed[:self.embedded], "maxResults": self.embedded,
+                                    "total": len(listed), "startAt": 0}
             out = {"id": issue["id"], "key": issue["key"], "self": issue["self"], "fields": fields}
             if "changelog" in (body.get("expand") or []):
                 histories = issue["changelog"]["histories"]
@@ -282,23 +317,37 @@ def _local(jira_time: str) -> datetime:
 
 
 def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira:
-    """A sample AURORA project for the demo: issues labelled AWPCA (the base JQL) with sprints, epics,
-    comments, changes and attachments, a few linked to issues outside it (neighbours)."""
+    """A sample AURORA project for the demo: issues labelled AWPCA (the base JQL) as rich as a real
+    team's — up to three sprints, an epic, story points and a score of other custom fields,
+    components, versions, worklogs, comments, changes and attachments — a few linked to issues
+    outside it (neighbours)."""
     import random
 
     rng = random.Random(seed)
     people = ["ivanov", "petrov", "sidorova", "kuznetsov"]
-    sprints = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13),
-               legacy_sprint(21, "AURORA Sprint 14, [hot]", "ACTIVE", 14, goal="Cards, then lists")]
+    sprints = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13, complete="2026-10-14T18:00:00.000+03:00"),
+               legacy_sprint(21, "AURORA Sprint 14, [hot]", "ACTIVE", 14, goal="Cards, then lists"),
+               object_sprint(22, "AURORA Sprint 15", "future")]
+    releases = [version("10100", "2.2", True, "2026-09-30"), version("10101", "2.3", False, "2026-12-20")]
+    areas = [component("10200", "Backend"), component("10201", "Web"), component("10202", "Agent")]
     for n in range(1, issues + 1):
-        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"], status=rng.choice(["Open", "In Progress", "Done"]),
-                       assignee=rng.choice(people),
-                       **{SPRINT_FIELD: sprints[: rng.randint(1, 2)], EPIC_FIELD: "AURORA-1",
-                          START_FIELD: "2026-11-02", END_FIELD: "2026-12-20"})
+        status = rng.choice(["Open", "In Progress", "Done"])
+        done = status == "Done"
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"], status=status, assignee=rng.choice(people),
+                       resolution=named("Fixed") if done else None,
+                       resolutiondate="2026-10-20T17:45:00.000+0300" if done else None,
+                       components=rng.sample(areas, rng.randint(0, 2)), fixVersions=[rng.choice(releases)],
+                       versions=[releases[0]] if n % 5 == 0 else [], environment="Ubuntu 24.04, Chromium",
+                       timeoriginalestimate=28800, timeestimate=14400,
+                       **{SPRINT_FIELD: sprints[: rng.randint(1, 3)], EPIC_FIELD: "AURORA-1",
+                          START_FIELD: "2026-11-02", END_FIELD: "2026-12-20", **_custom_values(rng, n, people)})
         for c in range(rng.randint(0, 4)):
             jira.add_comment(f"AURORA-{n}", str(n * 10 + c), f"Comment {c} on AURORA-{n}", rng.choice(people))
         for h in range(rng.randint(0, 3)):
             jira.add_history(f"AURORA-{n}", str(n * 10 + h), "status", "Open", "In Progress")
+        for w in range(3):
+            jira.add_worklog(f"AURORA-{n}", str(40000 + n * 10 + w), 1800 * (w + 1), rng.choice(people),
+                             f"Work {w} on AURORA-{n}")
     for n in range(1, 11):
         jira.add_issue(f"OTHER-{n}", labels=[])
         jira.link(f"AURORA-{n * 3}", f"OTHER-{n}", "Relates")
@@ -307,3 +356,20 @@ def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira
     jira.add_attachment("AURORA-1", "31337", "Техническое задание №1.pdf", rng.randbytes(2 * 1024 * 1024))
     jira.add_attachment("AURORA-2", "31338", "spec.pdf", b"%PDF-1.7 " + rng.randbytes(4096))
     return jira
+
+
+def _custom_values(rng, n: int, people: list[str]) -> dict:
+    """Twenty custom field values of every common type, as Jira writes them."""
+    c = {name: f["id"] for name, f in CUSTOM.items()}
+    return {c["story_points"]: float(rng.choice([1, 2, 3, 5, 8])), c["epic_name"]: None,
+            c["rank"]: f"0|i{n:05}:", c["team"]: "42", c["severity"]: option("10400", rng.choice(["S1", "S2"])),
+            c["platforms"]: [option("10410", "Linux"), option("10411", "Windows")],
+            c["region"]: option("10420", "EMEA", option("10421", "Moscow")),
+            c["tester"]: user(rng.choice(people)), c["reviewers"]: [user(p) for p in rng.sample(people, 2)],
+            c["target_date"]: "2026-12-01", c["deployed_at"]: "2026-10-21T18:00:00.000+0300",
+            c["acceptance"]: f"* the card of AURORA-{n} opens\n* its list filters", c["customer"]: "Аврора",
+            c["design_link"]: "https://design.example/aurora", c["found_in"]: version("10100", "2.2", True),
+            c["target_releases"]: [version("10101", "2.3")], c["owning_group"]: group("aurora-devs"),
+            c["notify_groups"]: [group("aurora-devs"), group("qa")], c["flagged"]: [option("10430", "Impediment")],
+            c["risk"]: option("10440", "Low"), c["tags"]: ["ui", "mirror"],
+            c["health"]: {"score": n % 5, "checks": ["build", "deploy"]}}

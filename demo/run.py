@@ -95,6 +95,11 @@ def main() -> int:
               f" comments {count('SELECT count(*) FROM issue_comment')},"
               f" changes {count('SELECT count(*) FROM issue_change')},"
               f" attachments {count('SELECT count(*) FROM issue_attachment')}")
+        rich = count("SELECT count(*) FROM issue WHERE custom_fields != '{}'")
+        link_types = count("SELECT count(*) FROM jira_catalogue WHERE kind = 'link_type'")
+        print(f"  worklogs {count('SELECT count(*) FROM issue_worklog')},"
+              f" sprints {count('SELECT count(*) FROM sprint')}, with custom fields {rich},"
+              f" Jira users {count('SELECT count(*) FROM jira_user')}, link types {link_types}")
         db.close()
         print(f"fetch of attachment 31337: {fetch['status']} in {fetch_seconds:.2f} s, {len(content)} bytes,"
               f" sha256 {hashlib.sha256(content).hexdigest()}")

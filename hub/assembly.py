@@ -41,6 +41,7 @@ from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
 from hub.services.reports import ReportService
+from hub.services.sprints import SprintService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
@@ -67,6 +68,7 @@ class Services:
     refresh_schedule: RefreshSchedule
     metrics: Metrics
     catalogues: CatalogueService
+    sprints: SprintService
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     overview = OverviewService(projects, agents, config.files_dir, clock)
     metrics.watch(HubCollector(overview, agents, clock))
     catalogues = CatalogueService()
+    sprints = SprintService()
     return Services(
         tokens=TokenService(clock),
         commands=commands,
@@ -113,7 +116,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         runs=SyncRunService(),
         agents=agents,
         attachments=attachments,
-        issues=IssueService(clock),
+        issues=IssueService(clock, catalogues, sprints),
         projects=projects,
         batches=BatchService(clock),
         health=HealthService(config, clock),
@@ -122,6 +125,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),
         metrics=metrics,
         catalogues=catalogues,
+        sprints=sprints,
     )
 
 

@@ -13,12 +13,13 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
-from tests.support import BASE, MCP_FILES, PNG, TEXT_FILE, scripted_agent
+from tests.support import BASE, MCP_FILES, PNG, TEXT_FILE, call, scripted_agent
 
-TOOLS = {"search_issues", "get_issue", "get_comments", "get_changelog", "list_projects", "sync_status",
-         "request_refresh", "fetch_attachment", "read_attachment", "list_notes", "add_note"}
-READ_ONLY = {"search_issues", "get_issue", "get_comments", "get_changelog", "list_projects", "sync_status",
-             "read_attachment", "list_notes"}
+TOOLS = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
+         "list_projects", "sync_status", "request_refresh", "fetch_attachment", "read_attachment", "list_notes",
+         "add_note"}
+READ_ONLY = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
+             "list_projects", "sync_status", "read_attachment", "list_notes"}
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -72,7 +73,14 @@ async def check_tool_list(client: Client) -> None:
         assert tool.input_schema["type"] == "object" and tool.output_schema, name
         assert tool.annotations.read_only_hint is (name in READ_ONLY), name
     search = tools["search_issues"].input_schema["properties"]
-    assert {"q", "project", "issue_type", "sprint", "updated_since", "limit", "cursor"} <= set(search)
+    assert {"q", "project", "issue_type", "sprint", "updated_since", "limit", "cursor", "resolution", "component",
+            "fix_version", "affects_version", "parent", "sort"} <= set(search)
+    assert search["parent"]["anyOf"][0]["pattern"] == ISSUE_KEY_PATTERN
+    assert tools["get_worklogs"].input_schema["required"] == ["key"]
+    assert tools["list_sprints"].input_schema["properties"]["state"]["anyOf"][0]["enum"] == [
+        "future", "active", "closed"]
+    assert {"custom_fields", "time_tracking", "worklogs", "subtasks"} <= set(
+        tools["get_issue"].output_schema["properties"])
     assert search["limit"]["maximum"] == 100 and search["q"]["anyOf"][0]["type"] == "string"
     assert tools["get_issue"].input_schema["required"] == ["key"]
     # The shapes of keys and ids are in the schemas, for clients that check before they call.
@@ -110,11 +118,12 @@ async def check_reading(client: Client) -> None:
     assert issue["format"] == "jira-wiki" and issue["fields"]["description"] == "h1. Cards\n*bold* text"
     assert issue["fields"]["summary"] == "Cards list" and issue["fields"]["status"] == "In Progress"
     assert issue["links"] == {
-        "outward": [{"type": "Blocks", "key": "AURORA-2", "summary": "Card details", "status": "Done",
-                     "in_mirror": True},
-                    {"type": "Relates", "key": "OTHER-9", "summary": None, "status": None, "in_mirror": False}],
-        "inward": [{"type": "Relates", "key": "AURORA-3", "summary": "Cards epic", "status": "Open",
-                    "in_mirror": True}]}
+        "outward": [{"type": "Blocks", "phrase": "Blocks", "text": "Blocks AURORA-2", "key": "AURORA-2",
+                     "summary": "Card details", "status": "Done", "in_mirror": True},
+                    {"type": "Relates", "phrase": "Relates", "text": "Relates OTHER-9", "key": "OTHER-9",
+                     "summary": None, "status": None, "in_mirror": False}],
+        "inward": [{"type": "Relates", "phrase": "Relates", "text": "Relates AURORA-3", "key": "AURORA-3",
+                    "summary": "Cards epic", "status": "Open", "in_mirror": True}]}
     assert [(a["attachment_id"], a["filename"], a["state"]) for a in issue["attachments"]] == [
         ("9001", "notes.txt", "none"), ("9002", "shot.png", "none"), ("9003", "spec.pdf", "none")]
     assert issue["comments"] is None and issue["changes"] is None
@@ -211,7 +220,8 @@ async def check_commands(client: Client, url: str, agent: str) -> None:
 HOSTILE_IDS = ("att-1/content", "..", "AURORA-1/notes", "aurora-1", "\u0410URORA-1", "1\n")
 # Each tool that takes a key or an attachment id, with its other arguments.
 ID_TOOLS = (("get_issue", "key", {}), ("get_comments", "key", {}), ("get_changelog", "key", {}),
-            ("list_notes", "key", {}), ("add_note", "key", {"body": "x"}),
+            ("get_worklogs", "key", {}), ("search_issues", "parent", {}), ("list_notes", "key", {}),
+            ("add_note", "key", {"body": "x"}),
             ("fetch_attachment", "attachment_id", {"wait_seconds": 0}), ("read_attachment", "attachment_id", {}))
 
 
@@ -219,16 +229,170 @@ async def check_hostile_ids(client: Client) -> None:
     """Every tool that takes a key or an attachment id refuses what is not one, naming the argument."""
     for name, argument, rest in ID_TOOLS:
         for value in HOSTILE_IDS:
-            if argument == "key" and value == "1\n":
+            if argument in ("key", "parent") and value == "1\n":
                 value = "AURORA-1\n"  # a good key but for the newline, which $ alone would let through
             text = await refused(client, name, {argument: value, **rest}, argument, "should match pattern")
             assert "404" not in text and "hub answered" not in text, (name, value, text)
 
 
-async def check_every_tool(client: Client, url: str, agent: str) -> None:
-    """The whole tour: the tool list, then every tool with good and bad arguments."""
+async def check_every_tool(client: Client, url: str, agent: str, interface: str) -> None:
+    """The whole tour: the tool list, then every tool with good and bad arguments, then the whole
+    of a Jira issue (loaded by a v15 agent once the commands are done)."""
     await check_tool_list(client)
     await check_reading(client)
     await check_hostile_ids(client)
     await check_notes(client)
     await check_commands(client, url, agent)
+    load_whole_issues(url, agent, interface)
+    await check_whole_issue(client)
+
+
+# The whole of a Jira issue (protocol v15), as a team's Jira holds it: AURORA-20 with every new
+# field, two of its sub-tasks, an issue it blocks, one more in the active sprint; and the catalogues.
+STARTED = "2026-10-22T13:05:11.000+0300"
+SPRINTS = {
+    23: {"id": 23, "name": "AURORA Sprint 13", "state": "closed", "start": "2026-09-24T09:00:00.000+03:00",
+         "end": "2026-10-08T18:00:00.000+03:00", "complete": "2026-10-08T17:40:00.000+03:00", "board_id": 3,
+         "goal": "Cards"},
+    24: {"id": 24, "name": "AURORA Sprint 14", "state": "active", "start": "2026-10-09T09:00:00.000+03:00",
+         "end": "2026-10-23T18:00:00.000+03:00", "complete": None, "board_id": 3, "goal": "Checkout"},
+    25: {"id": 25, "name": "OTHER Sprint 2", "state": "future", "start": None, "end": None, "complete": None,
+         "board_id": 7, "goal": None},
+}
+LONG_NOTE = "Шаг. " * 600  # 3,000 characters of a team's own text field
+
+
+def worklog(wid: str, seconds: int, comment: str, author: str = "ivanov") -> dict:
+    return {"id": wid, "author": author, "started": STARTED, "time_spent": seconds, "comment": comment,
+            "created": STARTED, "updated": STARTED}
+
+
+def whole_issues() -> list[dict]:
+    """AURORA-20..24: every field of protocol v15 on AURORA-20, the rest for the filters."""
+    version = {"id": "10100", "name": "2.3", "released": False, "release_date": "2026-12-20"}
+    custom = {
+        "customfield_10002": {"name": "Story Points", "type": "number",
+                              "custom": "com.atlassian.jira.plugin.system.customfieldtypes:float", "value": 5.0},
+        "customfield_10100": {"name": "Team", "type": "option", "custom": None, "value": "Platform"},
+        "customfield_10101": {"name": "Team", "type": "string", "custom": None, "value": "Core"},
+        "customfield_10200": {"name": "Platforms", "type": "array", "custom": None, "value": ["iOS", "Android"]},
+        "customfield_10300": {"name": "Region", "type": "option-with-child", "custom": None,
+                              "value": {"parent": "EMEA", "child": "Kazan"}},
+        "customfield_10400": {"name": "Reviewer", "type": "user", "custom": None, "value": "petrov"},
+        "customfield_10500": {"name": "Release notes", "type": "string", "custom": None, "value": LONG_NOTE},
+        "customfield_10600": {"name": "Account", "type": "any", "custom": None, "value": {"id": 3, "key": "ACC"}},
+    }
+    return [
+        {"key": "AURORA-20", "id": "20", "issue_type": "Story", "summary": "Checkout flow", "status": "Done",
+         "priority": "Blocker", "assignee": "ivanov", "reporter": "petrov", "labels": ["AWPCA"],
+         "resolution": "Fixed", "resolved": STARTED, "components": ["Web", "Payments"],
+         "fix_versions": [version],
+         "affects_versions": [{"id": "10090", "name": "2.2", "released": True, "release_date": "2026-10-01"}],
+         "environment": "Firefox 130 on the *staging* stand", "time_original_estimate": 2 * 8 * 3600,
+         "time_estimate": 12 * 3600, "time_spent": 9000, "sprint": "AURORA Sprint 14",
+         "sprints": [SPRINTS[24], SPRINTS[23]], "custom_fields": custom,
+         "worklogs": [worklog("40001", 3600, "the *form*"), worklog("40002", 1800, "review", "petrov"),
+                      worklog("40003", 3600, "fixes")],
+         "links": [{"type": "Blocks", "outward": "AURORA-21"}, {"type": "Blocks", "inward": "OTHER-7"}]},
+        {"key": "AURORA-21", "id": "21", "summary": "Receipts", "status": "Open", "labels": ["AWPCA"]},
+        *({"key": f"AURORA-{n}", "id": str(n), "issue_type": "Sub-task", "summary": f"Step {n}",
+           "status": "Done", "parent_key": "AURORA-20", "labels": ["AWPCA"]} for n in (22, 23)),
+        {"key": "AURORA-24", "id": "24", "summary": "Card limits", "status": "Open", "priority": "Minor",
+         "labels": ["AWPCA"], "resolution": None, "components": ["Web"], "fix_versions": [version],
+         "sprint": "OTHER Sprint 2", "sprints": [SPRINTS[24], SPRINTS[25]]},
+    ]
+
+
+CATALOGUES = {
+    "priorities": [{"id": str(n), "name": name} for n, name in enumerate(("Blocker", "Major", "Minor"), 1)],
+    "link_types": [{"id": "10000", "name": "Blocks", "outward": "blocks", "inward": "is blocked by"}],
+    "users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"},
+              {"name": "petrov", "key": "JIRAUSER10101", "display_name": "Пётр Петров"}],
+}
+
+
+def load_whole_issues(url: str, agent: str, interface: str) -> None:
+    """A refresh of AURORA-20..24 by a v15 agent: one state page with the catalogues."""
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": "key >= AURORA-20"}})
+    [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 15})["commands"]
+    assert claimed["id"] == command["id"]
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/state",
+         {"issues": whole_issues(), "catalogues": CATALOGUES})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": 5}})
+
+
+async def check_whole_issue(client: Client) -> None:
+    """Every field of protocol v15 through get_issue, the worklogs, the sprints and the new filters."""
+    issue = await data(client, "get_issue", {"key": "AURORA-20"})
+    fields = issue["fields"]
+    assert (fields["resolution"], fields["resolved"]) == ("Fixed", STARTED)
+    assert fields["resolved_at"].startswith("2026-10-22T10:05:11")
+    assert fields["components"] == ["Web", "Payments"]
+    assert [(v["name"], v["released"]) for v in fields["fix_versions"]] == [("2.3", False)]
+    assert [(v["id"], v["name"], v["released"]) for v in fields["affects_versions"]] == [("10090", "2.2", True)]
+    assert fields["environment"] == "Firefox 130 on the *staging* stand" and fields["parent_key"] is None
+    assert [(s["id"], s["name"], s["state"]) for s in fields["sprints"]] == [
+        (23, "AURORA Sprint 13", "closed"), (24, "AURORA Sprint 14", "active")]
+    assert {"links", "subtasks", "custom_fields"}.isdisjoint(fields)
+    assert issue["custom_fields"] == {
+        "Account": '{"id":3,"key":"ACC"}', "Platforms": "iOS, Android", "Region": "EMEA / Kazan",
+        "Release notes": LONG_NOTE[:999] + "…", "Reviewer": "petrov", "Story Points": "5",
+        "Team (customfield_10100)": "Platform", "Team (customfield_10101)": "Core"}
+    assert issue["time_tracking"] == {"original_estimate": "2d", "remaining": "1d 4h", "spent": "2h 30m"}
+    assert issue["worklogs"] == {"count": 3, "time_spent": "2h 30m", "time_spent_seconds": 9000}
+    assert [(s["key"], s["summary"], s["status"]) for s in issue["subtasks"]] == [
+        ("AURORA-22", "Step 22", "Done"), ("AURORA-23", "Step 23", "Done")]
+    [blocks], [blocked] = issue["links"]["outward"], issue["links"]["inward"]
+    assert (blocks["phrase"], blocks["text"], blocks["summary"]) == ("blocks", "blocks AURORA-21", "Receipts")
+    assert (blocked["text"], blocked["in_mirror"]) == ("is blocked by OTHER-7", False)
+    step = await data(client, "get_issue", {"key": "AURORA-22"})
+    assert step["fields"]["parent_key"] == "AURORA-20" and step["subtasks"] == [] and step["custom_fields"] == {}
+    assert step["time_tracking"] == {"original_estimate": None, "remaining": None, "spent": None}
+    assert step["worklogs"] == {"count": 0, "time_spent": "0m", "time_spent_seconds": 0}
+
+    first = await data(client, "get_worklogs", {"key": "AURORA-20", "limit": 2})
+    assert first["format"] == "jira-wiki" and first["total"] == 3 and first["time_spent"] == "2h 30m"
+    assert [(w["id"], w["time_spent_text"]) for w in first["items"]] == [("40001", "1h"), ("40002", "30m")]
+    assert first["items"][1]["author_display"] == "Пётр Петров" and first["items"][0]["comment"] == "the *form*"
+    rest = await data(client, "get_worklogs", {"key": "AURORA-20", "limit": 2, "cursor": first["next_cursor"]})
+    assert [w["id"] for w in rest["items"]] == ["40003"] and rest["next_cursor"] is None and rest["total"] == 3
+    await refused(client, "get_worklogs", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
+    await refused(client, "get_worklogs", {"key": "AURORA-20", "limit": 201}, "limit")
+    await refused(client, "get_worklogs", {"key": "AURORA-20", "cursor": 0}, "cursor")
+
+    sprints = await data(client, "list_sprints")
+    assert [(s["id"], s["state"], s["issues"]) for s in sprints["items"]] == [
+        (24, "active", 2), (25, "future", 1), (23, "closed", 1)]
+    assert sprints["items"][0]["goal"] == "Checkout" and sprints["next_cursor"] is None
+    closed = await data(client, "list_sprints", {"state": "closed", "board": 3})
+    assert [(s["name"], s["start_date"], s["board_id"]) for s in closed["items"]] == [
+        ("AURORA Sprint 13", SPRINTS[23]["start"], 3)]
+    assert (await data(client, "list_sprints", {"board": 7}))["items"][0]["id"] == 25
+    page = await data(client, "list_sprints", {"limit": 2})
+    more = await data(client, "list_sprints", {"limit": 2, "cursor": page["next_cursor"]})
+    assert [s["id"] for s in page["items"] + more["items"]] == [24, 25, 23] and more["next_cursor"] is None
+    await refused(client, "list_sprints", {"state": "open"}, "state")
+    await refused(client, "list_sprints", {"limit": 101}, "limit")
+    await refused(client, "list_sprints", {"board": 0}, "board")
+
+    async def keys(**filters) -> list[str]:
+        return sorted(i["key"] for i in (await data(client, "search_issues", filters))["items"])
+
+    assert await keys(resolution="Fixed") == ["AURORA-20"]
+    assert "AURORA-24" in await keys(resolution="none") and "AURORA-20" not in await keys(resolution="none")
+    assert await keys(component="Web") == ["AURORA-20", "AURORA-24"]
+    assert await keys(fix_version="2.3") == await keys(fix_version="10100") == ["AURORA-20", "AURORA-24"]
+    assert await keys(affects_version="2.2") == ["AURORA-20"]
+    # Any sprint the issue was ever in, by name or id: a closed one too.
+    assert await keys(sprint="AURORA Sprint 13") == await keys(sprint="23") == ["AURORA-20"]
+    assert await keys(sprint="24") == ["AURORA-20", "AURORA-24"]
+    assert await keys(parent="AURORA-20") == ["AURORA-22", "AURORA-23"]
+    assert await keys(parent="AURORA-20", status="Open") == []
+    assert await keys(q="staging") == await keys(q="Kazan", label="AWPCA") == ["AURORA-20"]
+    ranked = await data(client, "search_issues", {"sprint": "24", "sort": "priority"})
+    assert [i["key"] for i in ranked["items"]] == ["AURORA-20", "AURORA-24"]
+    # Listed issues show their custom fields as get_issue does: by display name, as text, bounded.
+    assert [i["custom_fields"] for i in ranked["items"]] == [issue["custom_fields"], {}]
+    await refused(client, "search_issues", {"parent": "aurora-20"}, "parent", "should match pattern")
+    await refused(client, "search_issues", {"sort": "votes"}, "sort")
+    await refused(client, "search_issues", {"component": ""}, "component")

@@ -108,11 +108,14 @@ def db_rows(hub, sql: str, *args) -> list[tuple]:
         conn.close()
 
 
-def load(hub, issues, neighbors=(), jql="key in (X, Y, Z)", version=14, done=True):
-    """One refresh by an agent: claim, one state page, done."""
+def load(hub, issues, neighbors=(), jql="key in (X, Y, Z)", version=14, done=True, catalogues=None):
+    """One refresh by an agent: claim, one state page (with ``catalogues`` if given), done."""
     command = enqueue(hub, jql)
     claim(hub, version=version)
-    resp = report(hub, command["id"], "state", {"issues": list(issues), "neighbors": list(neighbors)})
+    body = {"issues": list(issues), "neighbors": list(neighbors)}
+    if catalogues is not None:
+        body["catalogues"] = catalogues
+    resp = report(hub, command["id"], "state", body)
     assert resp.status_code == 200, resp.json
     if done:
         assert report(hub, command["id"], "done", {"result": {"total": len(issues)}}).status_code == 200

@@ -12,7 +12,21 @@ import urllib.request
 
 import pytest
 
-from demo.fakejira import END_FIELD, EPIC_FIELD, SPRINT_FIELD, START_FIELD, TIME, FakeJira, legacy_sprint
+from demo.fakejira import (
+    CUSTOM,
+    END_FIELD,
+    EPIC_FIELD,
+    PRIORITIES,
+    SPRINT_FIELD,
+    START_FIELD,
+    TIME,
+    FakeJira,
+    component,
+    legacy_sprint,
+    named,
+    option,
+    version,
+)
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
 AGENT = shutil.which("hub-agent", path=os.path.dirname(sys.executable)) or "hub-agent"
@@ -53,6 +67,13 @@ def sample_jira() -> tuple[FakeJira, bytes]:
     jira.add_attachment("AURORA-1", "31337", CYRILLIC, data)
     jira.add_attachment("AURORA-2", "31338", "report.pdf", b"%PDF-1.7 trap")
     jira.traps.add("31338")
+    one = jira.issues["AURORA-1"]["fields"]
+    one.update(resolution=named("Fixed"), resolutiondate=TIME, fixVersions=[version("10101", "2.3", False)],
+               components=[component("10200", "Backend")], timeoriginalestimate=28800,
+               **{CUSTOM["story_points"]["id"]: 5.0, CUSTOM["severity"]["id"]: option("10400", "S2")})
+    for n in range(3):  # more than search embeds: the rest is read from /worklog
+        jira.add_worklog("AURORA-1", str(40001 + n), 3600, author="sidorova")
+    jira.add_issue("AURORA-60", labels=["AWPCA"], parent="AURORA-1")
     return jira, data
 
 
@@ -88,7 +109,7 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     result = finished(url, interface, command["id"])
     assert result["status"] == "done", result
-    assert result["result"]["total"] == 10
+    assert result["result"]["total"] == 11
 
     one = get(url, interface, "/api/v1/issues/AURORA-1")
     expected = {"key": "AURORA-1", "id": jira.issues["AURORA-1"]["id"], "issue_type": "Story",
@@ -100,10 +121,12 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     assert {k: one[k] for k in expected} == expected
     # Both linked issues are mirrored (OTHER-1 as a neighbour): each link names its summary and status.
     two, other = (get(url, interface, f"/api/v1/issues/{key}") for key in ("AURORA-2", "OTHER-1"))
-    assert one["links"] == {"outward": [{"type": "Blocks", "key": "AURORA-2", "summary": two["summary"],
-                                         "status": two["status"], "in_mirror": True}],
-                            "inward": [{"type": "Relates", "key": "OTHER-1", "summary": other["summary"],
-                                        "status": other["status"], "in_mirror": True}]}
+    # Worded as Jira words them: the agent sent Jira's link types with the run's first page.
+    assert one["links"] == {"outward": [{"type": "Blocks", "phrase": "blocks", "key": "AURORA-2",
+                                         "summary": two["summary"], "status": two["status"], "in_mirror": True}],
+                            "inward": [{"type": "Relates", "phrase": "relates to", "key": "OTHER-1",
+                                        "summary": other["summary"], "status": other["status"],
+                                        "in_mirror": True}]}
     comments = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
     assert [(c["id"], c["author"], c["body"]) for c in comments] == \
         [(str(101 + n), "petrov" if n % 2 else "ivanov", f"comment {n}") for n in range(5)]
@@ -114,10 +137,28 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     assert [(a["attachment_id"], a["filename"], a["size"], a["mime_type"]) for a in listed] == \
         [("31337", CYRILLIC, len(data), "application/pdf")]
     assert get(url, interface, "/api/v1/issues/AURORA-2")["sprint"] == "Next"
+    # The whole issue: the fields of protocol v15, worklogs completed, sprints, catalogues.
+    assert {k: one[k] for k in ("resolution", "resolved", "components", "time_original_estimate", "time_spent",
+                                "parent_key")} == {"resolution": "Fixed", "resolved": TIME, "components": ["Backend"],
+                                                   "time_original_estimate": 28800, "time_spent": 10800,
+                                                   "parent_key": None}
+    assert [v["name"] for v in one["fix_versions"]] == ["2.3"]
+    assert one["custom_fields"][CUSTOM["story_points"]["id"]]["value"] == 5.0
+    assert one["custom_fields"][CUSTOM["severity"]["id"]] == {
+        "name": "Severity", "type": "option", "custom": CUSTOM["severity"]["schema"]["custom"], "value": "S2"}
+    assert [s["key"] for s in one["subtasks"]] == ["AURORA-60"]
+    assert one["people"] == {"ivanov": "Ivanov", "petrov": "Petrov"}
+    logs = get(url, interface, "/api/v1/issues/AURORA-1/worklogs")
+    assert (logs["total"], logs["time_spent"]) == (3, 10800)
+    assert [(w["id"], w["author_display"]) for w in logs["items"]] == [(str(40001 + n), "Sidorova") for n in range(3)]
+    sprints = get(url, interface, "/api/v1/sprints")["items"]
+    assert {(s["id"], s["state"]) for s in sprints} == {(20, "closed"), (24, "active"), (30, "future")}
+    catalogues = get(url, interface, "/api/v1/catalogues")
+    assert [p["name"] for p in catalogues["priorities"]] == [p["name"] for p in PRIORITIES]
 
     issues = get(url, interface, "/api/v1/issues?limit=500")["items"]
     flags = {i["key"]: i["neighbor"] for i in issues}
-    assert flags == {**{f"AURORA-{n}": False for n in range(1, 11)}, "AURORA-50": True, "OTHER-1": True}
+    assert flags == {**{f"AURORA-{n}": False for n in (*range(1, 11), 60)}, "AURORA-50": True, "OTHER-1": True}
     searches = [body for method, path, body in jira.requests if path == "/rest/api/2/search"]
     neighbour_batches = [b for b in searches if b["jql"].startswith("key in")]
     assert neighbour_batches and all(b.get("validateQuery") is False for b in neighbour_batches)
@@ -173,7 +214,8 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
-    assert any(a["agent_id"] == "agent-test" and a["online"] for a in agents), json.dumps(agents)
+    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 15 for a in agents), \
+        json.dumps(agents)
 
 
 def test_edits_in_jira_show_after_the_next_refresh(setup):
@@ -245,10 +287,10 @@ def test_a_rate_limited_jira_is_waited_out_as_long_as_retry_after_says(setup):
     jira.throttle = 2
     command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     result = finished(url, interface, command["id"])
-    assert result["status"] == "done" and result["result"]["total"] == 10
+    assert result["status"] == "done" and result["result"]["total"] == 11
 
     assert [throttled for _, throttled in jira.arrivals[:3]] == [True, True, False]
     gaps = [later - earlier for (earlier, _), (later, _) in zip(jira.arrivals, jira.arrivals[1:3], strict=False)]
     assert all(gap >= 1.9 for gap in gaps), gaps  # each retry waited the Retry-After (less a clock tick)
     issues = get(url, interface, "/api/v1/issues?limit=500")["items"]
-    assert len([i for i in issues if not i["neighbor"]]) == 10
+    assert len([i for i in issues if not i["neighbor"]]) == 11

@@ -46,6 +46,36 @@ def test_comments_beyond_what_search_embedded_are_paged_from_the_issue(jira):
     assert [c["id"] for c in comments] == [str(100 + n) for n in range(17)]
 
 
+def test_worklogs_beyond_what_search_embedded_are_paged_from_the_issue(jira):
+    for n in range(17):
+        jira.add_worklog("AURORA-1", str(40000 + n), 60 * (n + 1))
+    [(page, _)] = list(client(jira).search('key in ("AURORA-1")', ["*all"]))
+    embedded = page["issues"][0]["fields"]["worklog"]
+    assert len(embedded["worklogs"]) == 2 and embedded["total"] == 17
+    worklogs = client(jira).worklogs("AURORA-1")
+    assert [(w["id"], w["timeSpentSeconds"]) for w in worklogs] == [(str(40000 + n), 60 * (n + 1)) for n in range(17)]
+    assert page["issues"][0]["fields"]["timespent"] == sum(60 * (n + 1) for n in range(17))
+
+
+def test_all_fields_return_every_field_and_an_explicit_list_only_those(jira):
+    [(every, _)] = list(client(jira).search('key in ("AURORA-1")', ["*all"]))
+    [(some, _)] = list(client(jira).search('key in ("AURORA-1")', ["summary", "resolution", "customfield_10300"]))
+    fields = every["issues"][0]["fields"]
+    assert {"resolution", "fixVersions", "environment", "worklog", "timetracking", "customfield_10300"} <= set(fields)
+    assert fields["resolution"] is None and fields["customfield_10300"] is None  # null where empty, as Jira has it
+    assert set(some["issues"][0]["fields"]) == {"summary", "resolution", "customfield_10300"}
+
+
+def test_the_catalogues_are_read_in_jiras_order(jira):
+    jira_client = client(jira)
+    assert [p["name"] for p in jira_client.catalogue("priorities")] == ["Blocker", "Critical", "Major", "Minor",
+                                                                        "Trivial"]
+    assert jira_client.catalogue("link_types")[0]["outward"] == "blocks"  # unwrapped from issueLinkTypes
+    assert all(s["statusCategory"]["key"] for s in jira_client.catalogue("statuses"))
+    assert [t["subtask"] for t in jira_client.catalogue("issue_types")].count(True) == 1
+    assert jira_client.catalogue("resolutions")[0]["name"] == "Fixed"
+
+
 def test_the_changelog_is_read_whole_from_the_issue(jira):
     for n in range(5):
         jira.add_history("AURORA-2", str(5000 + n), "status", "Open", "Done")

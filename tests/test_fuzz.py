@@ -48,9 +48,19 @@ def seed(client: Client) -> None:
                "changes": [{"id": f"{n}001", "created": "2026-10-22T13:05:11.000+0300",
                             "items": [{"field": "status", "from": "1", "to": "3"}]}],
                "attachments": [{"id": f"{n}0", "filename": f"f{n}.pdf", "size": len(CONTENT),
-                                "mime_type": "application/pdf"}]} for n in (1, 2)]
+                                "mime_type": "application/pdf"}],
+               "resolution": "Fixed", "components": ["Cards"], "parent_key": "X-1" if n == 2 else None,
+               "fix_versions": [{"id": "10100", "name": "2.3"}], "time_spent": 3600,
+               "custom_fields": {"customfield_10002": {"name": "Story Points", "value": 5}},
+               "sprints": [{"id": 24, "name": "Sprint 14", "state": "active", "board_id": 4216}],
+               "worklogs": [{"id": f"{n}0001", "author": "a", "started": "2026-10-22T13:05:11.000+0300",
+                             "time_spent": 3600}]} for n in (1, 2)]
+    catalogues = {"priorities": [{"id": "1", "name": "Blocker"}],
+                  "link_types": [{"id": "10000", "name": "Blocks", "outward": "blocks", "inward": "is blocked by"}],
+                  "users": [{"name": "a", "key": "JIRAUSER10100", "display_name": "A"}]}
     status, _ = client.json("POST", f"/agent/v1/commands/{refresh['id']}/state", "agent",
-                            {"issues": issues, "neighbors": [{"key": "Y-1", "id": "99"}]})
+                            {"issues": issues, "neighbors": [{"key": "Y-1", "id": "99"}],
+                             "catalogues": catalogues})
     assert status == 200
     client.json("POST", f"/agent/v1/commands/{refresh['id']}/done", "agent", {"result": {"total": 2}})
     status, fetched = client.json("POST", "/api/v1/attachments/10/fetch", "interface")

@@ -33,9 +33,10 @@ def test_one_issue_with_links_both_ways_comments_and_changes(hub):
     assert one["description"] == "h1. one" and one["labels"] == ["AWPCA"]
     x2, x3 = ({"summary": f"Summary {key}", "status": status, "in_mirror": True}
               for key, status in (("X-2", "Done"), ("X-3", "Open")))
-    assert one["links"] == {"outward": [{"type": "Blocks", "key": "X-2", **x2}],
-                            "inward": [{"type": "Cloners", "key": "X-2", **x2},
-                                       {"type": "Relates", "key": "X-3", **x3}]}
+    # No link types catalogue reported: each link's phrase is its type's name.
+    assert one["links"] == {"outward": [{"type": "Blocks", "phrase": "Blocks", "key": "X-2", **x2}],
+                            "inward": [{"type": "Cloners", "phrase": "Cloners", "key": "X-2", **x2},
+                                       {"type": "Relates", "phrase": "Relates", "key": "X-3", **x3}]}
     comments = hub.api("GET", "/api/v1/issues/X-1/comments").json["items"]
     assert [c["id"] for c in comments] == ["101", "102"]
     assert comments[0]["created_at"] == "2026-10-22T10:05:11+00:00"
@@ -55,17 +56,20 @@ def test_each_link_names_the_other_issues_summary_and_status_read_in_one_query(h
                issue("AURORA-3", summary="Cards epic", status=None),
                issue("AURORA-4", links=[{"type": "Relates", "outward": f"AURORA-{n}"} for n in range(5, 10_005)])])
     one = hub.api("GET", "/api/v1/issues/AURORA-1").json
+    held = {"in_mirror": True}
     assert one["links"] == {
-        "outward": [{"type": "Blocks", "key": "AURORA-2", "summary": "Card details", "status": "Done",
-                     "in_mirror": True},
-                    {"type": "Duplicate", "key": "AURORA-1", "summary": "Summary AURORA-1", "status": None,
-                     "in_mirror": True},
-                    {"type": "Relates", "key": "OTHER-9", "summary": None, "status": None, "in_mirror": False}],
-        "inward": [{"type": "Relates", "key": "AURORA-3", "summary": "Cards epic", "status": None,
-                    "in_mirror": True}]}
+        "outward": [{"type": "Blocks", "phrase": "Blocks", "key": "AURORA-2", "summary": "Card details",
+                     "status": "Done", **held},
+                    {"type": "Duplicate", "phrase": "Duplicate", "key": "AURORA-1", "summary": "Summary AURORA-1",
+                     "status": None, **held},
+                    {"type": "Relates", "phrase": "Relates", "key": "OTHER-9", "summary": None, "status": None,
+                     "in_mirror": False}],
+        "inward": [{"type": "Relates", "phrase": "Relates", "key": "AURORA-3", "summary": "Cards epic",
+                    "status": None, **held}]}
     two = hub.api("GET", "/api/v1/issues/AURORA-2").json
     assert two["links"] == {"outward": [], "inward": [
-        {"type": "Blocks", "key": "AURORA-1", "summary": "Summary AURORA-1", "status": None, "in_mirror": True}]}
+        {"type": "Blocks", "phrase": "Blocks", "key": "AURORA-1", "summary": "Summary AURORA-1", "status": None,
+         **held}]}
 
     def queries(key: str) -> int:
         caplog.clear()

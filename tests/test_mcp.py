@@ -34,7 +34,7 @@ def test_every_tool_with_good_and_bad_arguments(tmp_path):
                 info = client.server_info
                 assert info.name == "sdlc-hub" and info.version == metadata.version("sdlc-hub")
                 assert "while\nJira is unreachable" in client.instructions
-                await check_every_tool(client, url, agent)
+                await check_every_tool(client, url, agent, interface)
 
         anyio.run(tour)
 
@@ -81,8 +81,9 @@ def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplo
 
 
 def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
-    """The hub answers each link with the other issue's summary and status: issue, attachments and
-    notes (and comments and changes when asked), never one request per linked issue."""
+    """The hub answers each link with the other issue's summary and status: issue, attachments,
+    notes and one worklog for the totals (and comments and changes when asked), never one request
+    per linked issue."""
     linked = [issue(f"AURORA-{n}", summary=f"Linked {n}", status="Open" if n % 2 else "Done")
               for n in range(101, 191)]  # a state page holds at most 100 issues
     links = [{"type": "Relates", "outward" if n % 2 else "inward": f"AURORA-{n}"} for n in range(101, 10_101)]
@@ -93,9 +94,9 @@ def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
         async def calls():
             async with Client(build_server(url, interface, transport=transport)) as client:
                 plain = await data(client, "get_issue", {"key": "AURORA-100"})
-                assert len(transport.sent) == 3, transport.sent
+                assert len(transport.sent) == 4, transport.sent
                 full = await data(client, "get_issue", {"key": "AURORA-100", "include": ["comments", "changes"]})
-                assert len(transport.sent) == 3 + 5, transport.sent
+                assert len(transport.sent) == 4 + 6, transport.sent
             await transport.close()
             return plain, full
 
@@ -105,8 +106,8 @@ def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
     assert len(outward) == len(inward) == 5_000
     held = {link["key"]: link for link in outward + inward if link["in_mirror"]}
     assert sorted(held) == sorted(f"AURORA-{n}" for n in range(101, 191))
-    assert held["AURORA-101"] == {"type": "Relates", "key": "AURORA-101", "summary": "Linked 101",
-                                  "status": "Open", "in_mirror": True}
+    assert held["AURORA-101"] == {"type": "Relates", "phrase": "Relates", "text": "Relates AURORA-101",
+                                  "key": "AURORA-101", "summary": "Linked 101", "status": "Open", "in_mirror": True}
     assert held["AURORA-102"]["status"] == "Done" and held["AURORA-102"] in inward
     absent = [link for link in outward + inward if not link["in_mirror"]]
     assert len(absent) == 9_910 and all(link["summary"] is None and link["status"] is None for link in absent)

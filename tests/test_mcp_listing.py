@@ -27,16 +27,31 @@ def test_the_listed_tools_are_exactly_as_documented():
 
 LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'description': 'Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over '
-                           'key, summary, description and comments, ranked, each item with a highlighted `snippet`) '
-                           'and/or by exact filters; page with `cursor`. Returns `items`, `total` (all matches, on '
-                           'the first page; null when the hub does not count) and `next_cursor`. Then use get_issue '
-                           "for one issue's details.",
-            'inputSchema': {'properties': {'assignee': {'anyOf': [{'maxLength': 255,
+                           'key, summary, description, comments, environment and text custom fields, ranked, each '
+                           'item with a highlighted `snippet`) and/or by exact filters (status, resolution, '
+                           'component, fix or affects version, sprint, parent, ...); page with `cursor`. Returns '
+                           '`items`, `total` (all matches, on the first page; null when the hub does not count) and '
+                           "`next_cursor`. Then use get_issue for one issue's details.",
+            'inputSchema': {'properties': {'affects_version': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': "an affected version's name or id",
+                                                               'title': 'Affects Version'},
+                                           'assignee': {'anyOf': [{'maxLength': 255,
                                                                    'minLength': 1,
                                                                    'type': 'string'},
                                                                   {'type': 'null'}],
                                                         'default': None,
                                                         'title': 'Assignee'},
+                                           'component': {'anyOf': [{'maxLength': 255,
+                                                                    'minLength': 1,
+                                                                    'type': 'string'},
+                                                                   {'type': 'null'}],
+                                                         'default': None,
+                                                         'description': "a component's name",
+                                                         'title': 'Component'},
                                            'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
                                                       'default': None,
                                                       'description': '`next_cursor` of the previous page',
@@ -47,6 +62,14 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                   {'type': 'null'}],
                                                         'default': None,
                                                         'title': 'Epic Key'},
+                                           'fix_version': {'anyOf': [{'maxLength': 255,
+                                                                      'minLength': 1,
+                                                                      'type': 'string'},
+                                                                     {'type': 'null'}],
+                                                           'default': None,
+                                                           'description': "a fix version's name or id: issues to be "
+                                                                          'released in it',
+                                                           'title': 'Fix Version'},
                                            'issue_type': {'anyOf': [{'maxLength': 255,
                                                                      'minLength': 1,
                                                                      'type': 'string'},
@@ -64,6 +87,15 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                      'minimum': 1,
                                                      'title': 'Limit',
                                                      'type': 'integer'},
+                                           'parent': {'anyOf': [{'description': 'an issue key, e.g. AURORA-12',
+                                                                 'maxLength': 255,
+                                                                 'minLength': 1,
+                                                                 'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',  # noqa: E501
+                                                                 'type': 'string'},
+                                                                {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': "a parent issue's key: its sub-tasks",
+                                                      'title': 'Parent'},
                                            'project': {'anyOf': [{'maxLength': 255, 'minLength': 1, 'type': 'string'},
                                                                  {'type': 'null'}],
                                                        'default': None,
@@ -74,12 +106,29 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                  'default': None,
                                                  'description': 'words to search for',
                                                  'title': 'Q'},
+                                           'resolution': {'anyOf': [{'maxLength': 255,
+                                                                     'minLength': 1,
+                                                                     'type': 'string'},
+                                                                    {'type': 'null'}],
+                                                          'default': None,
+                                                          'description': "a resolution's name (e.g. Fixed), or "
+                                                                         '`none` for unresolved issues',
+                                                          'title': 'Resolution'},
+                                           'sort': {'anyOf': [{'const': 'priority', 'type': 'string'},
+                                                              {'type': 'null'}],
+                                                    'default': None,
+                                                    'description': "`priority`: by Jira's configured order of "
+                                                                   "priorities, then key; omit for the hub's usual "
+                                                                   'order (or rank, with `q`)',
+                                                    'title': 'Sort'},
                                            'sprint': {'anyOf': [{'maxLength': 10000,
                                                                  'minLength': 1,
                                                                  'type': 'string'},
                                                                 {'type': 'null'}],
                                                       'default': None,
-                                                      'description': "a sprint's name",
+                                                      'description': "a sprint's id or name (see list_sprints): "
+                                                                     'issues that were ever in it, past sprints '
+                                                                     'included',
                                                       'title': 'Sprint'},
                                            'status': {'anyOf': [{'maxLength': 255, 'minLength': 1, 'type': 'string'},
                                                                 {'type': 'null'}],
@@ -99,7 +148,8 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'name': 'search_issues',
             'outputSchema': {'description': 'One page of issues.',
                              'properties': {'items': {'description': 'issues, as GET /api/v1/issues lists them (with '
-                                                                     '`snippet` for `q`)',
+                                                                     '`snippet` for `q`), but for `custom_fields`, '
+                                                                     'by display name as get_issue shows them',
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Items',
                                                       'type': 'array'},
@@ -116,10 +166,14 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                              'title': 'IssuePage',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
-            'description': 'One issue in full: its fields and description (Jira wiki markup), its links both ways '
+            'description': 'One issue in full: its fields and description (Jira wiki markup) with resolution, '
+                           'components, fix and affects versions, environment, parent, sprints with their state, '
+                           'time tracking (`2h 30m`), its worklogs counted and summed, its custom fields by display '
+                           'name, its sub-tasks, its links both ways worded as Jira words them (`blocks AURORA-13`) '
                            "with the other issue's summary and status, its attachments with their states, and the "
                            "hub's notes. `include` adds the first page of comments and/or changes (changelog), with "
-                           'their totals; page further with get_comments / get_changelog.',
+                           'their totals; page further with get_comments / get_changelog, and read worklogs with '
+                           'get_worklogs.',
             'inputSchema': {'properties': {'include': {'anyOf': [{'items': {'enum': ['comments', 'changes'],
                                                                             'type': 'string'},
                                                                   'maxItems': 2,
@@ -169,19 +223,42 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                      'required': ['key', 'format', 'items', 'total', 'next_cursor'],
                                                      'title': 'EntryPage',
                                                      'type': 'object'},
-                                       'LinkedIssue': {'description': "One link of an issue, with the other issue's "
-                                                                      'summary and status when the mirror holds it.',
+                                       'LinkedIssue': {'description': 'One link of an issue, worded as Jira words '
+                                                                      "it, with the other issue's summary and "
+                                                                      'status\n'
+                                                                      'when the mirror holds it.',
                                                        'properties': {'in_mirror': {'title': 'In Mirror',
                                                                                     'type': 'boolean'},
                                                                       'key': {'title': 'Key', 'type': 'string'},
+                                                                      'phrase': {'description': 'the link as read '
+                                                                                                'from this issue: '
+                                                                                                '`blocks` outward, '
+                                                                                                '`is blocked by` '
+                                                                                                "inward (Jira's "
+                                                                                                'names of the link '
+                                                                                                'type; its type name '
+                                                                                                'when unknown)',
+                                                                                 'title': 'Phrase',
+                                                                                 'type': 'string'},
                                                                       'status': {'anyOf': [{'type': 'string'},
                                                                                            {'type': 'null'}],
                                                                                  'title': 'Status'},
                                                                       'summary': {'anyOf': [{'type': 'string'},
                                                                                             {'type': 'null'}],
                                                                                   'title': 'Summary'},
+                                                                      'text': {'description': 'the phrase and the '
+                                                                                              'other issue: `blocks '
+                                                                                              'AURORA-13`',
+                                                                               'title': 'Text',
+                                                                               'type': 'string'},
                                                                       'type': {'title': 'Type', 'type': 'string'}},
-                                                       'required': ['type', 'key', 'summary', 'status', 'in_mirror'],
+                                                       'required': ['type',
+                                                                    'phrase',
+                                                                    'text',
+                                                                    'key',
+                                                                    'summary',
+                                                                    'status',
+                                                                    'in_mirror'],
                                                        'title': 'LinkedIssue',
                                                        'type': 'object'},
                                        'Links': {'properties': {'inward': {'description': "other issues' links to "
@@ -197,7 +274,54 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                             'type': 'array'}},
                                                  'required': ['outward', 'inward'],
                                                  'title': 'Links',
-                                                 'type': 'object'}},
+                                                 'type': 'object'},
+                                       'TimeTracking': {'description': "An issue's time tracking in Jira's notation "
+                                                                       '(`1w 2d 3h 30m`: a day of 8 hours, a week of '
+                                                                       '5 days).',
+                                                        'properties': {'original_estimate': {'anyOf': [{'type': 'string'},  # noqa: E501
+                                                                                                       {'type': 'null'}],  # noqa: E501
+                                                                                             'description': 'the '
+                                                                                                            'original '
+                                                                                                            'estimate; '
+                                                                                                            'null '
+                                                                                                            'when '
+                                                                                                            'none',
+                                                                                             'title': 'Original '
+                                                                                                      'Estimate'},
+                                                                       'remaining': {'anyOf': [{'type': 'string'},
+                                                                                               {'type': 'null'}],
+                                                                                     'description': 'the remaining '
+                                                                                                    'estimate; null '
+                                                                                                    'when none',
+                                                                                     'title': 'Remaining'},
+                                                                       'spent': {'anyOf': [{'type': 'string'},
+                                                                                           {'type': 'null'}],
+                                                                                 'description': 'the time logged, as '
+                                                                                                'Jira sums it; null '
+                                                                                                'when none',
+                                                                                 'title': 'Spent'}},
+                                                        'required': ['original_estimate', 'remaining', 'spent'],
+                                                        'title': 'TimeTracking',
+                                                        'type': 'object'},
+                                       'WorklogTotal': {'properties': {'count': {'description': 'how many worklogs '
+                                                                                                'the mirror holds '
+                                                                                                'for the issue '
+                                                                                                '(get_worklogs lists '
+                                                                                                'them)',
+                                                                                 'title': 'Count',
+                                                                                 'type': 'integer'},
+                                                                       'time_spent': {'description': 'their time '
+                                                                                                     'summed, in '
+                                                                                                     "Jira's "
+                                                                                                     'notation',
+                                                                                      'title': 'Time Spent',
+                                                                                      'type': 'string'},
+                                                                       'time_spent_seconds': {'title': 'Time Spent '
+                                                                                                       'Seconds',
+                                                                                              'type': 'integer'}},
+                                                        'required': ['count', 'time_spent', 'time_spent_seconds'],
+                                                        'title': 'WorklogTotal',
+                                                        'type': 'object'}},
                              'description': 'One issue as the mirror holds it.',
                              'properties': {'attachments': {'description': 'its attachments, each with `state` '
                                                                            '(ready, fetching, failed, none)',
@@ -212,13 +336,30 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                          'default': None,
                                                          'description': 'the first page of comments, with `include: '
                                                                         'comments`'},
+                                            'custom_fields': {'additionalProperties': {'type': 'string'},
+                                                              'description': "the issue's other Jira fields by "
+                                                                             'display name, each value as text '
+                                                                             '(`Story Points`: `5`; lists joined '
+                                                                             'with `, `; cut to 1000 characters, '
+                                                                             'ending in `…`); a name two fields '
+                                                                             "share is followed by the field's id",
+                                                              'title': 'Custom Fields',
+                                                              'type': 'object'},
                                             'fields': {'additionalProperties': True,
-                                                       'description': "the issue's fields, `description` included",
+                                                       'description': "the issue's fields as GET "
+                                                                      '/api/v1/issues/{key} answers them '
+                                                                      '(`description`, `environment`, `resolution`, '
+                                                                      '`resolved`, `components`, `fix_versions` and '
+                                                                      '`affects_versions` with `released`, '
+                                                                      '`parent_key`, `sprints` with their state, '
+                                                                      'time tracking in seconds, `people`, ...), but '
+                                                                      'for `links`, `subtasks` and `custom_fields`, '
+                                                                      'which follow',
                                                        'title': 'Fields',
                                                        'type': 'object'},
                                             'format': {'const': 'jira-wiki',
-                                                       'description': '`description` (and comment bodies) are Jira '
-                                                                      'wiki markup',
+                                                       'description': '`description`, `environment` (and comment '
+                                                                      'bodies) are Jira wiki markup',
                                                        'title': 'Format',
                                                        'type': 'string'},
                                             'key': {'title': 'Key', 'type': 'string'},
@@ -226,8 +367,23 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                             'notes': {'description': "the hub's own notes on it",
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Notes',
-                                                      'type': 'array'}},
-                             'required': ['key', 'format', 'fields', 'links', 'attachments', 'notes'],
+                                                      'type': 'array'},
+                                            'subtasks': {'description': 'its sub-tasks: key, summary, status',
+                                                         'items': {'additionalProperties': True, 'type': 'object'},
+                                                         'title': 'Subtasks',
+                                                         'type': 'array'},
+                                            'time_tracking': {'$ref': '#/$defs/TimeTracking'},
+                                            'worklogs': {'$ref': '#/$defs/WorklogTotal'}},
+                             'required': ['key',
+                                          'format',
+                                          'fields',
+                                          'custom_fields',
+                                          'time_tracking',
+                                          'worklogs',
+                                          'subtasks',
+                                          'links',
+                                          'attachments',
+                                          'notes'],
                              'title': 'IssueDetail',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
@@ -318,6 +474,108 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                       'type': 'integer'}},
                              'required': ['key', 'format', 'items', 'total', 'next_cursor'],
                              'title': 'EntryPage',
+                             'type': 'object'}},
+           {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
+            'description': "An issue's worklogs (who logged how much time when, and why), oldest first, a page at a "
+                           'time, with `total` and the time of them all (`2h 30m`: a day of 8 hours, a week of 5 '
+                           'days). Use it to see where time on an issue went.',
+            'inputSchema': {'properties': {'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': '`next_cursor` of the previous page; omit for '
+                                                                     'the first',
+                                                      'title': 'Cursor'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'limit': {'default': 50,
+                                                     'maximum': 200,
+                                                     'minimum': 1,
+                                                     'title': 'Limit',
+                                                     'type': 'integer'}},
+                            'required': ['key'],
+                            'title': 'get_worklogsArguments',
+                            'type': 'object'},
+            'name': 'get_worklogs',
+            'outputSchema': {'description': "One page of an issue's worklogs, with the issue's totals.",
+                             'properties': {'format': {'const': 'jira-wiki',
+                                                       'description': 'worklog comments are Jira wiki markup',
+                                                       'title': 'Format',
+                                                       'type': 'string'},
+                                            'items': {'description': 'worklogs as GET /api/v1/issues/{key}/worklogs '
+                                                                     'lists them, each with `time_spent` in seconds '
+                                                                     "and `time_spent_text` in Jira's notation",
+                                                      'items': {'additionalProperties': True, 'type': 'object'},
+                                                      'title': 'Items',
+                                                      'type': 'array'},
+                                            'key': {'title': 'Key', 'type': 'string'},
+                                            'next_cursor': {'anyOf': [{'type': 'integer'}, {'type': 'null'}],
+                                                            'description': 'pass back as `cursor` for the next page; '
+                                                                           'null on the last',
+                                                            'title': 'Next Cursor'},
+                                            'time_spent': {'description': "the time of all of them, in Jira's "
+                                                                          'notation',
+                                                           'title': 'Time Spent',
+                                                           'type': 'string'},
+                                            'time_spent_seconds': {'title': 'Time Spent Seconds', 'type': 'integer'},
+                                            'total': {'description': 'how many worklogs the issue has in all',
+                                                      'title': 'Total',
+                                                      'type': 'integer'}},
+                             'required': ['key',
+                                          'format',
+                                          'items',
+                                          'total',
+                                          'time_spent',
+                                          'time_spent_seconds',
+                                          'next_cursor'],
+                             'title': 'WorklogPage',
+                             'type': 'object'}},
+           {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
+            'description': 'The sprints the mirror knows, active first, then future, then closed, newest first: each '
+                           'with its state, start, end and complete dates, board, goal and how many mirrored issues '
+                           "were ever in it. Use it to find a sprint's id or name for search_issues(sprint=...).",
+            'inputSchema': {'properties': {'board': {'anyOf': [{'maximum': 9223372036854775807,
+                                                                'minimum': 1,
+                                                                'type': 'integer'},
+                                                               {'type': 'null'}],
+                                                     'default': None,
+                                                     'description': "only this board's sprints (its id)",
+                                                     'title': 'Board'},
+                                           'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': '`next_cursor` of the previous page',
+                                                      'title': 'Cursor'},
+                                           'limit': {'default': 50,
+                                                     'description': 'sprints per page',
+                                                     'maximum': 100,
+                                                     'minimum': 1,
+                                                     'title': 'Limit',
+                                                     'type': 'integer'},
+                                           'state': {'anyOf': [{'enum': ['future', 'active', 'closed'],
+                                                                'type': 'string'},
+                                                               {'type': 'null'}],
+                                                     'default': None,
+                                                     'description': 'only sprints in this state',
+                                                     'title': 'State'}},
+                            'title': 'list_sprintsArguments',
+                            'type': 'object'},
+            'name': 'list_sprints',
+            'outputSchema': {'description': 'One page of the sprints the mirror knows.',
+                             'properties': {'items': {'description': 'sprints as GET /api/v1/sprints lists them: id, '
+                                                                     'name, state, start, end and complete dates, '
+                                                                     'board, goal and `issues` (how many mirrored '
+                                                                     'issues were ever in it)',
+                                                      'items': {'additionalProperties': True, 'type': 'object'},
+                                                      'title': 'Items',
+                                                      'type': 'array'},
+                                            'next_cursor': {'anyOf': [{'type': 'integer'}, {'type': 'null'}],
+                                                            'description': 'pass back as `cursor` for the next page; '
+                                                                           'null on the last',
+                                                            'title': 'Next Cursor'}},
+                             'required': ['items', 'next_cursor'],
+                             'title': 'SprintPage',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'description': "The team's projects (each one Jira label) and the base JQL the mirror loads. Use it to "

@@ -43,7 +43,7 @@ def test_stdio_every_tool(tmp_path):
     with seeded_hub(tmp_path / "data") as (url, agent, interface), open(tmp_path / "stderr", "w") as errlog:
         async def tour():
             async with over_stdio(errlog, "--url", url, HUB_TOKEN=interface) as client:
-                await check_every_tool(client, url, agent)
+                await check_every_tool(client, url, agent, interface)
 
         anyio.run(tour)
     logged = (tmp_path / "stderr").read_text()
@@ -97,7 +97,7 @@ def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
             async def tour():
                 http, client = over_http(endpoint, interface)
                 async with http, client:
-                    await check_every_tool(client, url, agent)
+                    await check_every_tool(client, url, agent, interface)
 
             anyio.run(tour)
         finally:

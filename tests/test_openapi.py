@@ -34,7 +34,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
         "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
         "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
-        "/api/v1/whoami",
+        "/api/v1/whoami", "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM
@@ -47,6 +47,11 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
     assert state["parameters"][0] == {"name": "command_id", "in": "path", "required": True,
                                       "schema": schemas.ID}
     assert "security" not in paths["/healthz"]["get"]
+    sprints = paths["/api/v1/sprints"]["get"]
+    assert {p["name"]: p["schema"] for p in sprints["parameters"]} == {
+        name: schemas.SPRINT_LIST["properties"][name] for name in ("cursor", "limit", "state", "board")}
+    worklogs = paths["/api/v1/issues/{key}/worklogs"]["get"]
+    assert {p["name"] for p in worklogs["parameters"]} == {"key", "cursor", "limit"}
 
 
 def test_openapi_tells_roles_per_method(hub):

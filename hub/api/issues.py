@@ -8,7 +8,9 @@ from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
+from hub.services.catalogues import CatalogueService
 from hub.services.issues import IssueService
+from hub.services.sprints import SprintService
 
 
 class IssuesResource:
@@ -23,7 +25,7 @@ class IssuesResource:
         searched and best match first, each with a snippet."""
         listed = self._issues.list(**req.context.query)
         # A search answers plain rows (the fast path), a listing the issues' rows.
-        shape = shapes.issue if req.context.query.get("q") is None else shapes.search_hit
+        shape = shapes.listed_issue if req.context.query.get("q") is None else shapes.search_hit
         resp.media = shapes.page_of(shape, listed)
 
 
@@ -46,7 +48,7 @@ class CommentsResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's comments, oldest first."""
-        resp.media = shapes.page_of(shapes.comment, self._issues.comments(key))
+        resp.media = shapes.named_page_of(shapes.comment, self._issues.comments(key))
 
 
 class ChangesResource:
@@ -57,7 +59,42 @@ class ChangesResource:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """An issue's changelog, oldest first, one item per changed field."""
-        resp.media = shapes.page_of(shapes.change, self._issues.changes(key))
+        resp.media = shapes.named_page_of(shapes.change, self._issues.changes(key))
+
+
+class WorklogsResource:
+    roles = INTERFACE
+
+    def __init__(self, issues: IssueService):
+        self._issues = issues
+
+    @query(schemas.WORKLOG_LIST)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """An issue's worklogs, earliest start first, with their total and the time they log."""
+        resp.media = shapes.named_page_of(shapes.worklog, self._issues.worklogs(key, **req.context.query))
+
+
+class SprintsResource:
+    roles = INTERFACE
+
+    def __init__(self, sprints: SprintService):
+        self._sprints = sprints
+
+    @query(schemas.SPRINT_LIST)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The mirror's sprints: active, then future, then closed, latest start first."""
+        resp.media = shapes.page_of(shapes.listed_sprint, self._sprints.list(**req.context.query))
+
+
+class CataloguesResource:
+    roles = INTERFACE
+
+    def __init__(self, catalogues: CatalogueService):
+        self._catalogues = catalogues
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Jira's catalogues as the agent reported them, each in Jira's order."""
+        resp.media = shapes.catalogues(self._catalogues.catalogues())
 
 
 class NotesResource:

@@ -392,16 +392,37 @@ ISSUE_LIST = {
     "properties": {
         **_PAGE,
         "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-              "description": "words to search for in key, summary, description and comments; "
+              "description": "words to search for in key, summary, description, comments and other "
+                             "(the environment and text custom fields); "
                              "see the query language in docs/api.md"},
         "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
         "project": {**PROJECT_LABEL, "description": "a project's label, one of GET /api/v1/projects: "
                                                    "another is a 422 naming project"},
-        "issue_type": SHORT, "sprint": {"type": "string", "minLength": 1,
-                                                                   "maxLength": 10_000},
+        "issue_type": SHORT,
+        "sprint": {"type": "string", "minLength": 1, "maxLength": 10_000,
+                   "description": "a sprint's id or name: the issues ever in it, past sprints included"},
         "neighbor": {"type": "integer", "enum": [0, 1]},
         "fetched_since": SHORT,
         "updated_since": UTC_TIME,
+        "resolution": {**SHORT, "description": "a resolution's name, or none for the unresolved issues"},
+        "component": {**SHORT, "description": "a component's name"},
+        "fix_version": {**SHORT, "description": "a fix version's name or id"},
+        "affects_version": {**SHORT, "description": "an affected version's name or id"},
+        "parent": {**ISSUE_KEY, "description": "a parent's key: its sub-tasks"},
+        "sort": {"enum": ["priority"],
+                 "description": "priority: by Jira's order of priorities (unknown ones last), then key; "
+                                "next_cursor is then an offset"},
+    },
+    "additionalProperties": False,
+}
+WORKLOG_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
+SPRINT_STATES = ("future", "active", "closed")
+SPRINT_LIST = {
+    "type": "object",
+    "properties": {
+        **_PAGE,
+        "state": {"enum": list(SPRINT_STATES), "description": "the sprints in that state only"},
+        "board": {**ID, "description": "the sprints of that agile board only (its id)"},
     },
     "additionalProperties": False,
 }

@@ -10,13 +10,26 @@ docs/agent-protocol.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from hub.models import AgentStatus, Command, Issue, IssueChange, IssueComment, IssueNote, Project, SyncRun, Token
+from hub.models import (
+    AgentStatus,
+    Command,
+    Issue,
+    IssueChange,
+    IssueComment,
+    IssueNote,
+    IssueWorklog,
+    JiraCatalogue,
+    Project,
+    SyncRun,
+    Token,
+)
 from hub.services.agents import ListedAgent
 from hub.services.batches import CountedBatch
-from hub.services.issues import SUMMARY_FIELDS, IssueDetail, Link
+from hub.services.issues import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, USER_FIELDS, IssueDetail, Link, Listed, Names
+from hub.services.sprints import IssueSprint, ListedSprint
 
 
 def command(row: Command) -> dict:
@@ -38,54 +51,101 @@ def command(row: Command) -> dict:
     }
 
 
-def issue(row: Issue, *, description: bool = False) -> dict:
-    """An issue as the mirror's lists show it; with its ``description`` when asked."""
+def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool = False) -> dict:
+    """An issue as the mirror's lists show it, with its ``sprints``; with its ``description``
+    and ``environment`` when asked."""
     data = {name: getattr(row, name) for name in SUMMARY_FIELDS}
     data["neighbor"] = bool(row.neighbor)
+    data["sprints"] = [sprint(item) for item in sprints]
     if description:
         data["description"] = row.description
+        data["environment"] = row.environment
     return data
 
 
-def search_hit(row: tuple) -> dict:
+def listed_issue(item: Listed) -> dict:
+    """An item of the mirror's list (an ``Issue`` row and its sprints)."""
+    return issue(item.row, item.sprints)
+
+
+def search_hit(item: Listed) -> dict:
     """A search row (the SUMMARY_FIELDS, then the snippet) as :func:`issue` writes it.
 
     The search reads plain rows, not models, on purpose (bench/search.py): they are
     shaped here straight into dicts."""
+    row = item.row
     data = dict(zip(SUMMARY_FIELDS, row[:-1], strict=True))
-    data["labels"] = None if data["labels"] is None else json.loads(data["labels"])
+    for name in JSON_SUMMARY_FIELDS:
+        if data[name] is not None:
+            data[name] = json.loads(data[name])
     data["neighbor"] = bool(data["neighbor"])
+    data["sprints"] = [sprint(one) for one in item.sprints]
     data["snippet"] = row[-1]
     return data
 
 
+def sprint(item: IssueSprint) -> dict:
+    """A sprint as an issue lists it."""
+    return {"id": item.id, "name": item.name, "state": item.state}
+
+
 def issue_detail(detail: IssueDetail) -> dict:
-    """One issue with its description and its links both ways."""
-    data = issue(detail.issue, description=True)
+    """One issue with its description, environment, links both ways, sprints, sub-tasks and people."""
+    data = issue(detail.issue, detail.sprints, description=True)
     data["links"] = {"outward": [link(item) for item in detail.outward],
                      "inward": [link(item) for item in detail.inward]}
+    data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status}
+                        for task in detail.subtasks]
+    data["people"] = detail.people
     return data
 
 
 def link(item: Link) -> dict:
-    """A link of an issue: its type, the other issue, and whether the mirror holds that one."""
-    return {"type": item.type, "key": item.key, "summary": item.summary, "status": item.status,
-            "in_mirror": item.in_mirror}
+    """A link of an issue: its type and phrase, the other issue, and whether the mirror holds that one."""
+    return {"type": item.type, "phrase": item.phrase, "key": item.key, "summary": item.summary,
+            "status": item.status, "in_mirror": item.in_mirror}
 
 
-def comment(row: IssueComment) -> dict:
-    """A comment of an issue, as mirrored from Jira."""
-    return {"id": row.comment_id, "author": row.author, "created": row.created,
-            "updated": row.updated, "created_at": row.created_at, "body": row.body}
+def comment(row: IssueComment, names: Names | None = None) -> dict:
+    """A comment of an issue, as mirrored from Jira, with its author's display name if known."""
+    return {"id": row.comment_id, "author": row.author, "author_display": _display(names, row.author),
+            "created": row.created, "updated": row.updated, "created_at": row.created_at, "body": row.body}
 
 
-def change(row: IssueChange) -> dict:
-    """One changed field of an issue's changelog."""
-    return {"history_id": row.history_id, "item_no": row.item_no, "author": row.author,
+def change(row: IssueChange, names: Names | None = None) -> dict:
+    """One changed field of an issue's changelog; a user field's keys also as login names."""
+    data = {"history_id": row.history_id, "item_no": row.item_no, "author": row.author,
+            "author_display": _display(names, row.author),
             "created": row.created, "created_at": row.created_at, "field": row.field,
             "field_type": row.field_type, "from": row.from_value,
             "from_string": row.from_string, "to": row.to_value,
-            "to_string": row.to_string}
+            "to_string": row.to_string, "from_name": None, "to_name": None}
+    if names is not None and row.field in USER_FIELDS:
+        data["from_name"] = names.logins.get(row.from_value or "")
+        data["to_name"] = names.logins.get(row.to_value or "")
+    return data
+
+
+def worklog(row: IssueWorklog, names: Names | None = None) -> dict:
+    """Time logged on an issue (``time_spent`` in seconds; ``started_at`` its start in UTC)."""
+    return {"id": row.worklog_id, "author": row.author, "author_display": _display(names, row.author),
+            "started": row.started, "started_at": row.started_at, "time_spent": row.time_spent,
+            "comment": row.comment, "created": row.created, "updated": row.updated}
+
+
+def listed_sprint(item: ListedSprint) -> dict:
+    """A sprint of the mirror, with how many mirrored issues were ever in it."""
+    return item._asdict()
+
+
+def catalogues(by_name: dict[str, list[JiraCatalogue]]) -> dict:
+    """Jira's catalogues, each entry as the agent sent it: its id, name and what its kind adds."""
+    return {name: [{"id": row.jira_id, "name": row.name, **(row.detail or {})} for row in rows]
+            for name, rows in by_name.items()}
+
+
+def _display(names: Names | None, login: str | None) -> str | None:
+    return None if names is None or login is None else names.displays.get(login)
 
 
 def agent(listed: ListedAgent) -> dict:
@@ -151,6 +211,13 @@ def optional(shape: Callable, row) -> dict | None:
 def page_of(shape: Callable, listed: dict) -> dict:
     """A page or listing of rows (:mod:`hub.services.pagination`) with each item in its shape."""
     return {**listed, "items": [shape(row) for row in listed["items"]]}
+
+
+def named_page_of(shape: Callable, listed: dict) -> dict:
+    """A listing whose service told the :class:`~hub.services.issues.Names` of its people
+    (``names``): each item in its shape, which reads them."""
+    rest = {k: v for k, v in listed.items() if k != "names"}
+    return {**rest, "items": [shape(row, listed["names"]) for row in listed["items"]]}
 
 
 def _duration(row: SyncRun) -> float | None:

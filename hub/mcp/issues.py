@@ -1,4 +1,5 @@
-"""The tools that read the mirrored issues: search, one issue, its comments and changelog, the projects."""
+"""The tools that read the mirrored issues: search, one issue, its comments, changelog and worklogs,
+the sprints, the projects."""
 
 from __future__ import annotations
 
@@ -7,18 +8,34 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from hub.mcp import wording
 from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub_client, segment, tool
 from hub.mcp.client import HubClient
-from hub.mcp.results import WIKI, EntryPage, IssueDetail, IssuePage, LinkedIssue, Links, ProjectList
+from hub.mcp.results import (
+    WIKI,
+    EntryPage,
+    IssueDetail,
+    IssuePage,
+    LinkedIssue,
+    Links,
+    ProjectList,
+    SprintPage,
+    TimeTracking,
+    WorklogPage,
+    WorklogTotal,
+)
 
 TOOLS: list[Tool] = []
+# Jira's ids of boards and sprints are 64-bit, as the hub stores them.
+INT64_MAX = 2**63 - 1
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
     "Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over key, summary, "
-    "description and comments, ranked, each item with a highlighted `snippet`) and/or by exact filters; "
-    "page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when the hub does not "
-    "count) and `next_cursor`. "
+    "description, comments, environment and text custom fields, ranked, each item with a highlighted "
+    "`snippet`) and/or by exact filters (status, resolution, component, fix or affects version, sprint, "
+    "parent, ...); page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when "
+    "the hub does not count) and `next_cursor`. "
     "Then use get_issue for one issue's details."))
 async def search_issues(
     ctx: ToolContext,
@@ -26,26 +43,44 @@ async def search_issues(
     project: Annotated[str | None, Field(min_length=1, max_length=255,
                                          description="a project's label (see list_projects)")] = None,
     issue_type: Filter = None,
-    sprint: Annotated[str | None, Field(min_length=1, max_length=10_000, description="a sprint's name")] = None,
+    sprint: Annotated[str | None, Field(min_length=1, max_length=10_000, description=(
+        "a sprint's id or name (see list_sprints): issues that were ever in it, past sprints included"))] = None,
     updated_since: Annotated[str | None, Field(min_length=1, max_length=64, description=(
         "a UTC time, e.g. 2026-11-02T09:00:00+00:00: issues updated in Jira since then"))] = None,
     status: Filter = None, assignee: Filter = None, epic_key: Filter = None,
     label: Annotated[str | None, Field(min_length=1, max_length=255, description="one Jira label")] = None,
+    resolution: Annotated[str | None, Field(min_length=1, max_length=255, description=(
+        "a resolution's name (e.g. Fixed), or `none` for unresolved issues"))] = None,
+    component: Annotated[str | None, Field(min_length=1, max_length=255, description="a component's name")] = None,
+    fix_version: Annotated[str | None, Field(min_length=1, max_length=255, description=(
+        "a fix version's name or id: issues to be released in it"))] = None,
+    affects_version: Annotated[str | None, Field(min_length=1, max_length=255, description=(
+        "an affected version's name or id"))] = None,
+    parent: Annotated[Key | None, Field(description="a parent issue's key: its sub-tasks")] = None,
+    sort: Annotated[Literal["priority"] | None, Field(description=(
+        "`priority`: by Jira's configured order of priorities, then key; omit for the hub's usual order "
+        "(or rank, with `q`)"))] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="issues per page")] = 20,
     cursor: Annotated[int | None, Field(ge=1, description="`next_cursor` of the previous page")] = None,
 ) -> IssuePage:
     async with hub_client(ctx) as h:
         page = await h.get("/api/v1/issues", q=q, project=project, issue_type=issue_type, sprint=sprint,
                            updated_since=updated_since, status=status, assignee=assignee,
-                           epic_key=epic_key, label=label, limit=limit, cursor=cursor)
-    return IssuePage(items=page["items"], total=page.get("total"), next_cursor=page["next_cursor"])
+                           epic_key=epic_key, label=label, resolution=resolution, component=component,
+                           fix_version=fix_version, affects_version=affects_version, parent=parent,
+                           sort=sort, limit=limit, cursor=cursor)
+    return IssuePage(items=[_readable(item) for item in page["items"]], total=page.get("total"),
+                     next_cursor=page["next_cursor"])
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
-    "One issue in full: its fields and description (Jira wiki markup), its links both ways with the "
-    "other issue's summary and status, its attachments with their states, and the hub's notes. "
-    "`include` adds the first page of comments and/or changes (changelog), with their totals; page "
-    "further with get_comments / get_changelog."))
+    "One issue in full: its fields and description (Jira wiki markup) with resolution, components, "
+    "fix and affects versions, environment, parent, sprints with their state, time tracking (`2h 30m`), "
+    "its worklogs counted and summed, its custom fields by display name, its sub-tasks, its links both ways "
+    "worded as Jira words them (`blocks AURORA-13`) with the other issue's summary and status, its "
+    "attachments with their states, and the hub's notes. `include` adds the first page of comments and/or "
+    "changes (changelog), with their totals; page further with get_comments / get_changelog, and read "
+    "worklogs with get_worklogs."))
 async def get_issue(
     ctx: ToolContext, key: Key,
     include: Annotated[list[Literal["comments", "changes"]] | None, Field(
@@ -56,13 +91,24 @@ async def get_issue(
         issue = await h.get(f"/api/v1/issues/{segment(key)}")
         attachments = await h.get(f"/api/v1/issues/{segment(key)}/attachments")
         notes = await h.get(f"/api/v1/issues/{segment(key)}/notes")
+        # One worklog is enough: the page carries the issue's count and time of them all.
+        worklogs = await h.get(f"/api/v1/issues/{segment(key)}/worklogs", limit=1)
         # The hub answers each link with the other issue's summary and status: a constant
         # number of requests, however many links the issue has.
         links = issue.pop("links", {"outward": [], "inward": []})
         comments = await _entries(h, key, "comments", 0, 50) if "comments" in include else None
         changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
+    subtasks = issue.pop("subtasks", None) or []
+    custom = issue.pop("custom_fields", None) or {}
+    spent = worklogs.get("time_spent") or 0
     return IssueDetail(
-        key=issue["key"], format=WIKI, fields=issue,
+        key=issue["key"], format=WIKI, fields=issue, custom_fields=wording.custom_fields(custom),
+        time_tracking=TimeTracking(original_estimate=wording.duration(issue.get("time_original_estimate")),
+                                   remaining=wording.duration(issue.get("time_estimate")),
+                                   spent=wording.duration(issue.get("time_spent"))),
+        worklogs=WorklogTotal(count=worklogs.get("total") or 0, time_spent=wording.duration(spent) or "0m",
+                              time_spent_seconds=spent),
+        subtasks=subtasks,
         links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
         attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
 
@@ -86,6 +132,40 @@ async def get_changelog(ctx: ToolContext, key: Key, cursor: Cursor = None,
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
+    "An issue's worklogs (who logged how much time when, and why), oldest first, a page at a time, with "
+    "`total` and the time of them all (`2h 30m`: a day of 8 hours, a week of 5 days). Use it to see "
+    "where time on an issue went."))
+async def get_worklogs(ctx: ToolContext, key: Key,
+                       cursor: Annotated[int | None, Field(ge=1, description=(
+                           "`next_cursor` of the previous page; omit for the first"))] = None,
+                       limit: Annotated[int, Field(ge=1, le=200)] = 50) -> WorklogPage:
+    async with hub_client(ctx) as h:
+        page = await h.get(f"/api/v1/issues/{segment(key)}/worklogs", cursor=cursor, limit=limit)
+    spent = page.get("time_spent") or 0
+    items = [{**item, "time_spent_text": wording.duration(item.get("time_spent"))} for item in page["items"]]
+    return WorklogPage(key=key, format=WIKI, items=items, total=page["total"],
+                       time_spent=wording.duration(spent) or "0m", time_spent_seconds=spent,
+                       next_cursor=page["next_cursor"])
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
+    "The sprints the mirror knows, active first, then future, then closed, newest first: each with its "
+    "state, start, end and complete dates, board, goal and how many mirrored issues were ever in it. "
+    "Use it to find a sprint's id or name for search_issues(sprint=...)."))
+async def list_sprints(
+    ctx: ToolContext,
+    state: Annotated[Literal["future", "active", "closed"] | None, Field(
+        description="only sprints in this state")] = None,
+    board: Annotated[int | None, Field(ge=1, le=INT64_MAX, description="only this board's sprints (its id)")] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="sprints per page")] = 50,
+    cursor: Annotated[int | None, Field(ge=1, description="`next_cursor` of the previous page")] = None,
+) -> SprintPage:
+    async with hub_client(ctx) as h:
+        page = await h.get("/api/v1/sprints", state=state, board=board, limit=limit, cursor=cursor)
+    return SprintPage(items=page["items"], next_cursor=page["next_cursor"])
+
+
+@tool(TOOLS, annotations=READ_ONLY, description=(
     "The team's projects (each one Jira label) and the base JQL the mirror loads. Use it to learn which "
     "`project` values search_issues takes and what the mirror covers."))
 async def list_projects(ctx: ToolContext) -> ProjectList:
@@ -102,6 +182,14 @@ async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -
                      total=len(items), next_cursor=end if end < len(items) else None)
 
 
+def _readable(item: dict) -> dict:
+    """A listed issue with its custom fields by display name, as get_issue shows them: readable,
+    and bounded however much text a team keeps in them."""
+    return {**item, "custom_fields": wording.custom_fields(item.get("custom_fields") or {})}
+
+
 def _linked(link: dict) -> LinkedIssue:
-    return LinkedIssue(type=link["type"], key=link["key"], in_mirror=bool(link.get("in_mirror")),
+    phrase = link.get("phrase") or link["type"]
+    return LinkedIssue(type=link["type"], phrase=phrase, text=wording.link_text(phrase, link["key"]),
+                       key=link["key"], in_mirror=bool(link.get("in_mirror")),
                        summary=link.get("summary"), status=link.get("status"))

@@ -10,6 +10,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
+from hub.mcp.wording import CUSTOM_VALUE_CHARS
+
 Item = dict[str, Any]
 # A Literal to the type checker, as the `format` fields below want.
 WIKI: Final = "jira-wiki"
@@ -18,7 +20,8 @@ WIKI: Final = "jira-wiki"
 class IssuePage(BaseModel):
     """One page of issues."""
 
-    items: list[Item] = Field(description="issues, as GET /api/v1/issues lists them (with `snippet` for `q`)")
+    items: list[Item] = Field(description="issues, as GET /api/v1/issues lists them (with `snippet` for `q`), "
+                                          "but for `custom_fields`, by display name as get_issue shows them")
     total: int | None = Field(description="how many issues match in all: the hub counts them on the first page "
                                           "(no `cursor`); null on later pages or when the hub does not count")
     next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
@@ -36,9 +39,13 @@ class EntryPage(BaseModel):
 
 
 class LinkedIssue(BaseModel):
-    """One link of an issue, with the other issue's summary and status when the mirror holds it."""
+    """One link of an issue, worded as Jira words it, with the other issue's summary and status
+    when the mirror holds it."""
 
     type: str
+    phrase: str = Field(description="the link as read from this issue: `blocks` outward, `is blocked by` "
+                                    "inward (Jira's names of the link type; its type name when unknown)")
+    text: str = Field(description="the phrase and the other issue: `blocks AURORA-13`")
     key: str
     summary: str | None
     status: str | None
@@ -50,17 +57,65 @@ class Links(BaseModel):
     inward: list[LinkedIssue] = Field(description="other issues' links to this one")
 
 
+class TimeTracking(BaseModel):
+    """An issue's time tracking in Jira's notation (`1w 2d 3h 30m`: a day of 8 hours, a week of 5 days)."""
+
+    original_estimate: str | None = Field(description="the original estimate; null when none")
+    remaining: str | None = Field(description="the remaining estimate; null when none")
+    spent: str | None = Field(description="the time logged, as Jira sums it; null when none")
+
+
+class WorklogTotal(BaseModel):
+    count: int = Field(description="how many worklogs the mirror holds for the issue (get_worklogs lists them)")
+    time_spent: str = Field(description="their time summed, in Jira's notation")
+    time_spent_seconds: int
+
+
 class IssueDetail(BaseModel):
     """One issue as the mirror holds it."""
 
     key: str
-    format: Literal["jira-wiki"] = Field(description="`description` (and comment bodies) are Jira wiki markup")
-    fields: Item = Field(description="the issue's fields, `description` included")
+    format: Literal["jira-wiki"] = Field(
+        description="`description`, `environment` (and comment bodies) are Jira wiki markup")
+    fields: Item = Field(description=(
+        "the issue's fields as GET /api/v1/issues/{key} answers them (`description`, `environment`, "
+        "`resolution`, `resolved`, `components`, `fix_versions` and `affects_versions` with `released`, "
+        "`parent_key`, `sprints` with their state, time tracking in seconds, `people`, ...), but for "
+        "`links`, `subtasks` and `custom_fields`, which follow"))
+    custom_fields: dict[str, str] = Field(description=(
+        "the issue's other Jira fields by display name, each value as text (`Story Points`: `5`; lists "
+        f"joined with `, `; cut to {CUSTOM_VALUE_CHARS} characters, ending in `…`); a name two fields "
+        "share is followed by the field's id"))
+    time_tracking: TimeTracking
+    worklogs: WorklogTotal
+    subtasks: list[Item] = Field(description="its sub-tasks: key, summary, status")
     links: Links
     attachments: list[Item] = Field(description="its attachments, each with `state` (ready, fetching, failed, none)")
     notes: list[Item] = Field(description="the hub's own notes on it")
     comments: EntryPage | None = Field(None, description="the first page of comments, with `include: comments`")
     changes: EntryPage | None = Field(None, description="the first page of changes, with `include: changes`")
+
+
+class WorklogPage(BaseModel):
+    """One page of an issue's worklogs, with the issue's totals."""
+
+    key: str
+    format: Literal["jira-wiki"] = Field(description="worklog comments are Jira wiki markup")
+    items: list[Item] = Field(description="worklogs as GET /api/v1/issues/{key}/worklogs lists them, each with "
+                                          "`time_spent` in seconds and `time_spent_text` in Jira's notation")
+    total: int = Field(description="how many worklogs the issue has in all")
+    time_spent: str = Field(description="the time of all of them, in Jira's notation")
+    time_spent_seconds: int
+    next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
+
+
+class SprintPage(BaseModel):
+    """One page of the sprints the mirror knows."""
+
+    items: list[Item] = Field(description="sprints as GET /api/v1/sprints lists them: id, name, state, "
+                                          "start, end and complete dates, board, goal and `issues` (how "
+                                          "many mirrored issues were ever in it)")
+    next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
 
 
 class ProjectList(BaseModel):

@@ -69,3 +69,15 @@ class CatalogueService:
         if not names:
             return {}
         return {user.name: user for user in JiraUser.select().where(JiraUser.name.in_(sorted(set(names))))}
+
+    def logins(self, user_keys: list[str]) -> dict[str, str]:
+        """The login names of the users the mirror knows among ``user_keys`` (Jira's user keys), by key."""
+        if not user_keys:
+            return {}
+        return {str(user.user_key): user.name for user in
+                JiraUser.select(JiraUser.user_key, JiraUser.name).where(JiraUser.user_key.in_(sorted(set(user_keys))))}
+
+    def link_types(self) -> dict[str, dict]:
+        """The link types' ``detail`` (``outward``, ``inward``) by type name."""
+        return {row.name: row.detail or {} for row in
+                JiraCatalogue.select(JiraCatalogue.name, JiraCatalogue.detail).where(JiraCatalogue.kind == "link_type")}

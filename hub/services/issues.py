@@ -7,25 +7,29 @@ Interfaces read ``issue``, ``issue_link``, ``issue_comment`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import peewee
-from peewee import JOIN, SQL, Case
+from peewee import JOIN, SQL, Case, fn
 
-from hub.clock import Clock, iso, parse_utc
+from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import ContractError, NotFound
-from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, Project
+from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
+from hub.services.catalogues import CatalogueService
+from hub.services.issue_filters import PRIORITY_ORDER, Where, conditions
 from hub.services.pagination import listing, page
 from hub.services.search import fts_query
+from hub.services.sprints import IssueSprint, SprintService
 
 # How a match shows in ``snippet``: between the markers, with an ellipsis where
 # the text was cut; at most SNIPPET_TOKENS words.
 SNIPPET_START, SNIPPET_END, SNIPPET_ELLIPSIS, SNIPPET_TOKENS = "[[", "]]", "…", 12
-# bm25 weights of key, summary, description and comments: a word in the key or
-# the summary says more about what an issue is than one in a long text.
-WEIGHTS = (10.0, 5.0, 1.0, 1.0)
+# bm25 weights of key, summary, description, comments and other (the environment and
+# the text of custom fields): a word in the key or the summary says more about what an
+# issue is than one in a long text.
+WEIGHTS = (10.0, 5.0, 1.0, 1.0, 1.0)
 _BM25 = f"bm25(issue_fts, {', '.join(map(str, WEIGHTS))})"
 _SNIPPET = (f"snippet(issue_fts, -1, '{SNIPPET_START}', '{SNIPPET_END}', '{SNIPPET_ELLIPSIS}', "
             f"{SNIPPET_TOKENS})")
@@ -42,10 +46,16 @@ RANKED_MATCHES = 10_000
 SUMMARY_FIELDS = (
     "key", "id", "issue_type", "summary", "status", "priority", "assignee", "reporter",
     "duedate", "planned_start", "planned_end", "epic_key", "labels", "sprint", "created",
-    "jira_updated", "jira_updated_at", "fetched_at", "neighbor",
+    "jira_updated", "jira_updated_at", "fetched_at", "neighbor", "resolution", "resolved",
+    "resolved_at", "components", "fix_versions", "affects_versions", "parent_key",
+    "time_original_estimate", "time_estimate", "time_spent", "custom_fields",
 )
-# Filters as (SQL condition, params); named here, since in IssueService ``list`` is a method.
-_Where = list[tuple[str, list]]
+# The SUMMARY_FIELDS held as JSON text, which a search's plain rows carry as text.
+JSON_SUMMARY_FIELDS = ("labels", "components", "fix_versions", "affects_versions", "custom_fields")
+# Fields whose changelog items hold user keys in ``from`` and ``to``.
+USER_FIELDS = frozenset({"assignee", "reporter"})
+# ``issue`` under its own name, so that the filters' ``issue.<column>`` hold in the plain list too.
+ISSUES = Issue.alias("issue")
 
 _SEARCH = (
     "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
@@ -58,6 +68,18 @@ _SEARCH = (
     "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
     "ORDER BY hit.score, hit.doc DESC"
 )
+# A search in Jira's priority order: the page of matches chosen on the index, the filters
+# and the order alone, as above; then only its rows read whole, with their snippets.
+_SEARCH_BY_PRIORITY = (
+    "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
+    "FROM (SELECT issue_fts.rowid AS doc, " + ", ".join(f"{sql} AS o{n}" for n, sql in enumerate(PRIORITY_ORDER))
+    + " FROM issue_fts " + "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
+    "      WHERE issue_fts MATCH ? {filters} ORDER BY o0, o1, o2 LIMIT ? OFFSET ?) AS hit "
+    "CROSS JOIN issue_fts CROSS JOIN issue "
+    "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
+    "ORDER BY hit.o0, hit.o1, hit.o2"
+)
+_WORKLOG_TOTALS = "SELECT count(*), coalesce(sum(time_spent), 0) FROM issue_worklog WHERE key = ?"
 _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
@@ -68,90 +90,123 @@ _FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 
 class Link(NamedTuple):
     """One link of an issue, seen from it: the link's type, the other issue's key,
-    its ``summary`` and ``status``, and whether the mirror holds it."""
+    its ``summary`` and ``status``, whether the mirror holds it, and the link's
+    ``phrase`` from this side ("blocks", "is blocked by"; the type's name when the
+    link types catalogue does not name it)."""
 
     type: str
     key: str
     summary: str | None
     status: str | None
     in_mirror: bool
+    phrase: str
+
+
+class Subtask(NamedTuple):
+    """A sub-task of an issue (an issue whose ``parent_key`` it is)."""
+
+    key: str
+    summary: str | None
+    status: str | None
+
+
+class Names(NamedTuple):
+    """What the mirror knows of the people a list names: display names by login, and
+    login names by Jira's user key (which changelogs write for user fields)."""
+
+    displays: dict[str, str | None]
+    logins: dict[str, str]
+
+
+class Listed(NamedTuple):
+    """An item of the mirror's list: the issue's row (an ``Issue``, or a search's plain
+    row: the SUMMARY_FIELDS, then the snippet) and the sprints it was ever in."""
+
+    row: Any  # an Issue, or a search's tuple: the shape that reads it knows which
+    sprints: list[IssueSprint]
 
 
 @dataclass(frozen=True)
 class IssueDetail:
-    """One issue's row with its links both ways, each side ordered by type, then key."""
+    """One issue's row with its links both ways (each side ordered by type, then key), its
+    sprints, its sub-tasks, and the display names of the logins it names (``people``)."""
 
     issue: Issue
     outward: list[Link]
     inward: list[Link]
+    sprints: list[IssueSprint] = field(default_factory=list)
+    subtasks: list[Subtask] = field(default_factory=list)
+    people: dict[str, str | None] = field(default_factory=dict)
 
 
 def _link_order(link: Link) -> tuple[str, str]:
     return link.type, link.key
 
 
+def key_order(key: str) -> tuple[str, int]:
+    """A key as people order them: by project, then by number (AURORA-9 before AURORA-10)."""
+    project, _, number = key.rpartition("-")
+    return project, int(number) if number.isdigit() else 0
+
+
 class IssueService:
-    def __init__(self, clock: Clock | None = None):
+    def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None,
+                 sprints: SprintService | None = None):
         self._clock = clock or Clock()
+        self._catalogues = catalogues or CatalogueService()
+        self._sprints = sprints or SprintService()
 
     def list(self, *, q: str | None = None, cursor: int | None = None, limit: int = 50,
-             **filters) -> dict:
-        """Issues matching ``filters`` (see :meth:`_filters`), and ``q`` when given.
+             sort: str | None = None, **filters) -> dict:
+        """Issues matching ``filters`` (see :func:`hub.services.issue_filters.conditions`),
+        and ``q`` when given, as :class:`Listed` items.
 
-        Without ``q``, the items are ``Issue`` rows, most recently added to the
+        Without ``q``, the rows are ``Issue`` rows, most recently added to the
         mirror first, and ``next_cursor`` is the last item's rowid. With ``q``, they
         are plain tuples (the SUMMARY_FIELDS, then the ``snippet``), best match
-        first (bm25), and ``next_cursor`` counts the matches already shown. The
-        first page (no ``cursor``) also tells the ``total`` of matching issues.
+        first (bm25), and ``next_cursor`` counts the matches already shown.
+        ``sort="priority"`` orders either by Jira's priorities (unknown last), then
+        key, and ``next_cursor`` counts the issues already shown. The first page
+        (no ``cursor``) also tells the ``total`` of matching issues.
         """
-        where = self._filters(**filters)
+        where = conditions(**filters)
         if q is not None:
-            return self._search(fts_query(q), where, cursor, limit)
-        query = Issue.select()
+            result = self._search(fts_query(q), where, cursor, limit, by_priority=sort == "priority")
+            return self._with_sprints(result, lambda row: row[0])
+        query = ISSUES.select()
         for sql, params in where:
             query = query.where(SQL(sql, params))
-        # The rowid grows as issues are added, so it orders the mirror by
-        # arrival, as an integer cursor can follow; ``key`` (TEXT) could not.
-        result = page(query, SQL("rowid"), cursor, limit, _row)
+        if sort == "priority":
+            # No integer key follows this order: the cursor is an offset, as a search's is.
+            offset = cursor or 0
+            rows = list(query.order_by(*map(SQL, PRIORITY_ORDER)).limit(limit + 1).offset(offset))
+            more = len(rows) > limit
+            result = listing(rows[:limit], offset + limit if more else None)
+        else:
+            # The rowid grows as issues are added, so it orders the mirror by
+            # arrival, as an integer cursor can follow; ``key`` (TEXT) could not.
+            result = page(query, SQL("rowid"), cursor, limit, _row)
         if cursor is None:
             result["total"] = query.count()
+        return self._with_sprints(result, lambda row: row.key)
+
+    def _with_sprints(self, result: dict, key_of) -> dict:
+        """The page's rows as :class:`Listed` items, their sprints read in one query."""
+        rows = result["items"]
+        sprints = self._sprints.of_issues(key_of(row) for row in rows)
+        result["items"] = [Listed(row, sprints.get(key_of(row), [])) for row in rows]
         return result
 
     @staticmethod
-    def _filters(*, status: str | None = None, assignee: str | None = None, epic_key: str | None = None,
-                 label: str | None = None, neighbor: int | None = None, fetched_since: str | None = None,
-                 issue_type: str | None = None, sprint: str | None = None, project: str | None = None,
-                 updated_since: str | None = None) -> _Where:
-        """The filters as ``(SQL condition, params)``, every one of them to hold: the columns
-        are named alone, which only ``issue`` has of the tables a search joins."""
-        where = [(f"{column} = ?", [value]) for column, value in (
-            ("status", status), ("assignee", assignee), ("epic_key", epic_key), ("neighbor", neighbor),
-            ("issue_type", issue_type), ("sprint", sprint)) if value is not None]
-        if project is not None and Project.get_or_none(Project.label == project) is None:
-            raise ContractError(f"project: no project {project!r}; see GET /api/v1/projects", "project")
-        # A project is its label: its issues are those that carry it.
-        for value in (label, project):
-            if value is not None:
-                where.append(("EXISTS (SELECT 1 FROM json_each(labels) WHERE value = ?)", [value]))
-        if fetched_since is not None:
-            where.append(("fetched_at >= ?", [fetched_since]))
-        if updated_since is not None:
-            moment = parse_utc(updated_since)
-            if moment is None:
-                raise ContractError(f"updated_since: {updated_since!r} names no time", "updated_since")
-            # Both sides in the hub's format (``+00:00``), which compares as time does.
-            where.append(("jira_updated_at >= ?", [iso(moment)]))
-        return where
-
-    @staticmethod
-    def _search(match: str, where: _Where, offset: int | None, limit: int) -> dict:
+    def _search(match: str, where: Where, offset: int | None, limit: int, *, by_priority: bool) -> dict:
         join = _JOIN if where else ""
         filters = "".join(f" AND {sql}" for sql, _ in where)
         params = [p for _, ps in where for p in ps]
+        search = _SEARCH_BY_PRIORITY if by_priority else _SEARCH
         try:
             # Plain rows, not models: shaped straight into dicts at the edge, a page of 50
             # costs a third less than building its models would.
-            rows = database.execute_sql(_SEARCH.format(join=join, filters=filters),
+            rows = database.execute_sql(search.format(join=join, filters=filters),
                                         [match, *params, limit + 1, offset or 0, match]).fetchall()
             total = None if offset else database.execute_sql(
                 _COUNT.format(join=join, filters=filters), [match, *params]).fetchone()[0]
@@ -167,18 +222,28 @@ class IssueService:
 
     def get(self, key: str) -> IssueDetail:
         """One issue with its links both ways, each link with the other issue's
-        ``summary`` and ``status`` and whether the mirror holds it (``in_mirror``)."""
+        ``summary`` and ``status``, whether the mirror holds it (``in_mirror``) and
+        its ``phrase``; its sprints, its sub-tasks (by key) and its ``people``."""
         issue = self._issue(key)
+        link_types = self._catalogues.link_types()
         outward: list[Link] = []
         inward: list[Link] = []
         for link_type, source, target, held, summary, status in self._links(key):
             other = target if source == key else source
-            item = Link(link_type, other, summary, status, held is not None)
+            words = link_types.get(link_type, {})
             if source == key:
-                outward.append(item)
+                outward.append(Link(link_type, other, summary, status, held is not None,
+                                    words.get("outward") or link_type))
             elif target == key:  # a link of the issue to itself is outward only
-                inward.append(item)
-        return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order))
+                inward.append(Link(link_type, other, summary, status, held is not None,
+                                   words.get("inward") or link_type))
+        subtasks = [Subtask(row.key, row.summary, row.status) for row in
+                    Issue.select(Issue.key, Issue.summary, Issue.status).where(Issue.parent_key == key)]
+        users = self._catalogues.users([name for name in (issue.assignee, issue.reporter) if name])
+        return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
+                           sprints=self._sprints.of_issues([key]).get(key, []),
+                           subtasks=sorted(subtasks, key=lambda task: key_order(task.key)),
+                           people={name: user.display_name for name, user in users.items()})
 
     @staticmethod
     def _links(key: str):
@@ -194,17 +259,43 @@ class IssueService:
                 .tuples())
 
     def comments(self, key: str) -> dict:
-        """The comments (the rows), oldest first."""
+        """The comments (the rows), oldest first, with the :class:`Names` of their authors."""
         self._issue(key)
-        return listing(IssueComment.select().where(IssueComment.key == key)
-                       .order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id))
+        rows = list(IssueComment.select().where(IssueComment.key == key)
+                    .order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id))
+        return listing(rows, names=self._names(row.author for row in rows))
 
     def changes(self, key: str) -> dict:
-        """The changelog (the rows), oldest first: one per changed field."""
+        """The changelog (the rows), oldest first: one per changed field; with the
+        :class:`Names` of the authors and of the user keys of user fields (USER_FIELDS)."""
         self._issue(key)
-        return listing(IssueChange.select().where(IssueChange.key == key)
-                       .order_by(IssueChange.created_at.asc(nulls="LAST"), IssueChange.history_id,
-                                 IssueChange.item_no))
+        rows = list(IssueChange.select().where(IssueChange.key == key)
+                    .order_by(IssueChange.created_at.asc(nulls="LAST"), IssueChange.history_id,
+                              IssueChange.item_no))
+        user_keys = [value for row in rows if row.field in USER_FIELDS
+                     for value in (row.from_value, row.to_value) if value]
+        return listing(rows, names=self._names((row.author for row in rows), user_keys))
+
+    def worklogs(self, key: str, *, cursor: int | None = None, limit: int = 50) -> dict:
+        """The worklogs (the rows), earliest start first, then by id; ``next_cursor`` counts
+        the worklogs already shown. Every page tells the issue's ``total`` of worklogs and
+        their ``time_spent`` (seconds), with the :class:`Names` of the page's authors."""
+        self._issue(key)
+        offset = cursor or 0
+        rows = list(IssueWorklog.select().where(IssueWorklog.key == key)
+                    .order_by(IssueWorklog.started_at.asc(nulls="LAST"), fn.length(IssueWorklog.worklog_id),
+                              IssueWorklog.worklog_id)
+                    .limit(limit + 1).offset(offset))
+        totals = database.execute_sql(_WORKLOG_TOTALS, [key]).fetchone()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return listing(rows, offset + limit if more else None, total=totals[0], time_spent=totals[1],
+                       names=self._names(row.author for row in rows))
+
+    def _names(self, logins, user_keys=()) -> Names:
+        users = self._catalogues.users([login for login in logins if login])
+        return Names({name: user.display_name for name, user in users.items()},
+                     self._catalogues.logins(list(user_keys)))
 
     # -- notes -----------------------------------------------------------------
 

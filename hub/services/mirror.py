@@ -2,8 +2,10 @@
 
 The rules of the data model: a field the agent does not send is kept; sent
 ``links`` replace the issue's outward rows (inward ones are added if missing);
-sent ``comments`` and ``attachments`` replace the issue's lists; ``changes``
-are upserted by ``(key, history_id, item_no)``. ``attachment_file`` is never
+sent ``comments``, ``worklogs``, ``sprints`` and ``attachments`` replace the
+issue's lists (each sprint named also updates its ``sprint`` row, the last
+naming in a page winning); ``changes`` are upserted by ``(key, history_id,
+item_no)``. ``attachment_file`` is never
 touched here, so a fetched file outlives a refreshed attachment list.
 Only this module writes the mirror's issue tables.
 
@@ -26,8 +28,8 @@ before anything is written.
 The full-text index (``issue_fts``, external content read from the view
 ``issue_search``) stores no text: FTS5 removes an issue's entries only when told
 the text it indexed. So, before anything changes, the issues whose text the page
-may change (it sends ``summary``, ``description``, ``comments``, ``environment`` or
-``custom_fields``) are removed
+may change (it sends ``summary``, ``description``, ``comments``, ``environment``
+or ``custom_fields``) are removed
 with their current text in one statement; after the page is written, those and
 the new issues are indexed again from the view in another.
 """

@@ -11,7 +11,8 @@ What the language has:
 - ``a OR b`` — either; ``NOT word`` or ``-word`` — without it (there must be
   something to search for besides); ``( … )`` groups;
 - ``summary:word``, ``description:"a phrase"``, ``comments:word*``,
-  ``key:AURORA-12`` — in that field only.
+  ``key:AURORA-12``, ``other:word`` (the environment and text custom fields) — in that
+  field only.
 
 Operators are upper case, as in FTS5; ``or`` is a word. Case does not matter in
 words, nor Latin diacritics (``cafe`` finds ``café``), nor ``ё``/``е``.
@@ -26,7 +27,8 @@ import re
 
 from hub.errors import ContractError
 
-FIELDS = ("key", "summary", "description", "comments")
+# The columns of ``issue_fts``; ``other`` holds the environment and the text of custom fields.
+FIELDS = ("key", "summary", "description", "comments", "other")
 # Bounds that keep a query cheap to parse and to run.
 MAX_TERMS = 64
 MAX_DEPTH = 8

@@ -69,20 +69,31 @@ export async function request(method, path, {query, body, signal, raw = false, b
 
 let described = null;
 
+// /openapi.json, read once per tab.
+function description() {
+  if (!described) {
+    described = fetch("/openapi.json", {cache: "no-store", credentials: "omit"})
+      .then((response) => response.json())
+      .catch((error) => { described = null; throw error; });
+  }
+  return described;
+}
+
 /**
  * The query parameters GET /api/v1/issues takes, by name, from /openapi.json
  * (read once): the page offers the search box, filters and orders the hub
  * has, and nothing it does not.
  */
 export async function issueListParameters() {
-  if (!described) {
-    described = fetch("/openapi.json", {cache: "no-store", credentials: "omit"})
-      .then((response) => response.json())
-      .then((doc) => Object.fromEntries(
-        (doc.paths["/api/v1/issues"]?.get?.parameters || [])
-          .filter((param) => param.in === "query")
-          .map((param) => [param.name, param.schema || {}])))
-      .catch((error) => { described = null; throw error; });
-  }
-  return described;
+  const doc = await description();
+  return Object.fromEntries(
+    (doc.paths["/api/v1/issues"]?.get?.parameters || [])
+      .filter((param) => param.in === "query")
+      .map((param) => [param.name, param.schema || {}]));
+}
+
+/** Whether the hub answers GET on path (as /openapi.json writes it, e.g. "/api/v1/sprints"). */
+export async function offers(path) {
+  const doc = await description();
+  return Boolean(doc.paths[path]?.get);
 }

@@ -1,18 +1,13 @@
-// One issue: its fields, description, links both ways, attachments, comments,
-// changelog, and the hub's notes on it (add, edit, delete).
+// One issue: its fields (fields.js), description and environment, custom
+// fields, links both ways worded as Jira words them, attachments, comments,
+// worklogs, changelog, and the hub's notes on it (add, edit, delete).
 
 import * as api from "./api.js";
 import {attachmentsPanel} from "./attachments.js";
 import {h, issueLink, replace, say, status, table, time} from "./dom.js";
+import {customFieldTable, fieldRows} from "./fields.js";
 import {wikiToNodes} from "./wiki.js";
-
-const FIELDS = [
-  ["issue_type", "Type"], ["status", "Status"], ["priority", "Priority"], ["assignee", "Assignee"],
-  ["reporter", "Reporter"], ["epic_key", "Epic"], ["labels", "Labels"], ["sprint", "Sprint"],
-  ["duedate", "Due"], ["planned_start", "Planned start"], ["planned_end", "Planned end"],
-  ["created", "Created"], ["jira_updated", "Updated in Jira"], ["fetched_at", "Fetched by the hub"],
-  ["neighbor", "Neighbour"],
-];
+import {worklogsPanel} from "./worklogs.js";
 
 export async function renderIssue(main, key, signal) {
   const path = `/api/v1/issues/${encodeURIComponent(key)}`;
@@ -35,53 +30,68 @@ export async function renderIssue(main, key, signal) {
   replace(main,
     h("p", {}, h("a", {href: "#/issues"}, "← Issues")),
     h("h1", {}, h("span", {class: "key"}, issue.key), " ", issue.summary || "(no summary)"),
-    section("Fields", fields(issue)),
-    section("Description", issue.description
-      ? h("div", {class: "wiki", id: "description"}, wikiToNodes(issue.description))
-      : h("p", {class: "empty"}, "No description.")),
-    section("Links", links(issue.links)),
+    h("div", {class: "issue-layout"},
+      h("aside", {class: "side", "aria-labelledby": "s-fields"}, h("h2", {id: "s-fields"}, "Fields"),
+        h("dl", {class: "fields"}, fieldRows(issue).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]))),
+      h("div", {class: "body"},
+        section("Description", issue.description
+          ? h("div", {class: "wiki", id: "description"}, wikiToNodes(issue.description))
+          : h("p", {class: "empty"}, "No description.")),
+        issue.environment
+          ? section("Environment", h("div", {class: "wiki", id: "environment"}, wikiToNodes(issue.environment)))
+          : null,
+        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields)) : null,
+        section("Links", links(issue.links)))),
     section("Attachments", attachmentsPanel(issue.key, signal)),
     section("Comments", commentList(comments.items)),
+    section("Worklogs", worklogsPanel(issue.key, signal)),
     section("Changelog", changelog(changes.items)),
     section("Notes", notesPanel(issue.key, signal)));
 }
 
 function section(title, ...content) {
-  const id = `s-${title.toLowerCase()}`;
+  const id = `s-${title.toLowerCase().replace(/\s+/g, "-")}`;
   return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
 }
 
-function fields(issue) {
-  const value = (name) => {
-    const v = issue[name];
-    if (name === "neighbor") return v ? "yes: outside the scope, read because an issue links to it" : "no";
-    if (name === "epic_key" && v) return issueLink(v);
-    if (name === "labels") return v && v.length ? v.join(", ") : "—";
-    if (["created", "jira_updated", "fetched_at"].includes(name)) return time(v);
-    return v === null || v === undefined || v === "" ? "—" : String(v);
-  };
-  return h("dl", {class: "fields"}, FIELDS.map(([name, label]) => [h("dt", {}, label), h("dd", {}, value(name))]));
+// Worded as Jira words a link ("blocks", "is blocked by") when the hub knows the
+// link type's phrase; else by the type's name and the direction.
+function linkRow(link, direction) {
+  const worded = link.phrase && link.phrase !== link.type;
+  return [worded ? link.phrase : `${link.type} (${direction})`, issueLink(link.key),
+    link.summary || "—", link.status || "—"];
 }
 
 function links(all) {
-  const rows = [
-    ...all.outward.map((link) => [`${link.type} (outward)`, "this issue →", issueLink(link.key)]),
-    ...all.inward.map((link) => [`${link.type} (inward)`, "← from", issueLink(link.key)]),
-  ];
-  return table(null, ["Link", "Direction", "Issue"], rows, "No links.");
+  const rows = [...all.outward.map((link) => linkRow(link, "outward")),
+    ...all.inward.map((link) => linkRow(link, "inward"))];
+  return table(null, ["This issue", "Issue", "Summary", "Status"], rows, "No links.");
+}
+
+// The author as a person reads them: the display name the hub knows, with the login.
+function who(item) {
+  if (!item.author) return "unknown";
+  return item.author_display && item.author_display !== item.author
+    ? `${item.author_display} (${item.author})` : item.author;
 }
 
 function commentList(items) {
   if (!items.length) return h("p", {class: "empty"}, "No comments.");
   return h("ol", {class: "comments"}, items.map((comment) => h("li", {},
-    h("p", {class: "meta"}, comment.author || "unknown", " · ", time(comment.created_at || comment.created)),
+    h("p", {class: "meta"}, who(comment), " · ", time(comment.created_at || comment.created)),
     h("div", {class: "wiki"}, wikiToNodes(comment.body || "")))));
+}
+
+// A user field's change carries the login names of Jira's user keys when the hub knows them.
+function changed(string, name, raw) {
+  if (string !== null && string !== undefined) return name && name !== string ? `${string} (${name})` : string;
+  return name ?? raw ?? "—";
 }
 
 function changelog(items) {
   return table(null, ["When", "Who", "Field", "From", "To"], items.map((item) => [
-    time(item.created_at || item.created), item.author || "—", item.field,
-    item.from_string ?? item.from ?? "—", item.to_string ?? item.to ?? "—",
+    time(item.created_at || item.created), item.author ? who(item) : "—", item.field,
+    changed(item.from_string, item.from_name, item.from), changed(item.to_string, item.to_name, item.to),
   ]), "No changes recorded.");
 }
 
