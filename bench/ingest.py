@@ -162,7 +162,8 @@ class ThroughHttp:
             {"type": "refresh", "params": {"jql": "project = BENCH"}}).encode())
         self._agent.post("/agent/v1/claim", json.dumps({"agent_id": "bench", "version": 15}).encode())
         path = f"/agent/v1/commands/{command['id']}/state"
-        bodies = [json.dumps({"agent_id": "bench", "issues": page}).encode() for page in pages]
+        # Encoded as the reference agent encodes its pages (agent/hub_client.py): compact UTF-8.
+        bodies = [orjson.dumps({"agent_id": "bench", "issues": page}) for page in pages]
         cpu, started = _cpu_of(self._proc.pid), time.perf_counter()
         for body in bodies:
             self._agent.post(path, body)

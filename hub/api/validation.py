@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import falcon
 import jsonschema_rs
+import orjson
 
 from hub.errors import ContractError
 
@@ -119,7 +120,7 @@ def _read_json(req: falcon.Request):
     if _nested_deeper_than(raw, MAX_DEPTH):
         raise _too_deep()
     try:
-        value = json.loads(raw, parse_constant=_reject_constant)
+        value = _parse(raw)
         if _SURROGATE_ESCAPE.search(raw):
             # JSON may escape half of a surrogate pair alone, which no UTF-8
             # text (and so no database column) can hold.
@@ -133,6 +134,18 @@ def _read_json(req: falcon.Request):
         raise falcon.HTTPBadRequest(
             title="Malformed JSON", description=f"The request body is not JSON text: {_cut(str(exc))}."
         ) from None
+
+
+def _parse(raw: bytes):
+    """The JSON value of ``raw``: read by orjson, in half the time of :mod:`json` (a page of
+    100 whole issues is close to a megabyte); whatever orjson refuses (NaN, a number past a
+    double, text not in UTF-8, a BOM) is read again by :mod:`json`, which accepts or refuses
+    it exactly as the hub always has and says why. (orjson reads an integer past 64 bits as a
+    float; the schemas bound every integer the hub keeps far below that.)"""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw, parse_constant=_reject_constant)
 
 
 def _too_deep() -> falcon.HTTPBadRequest:
@@ -152,9 +165,17 @@ def _nested_deeper_than(raw: bytes, limit: int) -> bool:
     """
     if len(raw) <= 2 * limit:
         return False
-    if b"\\" in raw:
-        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = b"".join(raw.translate(None, _NOT_BRACKETS_OR_QUOTES).split(b'"')[::2])
+    # Each search is skipped where it would replace nothing: a search of a megabyte
+    # costs about as much as the replacing.
+    if b"\\\\" in raw:
+        raw = raw.replace(b"\\\\", b"")
+    if b'\\"' in raw:
+        raw = raw.replace(b'\\"', b"")
+    # A string without brackets is two quotes side by side once the rest is dropped:
+    # removing every such pair leaves the quotes alternating, hides no bracket (nothing
+    # stood between them), and leaves few strings for the split.
+    quoted = raw.translate(None, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
+    brackets = b"".join(quoted.split(b'"')[::2]) if b'"' in quoted else quoted
     for _ in range(limit):
         if not brackets:
             return False
