@@ -87,6 +87,9 @@ def live_hub(tmp_path_factory):
     tokens = {role: run_script("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir).stdout.strip()
               for role in ("agent", "interface", "admin")}
     proc = start("serve", "--no-worker", data_dir=data_dir)
+    # The worker in a process of its own, as a deployment runs it: the three roles' runs
+    # last longer than the time after which /healthz says, rightly, that no worker runs.
+    worker = start("worker", data_dir=data_dir)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)  # start() reads the rest all along
         client = Client(url, tokens["agent"], tokens["interface"])
@@ -95,6 +98,7 @@ def live_hub(tmp_path_factory):
         yield url, tokens
     finally:
         assert stop(proc) == 0
+        stop(worker)
 
 
 @pytest.mark.parametrize("role", ["agent", "interface", "admin"])
