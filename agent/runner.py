@@ -413,10 +413,11 @@ class Runner:
                     out.write(chunk)
                     size += len(chunk)
                 content_type = response.headers.get("Content-Type")
+                final = response.url  # where the redirects ended: the proxy's sign-in page, if that is what it is
             if looks_like_html(content_type, meta.get("mimeType"), head):
                 raise JiraError(200, f"Jira served an HTML page ({content_type or 'no content type'}, {size} bytes)"
                                      f" instead of attachment {aid} ({meta.get('filename')}, {meta.get('size')}"
-                                     " bytes): a login page of a proxy in front of Jira?")
+                                     f" bytes), at {final}: a sign-in page of a proxy in front of Jira?")
             if meta.get("size") is not None and int(meta["size"]) != size:
                 raise JiraError(200, f"attachment {aid}: Jira lists {meta['size']} bytes but sent {size}")
             stored = self.hub.put_file(command, path, digest.hexdigest())
