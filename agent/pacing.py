@@ -114,7 +114,8 @@ class Pacer:
                 if self.on_wait and not told:
                     self.on_wait(message)
                     told = True
-                log.info("%s", message)
+                # A paced run waits about once an interval: only the long waits are worth a line at info.
+                log.log(logging.INFO if pause >= 5 else logging.DEBUG, "%s", message)
                 self.waited += pause
                 self.sleep(pause)
         finally:

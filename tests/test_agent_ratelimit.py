@@ -16,7 +16,7 @@ from agent.config import AgentConfig
 from agent.hub_client import Command
 from agent.jira_client import JiraClient, JiraError, JiraSignInPage
 from agent.retry import Backoff
-from agent.runner import Runner
+from agent.runner import Runner, StartupError
 from demo.fakejira import SIGN_IN_PATH, FakeJira
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
@@ -160,3 +160,13 @@ def test_a_sign_in_page_answered_straight_names_the_rest_call_it_answered(jira):
         client.fields()
     assert caught.value.url == f"{jira.url}/rest/api/2/field"
     assert isinstance(caught.value, JiraError) and "/field" in str(caught.value)
+
+
+def test_a_sign_in_page_at_start_stops_the_agent_with_the_address(jira):
+    jira.sign_in = "redirect"
+    runner = Runner(AgentConfig(hub_url="http://127.0.0.1:9", hub_token="t", jira_url=jira.url,
+                                jira_token=jira.token, agent_id="agent-paced"))
+    with pytest.raises(StartupError) as caught:
+        runner.start()
+    assert caught.value.code == 1 and "sign-in page" in str(caught.value)
+    assert f"{jira.url}{SIGN_IN_PATH}" in str(caught.value)
