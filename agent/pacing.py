@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from agent.retry import GaveUp
+
 log = logging.getLogger(__name__)
 
 
@@ -52,13 +54,15 @@ class Pacer:
     ``Interval`` has passed since the answer came (one batch falls in every interval, wherever its
     phase). So requests from the search, the one-ahead mapping and attachment fetches running side by
     side never spend more than Jira holds. ``on_wait`` is told ``"waiting 3 s on Jira's rate limit
-    (0 of 100 left)"`` as a wait starts and None as it ends.
+    (0 of 100 left)"`` as a wait starts and None as it ends; ``stopping``, once set, ends a wait
+    with GaveUp.
     """
 
     def __init__(self, on_wait: Callable[[str | None], None] | None = None,
-                 sleep: Callable[[float], object] = time.sleep):
+                 stopping: threading.Event | None = None):
         self.on_wait = on_wait
-        self.sleep = sleep
+        # Set, it cuts a wait short with GaveUp: an interval may be a minute or an hour, too long to hold a stop.
+        self.stopping = stopping or threading.Event()
         self.waited = 0.0  # seconds spent waiting, in all
         self._lock = threading.Lock()
         self._issued = 0  # tickets handed out, one a request
@@ -117,7 +121,8 @@ class Pacer:
                 # A paced run waits about once an interval: only the long waits are worth a line at info.
                 log.log(logging.INFO if pause >= 5 else logging.DEBUG, "%s", message)
                 self.waited += pause
-                self.sleep(pause)
+                if self.stopping.wait(pause):
+                    raise GaveUp("waiting on Jira's rate limit (stopping)")
         finally:
             if told and self.on_wait:
                 self.on_wait(None)

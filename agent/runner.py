@@ -99,6 +99,7 @@ class Runner:
         # ended since the last heartbeat (a wait shorter than the heartbeat's period is still told).
         self._rate_waiting, self._rate_wait, self._rate_wait_ended = 0, "", False
         self.jira.pacer.on_wait = self._rate_waits
+        self.jira.pacer.stopping = self.stopping
 
     # --- start and stop -------------------------------------------------------------------
 
@@ -231,7 +232,12 @@ class Runner:
         except (JiraAuthError, JiraSignInPage) as exc:  # every command would meet it: told in each heartbeat
             self._problem = str(exc)
             self._fail(command, str(exc))
-        except (JiraError, GaveUp, HubError) as exc:
+        except GaveUp as exc:
+            if self.stopping.is_set():  # cut short by the stop: the lease returns the command, not a failure
+                log.info("command %s stopped: %s", command.id, exc)
+            else:
+                self._fail(command, str(exc))
+        except (JiraError, HubError) as exc:
             self._fail(command, str(exc))
         except Exception as exc:  # a bug must fail the one command and leave the loop running, not hang it
             log.exception("command %s", command.id)

@@ -80,7 +80,9 @@ class FakeJira:
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
         self.bucket: Bucket | None = None  # see rate_limit()
-        self.sign_in = ""  # "page": REST calls answer a 200 login page; "redirect": a 302 to one first
+        # "page": REST calls answer a 200 login page; "redirect": a 302 to one first; "mislabelled":
+        # the page, said to be JSON
+        self.sign_in = ""
         self.requests: list[tuple[str, str, dict | None]] = []
         self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
@@ -226,7 +228,9 @@ class FakeJira:
             start_response("302 Found", [("Location", f"{self.url}{SIGN_IN_PATH}?destination={quote(path)}"),
                                          ("Content-Length", "0")])
             return [b""]
-        start_response("200 OK", [("Content-Type", "text/html;charset=UTF-8"),
+        # "mislabelled": some proxies send their page as JSON; only the body tells it apart.
+        kind = "application/json" if self.sign_in == "mislabelled" else "text/html;charset=UTF-8"
+        start_response("200 OK", [("Content-Type", kind),
                                   ("Content-Length", str(len(LOGIN_PAGE)))])
         return [LOGIN_PAGE]
 

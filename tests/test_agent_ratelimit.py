@@ -15,7 +15,7 @@ import pytest
 from agent.config import AgentConfig
 from agent.hub_client import Command
 from agent.jira_client import JiraClient, JiraError, JiraSignInPage
-from agent.retry import Backoff
+from agent.retry import Backoff, GaveUp
 from agent.runner import Runner, StartupError
 from demo.fakejira import SIGN_IN_PATH, FakeJira
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
@@ -170,3 +170,31 @@ def test_a_sign_in_page_at_start_stops_the_agent_with_the_address(jira):
         runner.start()
     assert caught.value.code == 1 and "sign-in page" in str(caught.value)
     assert f"{jira.url}{SIGN_IN_PATH}" in str(caught.value)
+
+
+def test_a_sign_in_page_labelled_as_json_is_told_by_its_body(jira):
+    client = JiraClient(jira.url, token=jira.token)
+    jira.sign_in = "mislabelled"
+    with pytest.raises(JiraSignInPage, match="sign-in page instead of /myself"):
+        client.myself()
+
+
+def test_a_stop_cuts_a_wait_on_the_rate_limit_short(jira):
+    jira.rate_limit(3, 1, interval=60)
+    client = JiraClient(jira.url, token=jira.token)
+    told = []
+
+    def waits(message):
+        told.append(message)
+        if message:
+            client.pacer.stopping.set()  # the agent is told to stop as the wait begins
+
+    client.pacer.on_wait = waits
+    client.myself()  # learns the bucket: 2 left
+    client.myself()
+    client.myself()
+    began = time.monotonic()
+    with pytest.raises(GaveUp, match="stopping"):
+        client.myself()
+    assert time.monotonic() - began < 30  # not the minute the next batch is a minute away
+    assert told[0].startswith("waiting ") and "on Jira's rate limit (0 of 3 left)" in told[0] and told[1] is None
