@@ -43,9 +43,15 @@ class JiraSignInPage(JiraError):
     front of Jira that does not let the agent's credentials through. ``url`` is where it was served."""
 
     def __init__(self, what: str, url: str):
-        super().__init__(200, f"Jira's address served a sign-in page instead of {what}, at {url}: a single"
-                              " sign-on proxy in front of Jira? Its REST API must take the agent's token")
+        super().__init__(200, f"Jira's address served a sign-in page instead of {what}, at {_shown(url)}: a"
+                              " single sign-on proxy in front of Jira? Its REST API must take the agent's token")
         self.url = url
+
+
+def _shown(url: str) -> str:
+    """A URL as an error names it: a sign-in page's query can carry kilobytes of SAML request, and
+    the heartbeat detail has room for a thousand characters in all."""
+    return url if len(url) <= 300 else str(httpx.URL(url).copy_with(query=None, fragment=None))[:300] + "?…"
 
 
 def _looks_like_html(response: httpx.Response) -> bool:

@@ -198,3 +198,9 @@ def test_a_stop_cuts_a_wait_on_the_rate_limit_short(jira):
         client.myself()
     assert time.monotonic() - began < 30  # not the minute the next batch is a minute away
     assert told[0].startswith("waiting ") and "on Jira's rate limit (0 of 3 left)" in told[0] and told[1] is None
+
+
+def test_a_sign_in_address_with_kilobytes_of_query_is_named_without_them():
+    long = "https://sso.example/adfs/ls/?SAMLRequest=" + "x" * 4000
+    error = JiraSignInPage("search", long)
+    assert error.url == long and "at https://sso.example/adfs/ls/?…:" in str(error) and len(str(error)) < 400
