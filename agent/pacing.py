@@ -115,12 +115,12 @@ class Pacer:
                     pause = max(0.01, refill - now)
                     message = (f"waiting {math.ceil(pause)} s on Jira's rate limit"
                                f" ({self._bucket.remaining} of {self._bucket.limit} left)")
+                    self.waited += pause
                 if self.on_wait and not told:
                     self.on_wait(message)
                     told = True
                 # A paced run waits about once an interval: only the long waits are worth a line at info.
                 log.log(logging.INFO if pause >= 5 else logging.DEBUG, "%s", message)
-                self.waited += pause
                 if self.stopping.wait(pause):
                     raise GaveUp("waiting on Jira's rate limit (stopping)")
         finally:

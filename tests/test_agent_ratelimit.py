@@ -125,6 +125,8 @@ def test_a_long_refresh_meets_no_429_and_its_heartbeat_says_it_waits_on_the_rate
         jira.add_comment(f"AURORA-{n}", str(n * 10), "first")
         jira.add_comment(f"AURORA-{n}", str(n * 10 + 1), "second")  # past the one embedded: fetched alone
     bucket = jira.rate_limit(100, 100, interval=1)
+    # Slow searches beside quick comment requests: a search's Remaining comes back older than theirs.
+    jira.delay = 0.02
     command = claimed(runner, url, interface)
     heartbeats(runner)
     refresh = threading.Thread(target=runner.refresh, args=(command,))
