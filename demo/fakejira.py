@@ -343,6 +343,11 @@ class FakeJira:
                      "issues": issues}, []
 
 
+def _local(jira_time: str) -> datetime:
+    """A Jira time as naive wall time in the user's zone, as JQL compares dates."""
+    return datetime.strptime(jira_time, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(ZONE).replace(tzinfo=None)
+
+
 class Bucket:
     """A token bucket as Data Center's rate limiting runs it: ``limit`` tokens at most; ``fill_rate``
     come back in one batch every ``interval`` seconds, counted from when the bucket was made."""
@@ -379,11 +384,6 @@ class Bucket:
 def _announcing(start_response, headers: list[tuple[str, str]]):
     """``start_response`` with the bucket's headers added to whatever the answer sends."""
     return lambda status, sent, *rest: start_response(status, [*sent, *headers], *rest)
-
-
-def _local(jira_time: str) -> datetime:
-    """A Jira time as naive wall time in the user's zone, as JQL compares dates."""
-    return datetime.strptime(jira_time, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(ZONE).replace(tzinfo=None)
 
 
 def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira:
