@@ -5,6 +5,7 @@ address, against the fake Jira and a real hub on loopback."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import time
@@ -206,3 +207,11 @@ def test_a_sign_in_address_with_kilobytes_of_query_is_named_without_them():
     long = "https://sso.example/adfs/ls/?SAMLRequest=" + "x" * 4000
     error = JiraSignInPage("search", long)
     assert error.url == long and "at https://sso.example/adfs/ls/?…:" in str(error) and len(str(error)) < 400
+
+
+def test_a_429_whose_retry_after_is_0_is_backed_off_rather_than_tried_again_at_once(jira):
+    jira.throttle, jira.retry_after = 3, 0
+    client = JiraClient(jira.url, token=jira.token, backoff=Backoff(first=0.2, longest=0.4, attempts=5))
+    assert client.myself()["name"] == "ivanov"
+    times = [at for at, _ in jira.arrivals]
+    assert min(later - earlier for earlier, later in itertools.pairwise(times)) >= 0.09  # half the first backoff
