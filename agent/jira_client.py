@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import orjson
 
+from agent.pacing import Pacer
 from agent.retry import Backoff, send
 
 # The fields the state object names one by one (before protocol v15 the agent asked for these alone).
@@ -37,6 +38,44 @@ class JiraAuthError(JiraError):
     """401/403: the credentials are wrong, expired, or lack a permission."""
 
 
+class JiraSignInPage(JiraError):
+    """A 200 with an HTML page where JSON was asked for: a sign-in form, mostly an SSO proxy's in
+    front of Jira that does not let the agent's credentials through. ``url`` is where it was served."""
+
+    def __init__(self, what: str, url: str):
+        super().__init__(200, f"Jira's address served a sign-in page instead of {what}, at {_shown(url)}: a"
+                              " single sign-on proxy in front of Jira? Its REST API must take the agent's token")
+        self.url = url
+
+
+def _shown(url: str) -> str:
+    """A URL as an error names it: a sign-in page's query can carry kilobytes of SAML request, and
+    the heartbeat detail has room for a thousand characters in all."""
+    return url if len(url) <= 300 else str(httpx.URL(url).copy_with(query=None, fragment=None))[:300] + "?…"
+
+
+def _looks_like_html(response: httpx.Response) -> bool:
+    kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if kind in ("text/html", "application/xhtml+xml"):
+        return True
+    start = response.content.lstrip()[:15].lower()
+    return start.startswith((b"<!doctype html", b"<html"))
+
+
+def _decoded(response: httpx.Response, what: str) -> Any:
+    """A 200's JSON; a sign-in page (by its Content-Type, or a body that opens as HTML) is told as one,
+    and a body that is neither says what it was, never as a bare decoding error."""
+    if _looks_like_html(response):
+        raise JiraSignInPage(what, str(response.url))
+    try:
+        # A search page of 100 issues is a quarter of a megabyte: orjson decodes it in a third of json's time.
+        return orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        kind = response.headers.get("Content-Type") or "no content type"
+        raise JiraError(200, f"Jira answered {what} with {len(response.content)} bytes that are not JSON"
+                             f" ({kind}), at {response.url}") from None
+
+
 def _error(response: httpx.Response, what: str) -> JiraError:
     try:
         body = response.json()
@@ -63,19 +102,33 @@ class JiraClient:
             auth = httpx.BasicAuth(user, password or "")
         self.backoff = backoff or Backoff()
         self.on_wait = on_wait
+        # One bucket for every thread of the agent: Jira counts the user's requests, not the thread's.
+        self.pacer = Pacer()
         self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, auth=auth, transport=transport,
                                  timeout=httpx.Timeout(60.0, connect=15.0))
 
     def close(self) -> None:
         self.http.close()
 
+    def _paced(self, request) -> httpx.Response:
+        """``request()`` once the rate limit Jira announced allows it; its answer teaches the pacer."""
+        ticket = self.pacer.before()
+        response = None
+        try:
+            response = request()
+        finally:
+            self.pacer.after(ticket, response.headers if response is not None else None,
+                             response.status_code if response is not None else 0)
+        return response
+
     def _json(self, method: str, path: str, what: str, **kwargs) -> Any:
-        response = send(lambda: self.http.request(method, path, **kwargs), self.backoff, "Jira",
-                        on_wait=self.on_wait)
+        # Redirects are followed so that a proxy's sign-in page is met, and named by its own address.
+        response = send(lambda: self._paced(lambda: self.http.request(method, path, follow_redirects=True,
+                                                                      **kwargs)),
+                        self.backoff, "Jira", on_wait=self.on_wait)
         if response.status_code != 200:
             raise _error(response, what)
-        # A search page of 100 issues is a quarter of a megabyte: orjson decodes it in a third of json's time.
-        return orjson.loads(response.content)
+        return _decoded(response, what)
 
     def myself(self) -> dict:
         """The user the credentials belong to (``name``, ``timeZone``, ...)."""
@@ -153,8 +206,8 @@ class JiraClient:
     def download(self, url: str) -> Iterator[httpx.Response]:
         """A streamed GET of an attachment's ``content`` URL exactly as Jira gave it (already percent-encoded)."""
         request = self.http.build_request("GET", httpx.URL(url), headers={"Accept": "*/*"})
-        response = send(lambda: self.http.send(request, stream=True, follow_redirects=True), self.backoff,
-                        "Jira", on_wait=self.on_wait)
+        response = send(lambda: self._paced(lambda: self.http.send(request, stream=True, follow_redirects=True)),
+                        self.backoff, "Jira", on_wait=self.on_wait)
         try:
             if response.status_code != 200:
                 response.read()

@@ -76,7 +76,9 @@ def send(request: Callable[[], httpx.Response], backoff: Backoff, what: str,
                 return response
             reason = f"{what} answered {response.status_code}"
             told = retry_after(response)
-            pause = min(told, backoff.longest_told) if told is not None else backoff.pause(attempt)
+            # "0" is what Data Center's rate limiting says while tokens are left: on a 429 or a 5xx it
+            # would have every try spent at once, so the backoff decides then.
+            pause = min(told, backoff.longest_told) if told else backoff.pause(attempt)
             response.close()
         # Said every time: an agent that waits in silence on an unreachable Jira
         # or hub looks hung to whoever just started it.

@@ -19,7 +19,7 @@ from agent import mapping
 from agent.ahead import OneAhead
 from agent.config import AgentConfig
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
-from agent.jira_client import CATALOGUE_PATHS, SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError
+from agent.jira_client import CATALOGUE_PATHS, SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError, JiraSignInPage
 from agent.retry import GaveUp
 
 log = logging.getLogger("hub-agent")
@@ -95,6 +95,11 @@ class Runner:
         self.custom = mapping.CustomFields()
         self._problem: str | None = None
         self._claiming = False
+        # Waits on Jira's rate limit: how many threads wait now, what the last said, and whether one
+        # ended since the last heartbeat (a wait shorter than the heartbeat's period is still told).
+        self._rate_waiting, self._rate_wait, self._rate_wait_ended = 0, "", False
+        self.jira.pacer.on_wait = self._rate_waits
+        self.jira.pacer.stopping = self.stopping
 
     # --- start and stop -------------------------------------------------------------------
 
@@ -124,6 +129,22 @@ class Runner:
 
     def _jira_waits(self, reason: str) -> None:
         self._problem = reason
+
+    def _rate_waits(self, message: str | None) -> None:
+        with self.lock:
+            if message:
+                self._rate_waiting += 1
+                self._rate_wait = message
+            else:
+                self._rate_waiting -= 1
+                self._rate_wait_ended = True
+
+    def _rate_detail(self) -> str | None:
+        """The rate-limit wait for this heartbeat: the one going on, or the last since the heartbeat before."""
+        with self.lock:
+            told = self._rate_wait if self._rate_waiting or self._rate_wait_ended else None
+            self._rate_wait_ended = False
+        return told
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -183,9 +204,8 @@ class Runner:
             with self.lock:
                 detail = "; ".join(self.details.values()) or None
                 state = "working" if self.details else "idle"
-            if self._problem:
-                detail = f"{self._problem}" + (f"; {detail}" if detail else "")
-            self._beat(state, detail)
+            told = [said for said in (self._rate_detail(), self._problem, detail) if said]
+            self._beat(state, "; ".join(told) or None)
 
     def _beat(self, state: str, detail: str | None) -> None:
         try:
@@ -209,10 +229,15 @@ class Runner:
             log.info("command %s dropped: %s", command.id, exc)
         except Stopped as exc:
             log.info("command %s stopped: %s", command.id, exc)
-        except JiraAuthError as exc:
+        except (JiraAuthError, JiraSignInPage) as exc:  # every command would meet it: told in each heartbeat
             self._problem = str(exc)
             self._fail(command, str(exc))
-        except (JiraError, GaveUp, HubError) as exc:
+        except GaveUp as exc:
+            if self.stopping.is_set():  # cut short by the stop: the lease returns the command, not a failure
+                log.info("command %s stopped: %s", command.id, exc)
+            else:
+                self._fail(command, str(exc))
+        except (JiraError, HubError) as exc:
             self._fail(command, str(exc))
         except Exception as exc:  # a bug must fail the one command and leave the loop running, not hang it
             log.exception("command %s", command.id)
@@ -394,10 +419,11 @@ class Runner:
                     out.write(chunk)
                     size += len(chunk)
                 content_type = response.headers.get("Content-Type")
+                final = response.url  # where the redirects ended: the proxy's sign-in page, if that is what it is
             if looks_like_html(content_type, meta.get("mimeType"), head):
                 raise JiraError(200, f"Jira served an HTML page ({content_type or 'no content type'}, {size} bytes)"
                                      f" instead of attachment {aid} ({meta.get('filename')}, {meta.get('size')}"
-                                     " bytes): a login page of a proxy in front of Jira?")
+                                     f" bytes), at {final}: a sign-in page of a proxy in front of Jira?")
             if meta.get("size") is not None and int(meta["size"]) != size:
                 raise JiraError(200, f"attachment {aid}: Jira lists {meta['size']} bytes but sent {size}")
             stored = self.hub.put_file(command, path, digest.hexdigest())

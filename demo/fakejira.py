@@ -7,7 +7,9 @@ the endpoints the agent uses: ``/myself``, ``/field``, the five catalogues (``/p
 ``*all``; ``expand=changelog``; comment, worklog and changelog containers cut to a few with their
 ``total``), an issue's ``/comment`` and ``/worklog`` pages and ``?expand=changelog``,
 ``/attachment/{id}`` and the ``content`` URLs. It can answer 429 with ``Retry-After``, 401 to a
-wrong credential, and an HTML login page in place of a file. Issues carry every field ``*all``
+wrong credential, and an HTML login page in place of a file. ``rate_limit()`` runs a token bucket
+as Data Center 8.6+ does (announced in every answer's ``X-RateLimit-*`` headers, 429 when empty,
+the 429s counted), and ``sign_in`` makes REST calls answer an SSO proxy's login page. Issues carry every field ``*all``
 returns on Jira Server, null where empty, as Jira does; ``demo/jirashapes.py`` has the field
 catalogue and the builders of values.
 
@@ -54,6 +56,7 @@ from demo.jirashapes import (  # several re-exported: the tests build issues fro
 )
 
 ZONE = ZoneInfo("Europe/Moscow")
+SIGN_IN_PATH = "/sso/login"
 LOGIN_PAGE = b"<!DOCTYPE html><html><head><title>Log in</title></head><body><form>SSO</form></body></html>"
 _LINK_TYPES = {t["name"]: t for t in LINK_TYPES}
 # What /rest/api/2/<path> answers: Jira's catalogues, in Jira's configured order.
@@ -76,6 +79,10 @@ class FakeJira:
         self.retry_after = 1  # seconds the 429 asks for
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
+        self.bucket: Bucket | None = None  # see rate_limit()
+        # "page": REST calls answer a 200 login page; "redirect": a 302 to one first; "mislabelled":
+        # the page, said to be JSON
+        self.sign_in = ""
         self.requests: list[tuple[str, str, dict | None]] = []
         self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
@@ -155,6 +162,12 @@ class FakeJira:
              "mimeType": mime_type, "content": f"{self.url}/secure/attachment/{aid}/{quote(filename)}",
              "self": f"{self.url}/rest/api/2/attachment/{aid}"})
 
+    def rate_limit(self, limit: int, fill_rate: int, interval: int = 1) -> Bucket:
+        """Limit requests as Data Center's rate limiting does: a bucket of ``limit`` tokens, one a
+        request, ``fill_rate`` more every ``interval`` seconds; ``bucket.refused`` counts its 429s."""
+        self.bucket = Bucket(limit, fill_rate, interval)
+        return self.bucket
+
     # --- serving ----------------------------------------------------------------------
 
     def start(self) -> FakeJira:
@@ -191,6 +204,13 @@ class FakeJira:
         if throttled:
             return self._answer(start_response, 429, {"errorMessages": ["Rate limit exceeded."]},
                                 [("Retry-After", str(self.retry_after))])
+        if self.sign_in and (path.startswith("/rest/") or path == SIGN_IN_PATH):
+            return self._sign_in_page(start_response, path)
+        if self.bucket is not None:
+            granted, announced = self.bucket.take()
+            if not granted:
+                return self._answer(start_response, 429, {"message": "Rate limit exceeded."}, announced)
+            start_response = _announcing(start_response, announced)
         if not self._authorised(environ):
             return self._answer(start_response, 401, {"errorMessages": ["You are not authenticated."]})
         try:
@@ -201,6 +221,18 @@ class FakeJira:
             start_response(f"{status} X", [("Content-Length", str(len(payload))), *headers])
             return [payload]
         return self._answer(start_response, status, payload, headers)
+
+    def _sign_in_page(self, start_response, path: str):
+        """What an SSO proxy in front of Jira answers a call it lets no token through: its login form."""
+        if self.sign_in == "redirect" and path != SIGN_IN_PATH:
+            start_response("302 Found", [("Location", f"{self.url}{SIGN_IN_PATH}?destination={quote(path)}"),
+                                         ("Content-Length", "0")])
+            return [b""]
+        # "mislabelled": some proxies send their page as JSON; only the body tells it apart.
+        kind = "application/json" if self.sign_in == "mislabelled" else "text/html;charset=UTF-8"
+        start_response("200 OK", [("Content-Type", kind),
+                                  ("Content-Length", str(len(LOGIN_PAGE)))])
+        return [LOGIN_PAGE]
 
     def _answer(self, start_response, status: int, payload, headers=()):
         data = json.dumps(payload).encode()
@@ -314,6 +346,44 @@ class FakeJira:
 def _local(jira_time: str) -> datetime:
     """A Jira time as naive wall time in the user's zone, as JQL compares dates."""
     return datetime.strptime(jira_time, "%Y-%m-%dT%H:%M:%S.%f%z").astimezone(ZONE).replace(tzinfo=None)
+
+
+class Bucket:
+    """A token bucket as Data Center's rate limiting runs it: ``limit`` tokens at most; ``fill_rate``
+    come back in one batch every ``interval`` seconds, counted from when the bucket was made."""
+
+    def __init__(self, limit: int, fill_rate: int, interval: int = 1):
+        self.limit, self.fill_rate, self.interval = limit, fill_rate, interval
+        self.tokens = limit
+        self.refused = 0  # the 429s it answered
+        self.granted = 0
+        self._lock = threading.Lock()
+        self._next = time.monotonic() + interval
+
+    def take(self) -> tuple[bool, list[tuple[str, str]]]:
+        """A token for a request if there is one, and the headers that announce the bucket after it."""
+        with self._lock:
+            now = time.monotonic()
+            if now >= self._next:
+                batches = int((now - self._next) // self.interval) + 1
+                self.tokens = min(self.limit, self.tokens + batches * self.fill_rate)
+                self._next += batches * self.interval
+            granted = self.tokens > 0
+            if granted:
+                self.tokens -= 1
+                self.granted += 1
+            else:
+                self.refused += 1
+            # Retry-After: 0 while tokens are left, else the whole seconds until the next batch.
+            wait = 0 if self.tokens > 0 else max(1, int(-(-(self._next - now) // 1)))
+            return granted, [("X-RateLimit-Limit", str(self.limit)), ("X-RateLimit-Remaining", str(self.tokens)),
+                             ("X-RateLimit-FillRate", str(self.fill_rate)),
+                             ("X-RateLimit-Interval-Seconds", str(self.interval)), ("Retry-After", str(wait))]
+
+
+def _announcing(start_response, headers: list[tuple[str, str]]):
+    """``start_response`` with the bucket's headers added to whatever the answer sends."""
+    return lambda status, sent, *rest: start_response(status, [*sent, *headers], *rest)
 
 
 def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira:
