@@ -12,7 +12,11 @@ returns on Jira Server, null where empty, as Jira does; ``demo/jirashapes.py`` h
 catalogue and the builders of values.
 
 Its JQL is the little the tests send: ``project = P [AND labels in ("L")]``, ``key in (...)``,
-``AND updated >= "yyyy/MM/dd HH:mm"`` (in the user's zone, Europe/Moscow) and a trailing ``ORDER BY``.
+``AND updated >= "yyyy/MM/dd HH:mm"`` (in the user's zone, Europe/Moscow), ``AND id > N`` (the agent's
+keyset) and a trailing ``ORDER BY`` (``ORDER BY id`` orders by id; any other order is by key). Parentheses
+around a part are read through. With ``max_result_window`` it refuses a search whose ``startAt +
+maxResults`` passes the window with a 400, as Data Center 9 does past
+``jira.search.platform.max.result.window`` (10,000 by default).
 """
 
 from __future__ import annotations
@@ -64,11 +68,14 @@ CATALOGUES = {"priority": PRIORITIES, "status": STATUSES, "resolution": RESOLUTI
 class FakeJira:
     """The fake's data and knobs; ``url`` once started. Tests edit ``issues`` and ``files`` freely."""
 
-    def __init__(self, token: str = "pat-123", max_results: int = 50, embedded: int = 2):
+    def __init__(self, token: str = "pat-123", max_results: int = 50, embedded: int = 2,
+                 max_result_window: int | None = None):
         self.token = token
         self.basic = ("jira-user", "secret")
         self.max_results = max_results  # Jira clamps maxResults to this, silently
         self.embedded = embedded  # comments, worklogs and histories search embeds; the rest is behind the endpoints
+        self.max_result_window = max_result_window  # jira.search.platform.max.result.window; None: none
+        self.on_search = None  # called with each search body before it is answered: a test edits issues mid-run
         self.issues: dict[str, dict] = {}
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
@@ -264,9 +271,12 @@ class FakeJira:
         raise KeyError(aid)
 
     def select(self, jql: str, validate: bool = True) -> list[dict] | str:
-        """The issues a JQL selects, ordered by key; an error text for a key that does not exist."""
-        where = re.sub(r"\s+ORDER\s+BY\s+.*$", "", jql, flags=re.I)
-        since = re.search(r'AND updated >= "([^"]+)"', where)
+        """The issues a JQL selects, ordered by key (by id with ``ORDER BY id``); an error text for a key
+        that does not exist."""
+        order = re.search(r"(?:^|\s)ORDER\s+BY\s+(\w+)", jql, flags=re.I)
+        where = re.sub(r"(?:^|\s+)ORDER\s+BY\s+.*$", "", jql, flags=re.I)
+        since = re.search(r'\bupdated >= "([^"]+)"', where)
+        after = re.search(r"\bid > (\d+)", where)
         keys = re.search(r"key in \(([^)]*)\)", where)
         if keys:
             wanted = [k.strip().strip('"') for k in keys[1].split(",")]
@@ -283,15 +293,24 @@ class FakeJira:
         if since:
             floor = datetime.strptime(since[1], "%Y/%m/%d %H:%M")
             chosen = [i for i in chosen if _local(i["fields"]["updated"]) >= floor]
+        if after:
+            chosen = [i for i in chosen if int(i["id"]) > int(after[1])]
+        if order and order[1].lower() == "id":
+            return sorted(chosen, key=lambda i: int(i["id"]))
         return sorted(chosen, key=lambda i: (i["key"].split("-")[0], int(i["key"].split("-")[1])))
 
     def _search(self, body: dict):
         if self.delay:
             time.sleep(self.delay)
+        if self.on_search:
+            self.on_search(body)
+        start, size = int(body.get("startAt", 0)), min(int(body.get("maxResults", 50)), self.max_results)
+        refused = self._past_window(start, int(body.get("maxResults", 50)))
+        if refused:
+            return 400, {"errorMessages": [refused], "errors": {}}, []
         chosen = self.select(body["jql"], body.get("validateQuery", True) is not False)
         if isinstance(chosen, str):
             return 400, {"errorMessages": [chosen], "errors": {}}, []
-        start, size = int(body.get("startAt", 0)), min(int(body.get("maxResults", 50)), self.max_results)
         wanted = set(body.get("fields") or ["*all"])
         issues = []
         for issue in chosen[start:start + size]:
@@ -309,6 +328,15 @@ class FakeJira:
             issues.append(out)
         return 200, {"expand": "schema,names", "startAt": start, "maxResults": size, "total": len(chosen),
                      "issues": issues}, []
+
+
+    def _past_window(self, start: int, asked: int) -> str | None:
+        """Data Center 9's refusal of a page past its result window, in Jira's error shape; None if within."""
+        window = self.max_result_window
+        if window is None or start + asked <= window:
+            return None
+        return (f"The requested page is outside the search result window: startAt + maxResults ({start + asked})"
+                f" must not exceed {window} (jira.search.platform.max.result.window). Narrow the search.")
 
 
 def _local(jira_time: str) -> datetime:
