@@ -282,8 +282,8 @@ class FakeJira:
 
     def _indexed(self, jql: str, validate: bool) -> list[dict] | str:
         """:meth:`select` of an ``ORDER BY id`` search from the scope's kept matches (``indexed``)."""
-        after = re.search(r"\s+AND id > (\d+)", jql)
-        scope = jql[:after.start()] + jql[after.end():] if after else jql
+        after = re.search(r"(?:^|\s+AND\s+)id > (\d+)\s*", jql)
+        scope = (jql[:after.start()] + (" " if after.start() else "") + jql[after.end():]).strip() if after else jql
         kept = self._index.get((scope, validate))
         if kept is None or kept[0] != len(self.issues):
             chosen = self.select(scope, validate, index=False)
