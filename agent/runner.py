@@ -354,7 +354,7 @@ class Runner:
             users: dict[str, dict] = {}
             for issue in issues:
                 if str(issue["id"]) in seen_ids:
-                    continue  # an issue updated during the run can move between pages and come twice
+                    continue  # the keyset reads each id once; one a Jira lists twice is still sent once
                 seen_ids.add(str(issue["id"]))
                 states.append(self._issue_state(issue, custom, users))
             loaded_keys.update(s["key"] for s in states)

@@ -82,6 +82,7 @@ def searches(jira: FakeJira) -> list[dict]:
 
 def test_a_scope_of_25000_issues_is_read_whole_past_the_10000_window_every_issue_once(world):
     url, interface, jira, runner, sent, db = world
+    jira.indexed = True  # nothing is edited in this run: pages by id come from the scope's kept matches
     lean(jira, 1, 25_000)
 
     done = refreshed(runner, url, interface)
@@ -175,3 +176,14 @@ def test_a_scope_whose_jql_orders_and_ors_is_read_by_id_within_parentheses(world
     assert done["status"] == "done" and done["result"]["total"] == 5
     assert [page["jql"] for page in searches(jira)] == [
         '(project = AURORA OR labels in ("AWPCA")) ORDER BY id ASC']
+
+
+def test_the_fakes_kept_matches_answer_as_its_reading_of_every_issue_does():
+    plain, indexed = FakeJira(), FakeJira(indexed=True)
+    for jira in (plain, indexed):
+        lean(jira, 1, 30)
+        lean(jira, 31, 40, updated=LATER)
+    for jql in (f"{SCOPE} ORDER BY id ASC", f"{SCOPE} AND id > 10012 ORDER BY id ASC", "id > 10035 ORDER BY id ASC",
+                f'({SCOPE} AND updated >= "2026/11/20 10:30") AND id > 10033 ORDER BY id ASC'):
+        assert [i["key"] for i in indexed.select(jql)] == [i["key"] for i in plain.select(jql)], jql
+    assert [i["key"] for i in indexed.select("id > 10035 ORDER BY id ASC")] == [f"AURORA-{n}" for n in range(36, 41)]
