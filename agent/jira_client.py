@@ -166,6 +166,36 @@ class JiraClient:
             if not issues or start >= total:
                 return
 
+    def search_by_id(self, where: str, fields: list[str], *, page_size: int = 100,
+                     expand: list[str] | None = None) -> Iterator[tuple[dict, int]]:
+        """Every issue ``where`` selects, a page at a time as ``(page, total)``, paged by a keyset:
+        ``(where) AND id > <the last id seen> ORDER BY id ASC``, each page from ``startAt`` 0.
+
+        Data Center 9 refuses a ``startAt + maxResults`` past ``jira.search.platform.max.result.window``
+        (10,000 by default), so a scope paged by ``startAt`` cannot be read past it; the keyset reads any
+        number. An issue's id never changes, so one edited during the run keeps its place: it is
+        neither skipped nor read twice, and one that leaves the scope shifts nothing after it.
+        ``where`` is JQL without an ``ORDER BY`` (empty: every issue the user sees). ``total`` is the
+        issues read before the page plus the page's own ``total`` (what is left from it on): the size
+        of the scope as Jira counts it at that page. The last page is the one that holds all Jira
+        counted from it on, so no empty page is asked for.
+        """
+        last: int | None = None
+        loaded = 0
+        while True:
+            condition = [f"({where})"] if where.strip() else []
+            if last is not None:
+                condition.append(f"id > {last}")
+            jql = " AND ".join(condition) + (" " if condition else "") + "ORDER BY id ASC"
+            page = self.search_page(jql, 0, page_size, fields, expand=expand)
+            issues = page.get("issues") or []
+            left = int(page.get("total") or 0)
+            yield page, loaded + left
+            loaded += len(issues)
+            if not issues or len(issues) >= left:
+                return
+            last = max(int(issue["id"]) for issue in issues)
+
     def _paged(self, key: str, what: str) -> list[dict]:
         """All of an issue's ``comment`` or ``worklog`` entries, paged from its own endpoint."""
         listed: list[dict] = []

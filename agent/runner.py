@@ -26,7 +26,7 @@ log = logging.getLogger("hub-agent")
 
 REFRESH, FETCH_ATTACHMENT = "refresh", "fetch_attachment"
 NEIGHBOUR_BATCH = 100  # the hub takes at most 100 neighbours a page; one search fetches them
-_ORDER_BY = re.compile(r"\s+ORDER\s+BY\s+.*$", re.I | re.S)
+_ORDER_BY = re.compile(r"ORDER\s+BY(\s|$)", re.I)
 
 
 class StartupError(Exception):
@@ -60,12 +60,34 @@ def updated_clause(updated_since: str, zone: str | None) -> str:
     return f' AND updated >= "{moment.astimezone(tz):%Y/%m/%d %H:%M}"'
 
 
-def search_jql(jql: str, updated_since: str | None, zone: str | None) -> str:
-    """The command's JQL, narrowed by ``updated_since``, in a stable order (so pages do not shift)."""
-    where = _ORDER_BY.sub("", jql.strip())
+def strip_order(jql: str) -> str:
+    """The JQL without its ``ORDER BY`` (the first outside quoted strings): the agent orders by id."""
+    quote, cut, i = None, len(jql), 0
+    while i < len(jql):
+        ch = jql[i]
+        if quote:
+            if ch == "\\":
+                i += 1  # an escaped character, a quote among them, stays inside the string
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif (i == 0 or jql[i - 1].isspace() or jql[i - 1] == ")") and _ORDER_BY.match(jql, i):
+            cut = i  # JQL has one ORDER BY, at its end: what follows is the order
+            break
+        i += 1
+    return jql[:cut].strip()
+
+
+def search_where(jql: str, updated_since: str | None, zone: str | None) -> str:
+    """The command's JQL as the condition the keyset search narrows: its own ``ORDER BY`` dropped (the
+    search orders by id, the one order that stays put while issues are edited), narrowed by
+    ``updated_since``, in parentheses so that its ``OR`` binds inside."""
+    where = strip_order(jql.strip())
     if updated_since:
-        where = f"({where}){updated_clause(updated_since, zone)}"
-    return f"{where} ORDER BY key ASC"
+        moment = updated_clause(updated_since, zone)
+        where = f"({where}){moment}" if where else moment.removeprefix(" AND ")
+    return where
 
 
 def looks_like_html(content_type: str | None, expected_mime: str | None, head: bytes) -> bool:
@@ -277,13 +299,13 @@ class Runner:
         jql = command.params.get("jql")
         if not jql:
             raise JiraError(400, "the refresh has no params.jql")
-        query = search_jql(jql, command.params.get("updated_since"), self.time_zone)
+        query = search_where(jql, command.params.get("updated_since"), self.time_zone)
         history_at = datetime.now(UTC).replace(microsecond=0).isoformat()
         # Read again each run: a field made in Jira since the last one gets its name and type.
         self.custom = custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
                                                           self.config.planned_end_field)
         catalogues = self._catalogues()
-        total, number = 0, 0
+        total, number, loaded = 0, 0, 0
         label = jql if len(jql) <= 40 else jql[:37] + "..."
         # The next page is fetched and mapped while the hub stores this one: Jira and the hub each
         # take about half of a page's time, so overlapping them nearly halves a refresh.
@@ -291,6 +313,7 @@ class Runner:
             for total, per_page, states, neighbours, users in pages:
                 self._check(command)
                 if per_page:
+                    loaded += len(states)
                     number += 1
                     self._say(command, f"{label}: page {number} of {max(number, math.ceil(total / per_page))}")
                 else:
@@ -301,8 +324,10 @@ class Runner:
                         sent = {**catalogues, **({"users": users} if users else {})}
                         catalogues = {}
                     self._send(command, states[start:start + 100], neighbours[start:start + 100], sent)
-        self.hub.done(command, {"total": total, "history_at": history_at})
-        log.info("command %s: refresh done, %s issues", command.id, total)
+        # The issues the run loaded, each once: Jira's count of the scope moves while issues are edited,
+        # and the keyset's pages each count only what is left after them.
+        self.hub.done(command, {"total": loaded, "history_at": history_at})
+        log.info("command %s: refresh done, %s issues", command.id, loaded)
 
     def _send(self, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict) -> None:
         """One state page; one the hub finds too large (413: past its ``HUB_MAX_JSON_BYTES``) goes again
@@ -337,7 +362,7 @@ class Runner:
     def _state_pages(self, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:
         """Each search page as ``(total, issues on the page, states, [], users)``, then the
         neighbours in batches as ``(total, 0, [], neighbours, users)``."""
-        search = self.jira.search(query, SEARCH_FIELDS, page_size=self.config.page_size, expand=["changelog"])
+        search = self.jira.search_by_id(query, SEARCH_FIELDS, page_size=self.config.page_size, expand=["changelog"])
         # Jira serves the next page while this one is mapped (and the hub stores the one before): three
         # processes at work on three pages.
         with OneAhead(search, name="search") as pages:
@@ -354,7 +379,7 @@ class Runner:
             users: dict[str, dict] = {}
             for issue in issues:
                 if str(issue["id"]) in seen_ids:
-                    continue  # an issue updated during the run can move between pages and come twice
+                    continue  # the keyset reads each id once; one a Jira lists twice is still sent once
                 seen_ids.add(str(issue["id"]))
                 states.append(self._issue_state(issue, custom, users))
             loaded_keys.update(s["key"] for s in states)

@@ -4,7 +4,7 @@ versions, worklogs, times, and Jira's catalogues."""
 from __future__ import annotations
 
 from agent import mapping
-from agent.runner import looks_like_html, search_jql, updated_clause
+from agent.runner import looks_like_html, search_where, updated_clause
 from demo.fakejira import (
     CUSTOM as TEAM_FIELDS,
 )
@@ -248,9 +248,20 @@ def test_a_container_is_truncated_when_its_total_exceeds_what_it_holds():
 def test_updated_since_is_written_in_the_jira_users_zone_floored_to_the_minute():
     assert updated_clause("2026-11-02T09:00:59+00:00", "Europe/Moscow") == ' AND updated >= "2026/11/02 12:00"'
     assert updated_clause("2026-11-02T09:00:59+00:00", None) == ' AND updated >= "2026/11/02 09:00"'
-    assert search_jql('project = A ORDER BY rank', None, None) == "project = A ORDER BY key ASC"
-    assert search_jql("project = A", "2026-11-02T09:00:00+00:00", "UTC") == \
-        '(project = A) AND updated >= "2026/11/02 09:00" ORDER BY key ASC'
+    assert search_where("project = A", "2026-11-02T09:00:00+00:00", "UTC") == \
+        '(project = A) AND updated >= "2026/11/02 09:00"'
+
+
+def test_the_users_order_by_is_dropped_for_the_keysets_own():
+    assert search_where("project = A ORDER BY rank", None, None) == "project = A"
+    assert search_where("project = A or labels = x order by created DESC, key", None, None) == \
+        "project = A or labels = x"
+    assert search_where('summary ~ "sort ORDER BY rank" ORDER BY key', None, None) == 'summary ~ "sort ORDER BY rank"'
+    assert search_where(r'summary ~ "a \" ORDER BY b"', None, None) == r'summary ~ "a \" ORDER BY b"'
+    assert search_where("ORDER BY created", None, None) == ""
+    assert search_where("ORDER BY created", "2026-11-02T09:00:00+00:00", "UTC") == 'updated >= "2026/11/02 09:00"'
+    assert search_where("project = A OR labels = x", "2026-11-02T09:00:00+00:00", "UTC") == \
+        '(project = A OR labels = x) AND updated >= "2026/11/02 09:00"'
 
 
 def test_an_html_page_is_told_from_a_file():
