@@ -75,14 +75,14 @@ class Pacer:
         self._last: tuple[float, float, int] | None = None  # (sent, answered, Remaining) of the last answer
         self._phase: tuple[float, float] | None = None
 
-    def _credits(self, now: float) -> tuple[int, float]:
+    def _credits(self, bucket: Bucket, now: float) -> tuple[int, float]:
         """Batches surely added since the last answer, and the moment the next is surely in.
 
         Without the bucket's phase a batch counts once a whole interval has passed since the answer
         came; once an answer has shown a batch landing between two others (``_phase``: the latest
         moment it could have landed, and how unsure that is), batches fall at that moment plus whole
         intervals, and one counts once it is past the answer by more than the unsureness."""
-        interval = self._bucket.interval
+        interval = bucket.interval
         if self._phase is None:
             batches = math.floor((now - self._at) / interval)
             return batches, self._at + (batches + 1) * interval
@@ -91,10 +91,9 @@ class Pacer:
         batches = max(0, math.floor((now - landed) / interval) - math.floor((first - landed) / interval))
         return batches, landed + (math.floor((max(now, first) - landed) / interval) + 1) * interval
 
-    def _available(self, now: float) -> tuple[float, float]:
+    def _available(self, bucket: Bucket, now: float) -> tuple[float, float]:
         """Tokens surely left now, and the moment the next batch is surely in."""
-        bucket = self._bucket
-        batches, refill = self._credits(now)
+        batches, refill = self._credits(bucket, now)
         tokens = min(bucket.limit, self._base + batches * bucket.fill_rate) - (self._issued - self._base_ticket)
         return tokens, refill
 
@@ -107,7 +106,7 @@ class Pacer:
                     if self._bucket is None:
                         return self._take()
                     now = time.monotonic()
-                    tokens, refill = self._available(now)
+                    tokens, refill = self._available(self._bucket, now)
                     # One token is left alone on a bucket of more than a few: Jira calls its Remaining
                     # "as accurate as it can be", and a 429 costs far more than a token's wait.
                     if tokens >= 1 + (self._bucket.limit > 4):
