@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 19 tables at schema version 10.
+"""Peewee models of the hub's 20 tables at schema version 11.
 
 The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
 view) has no model: the loader writes it and the issue service reads it in SQL.
@@ -63,7 +63,7 @@ class Issue(BaseModel):
     """A Jira issue as the agent last loaded it."""
 
     key = TextField(primary_key=True)
-    id = TextField()
+    id = TextField(unique=True)  # Jira's id: a moved issue keeps it under its new key
     issue_type = TextField(null=True)
     summary = TextField(default="")
     description = TextField(null=True)
@@ -98,6 +98,17 @@ class Issue(BaseModel):
     custom_fields = JSONField(default=dict)
     # The text values of ``custom_fields``, one per line: what the full-text index reads of them.
     custom_text = TextField(null=True)
+    # When the hub learned that Jira no longer returns the issue, and why; NULL while it does.
+    gone_at = TextField(null=True)
+    gone_reason = TextField(null=True)
+
+
+class IssueAlias(BaseModel):
+    """A key an issue had before it moved (``old_key``), and the key it has now."""
+
+    old_key = TextField(primary_key=True)
+    key = TextField(index=True)
+    moved_at = TextField()
 
 
 class IssueLink(BaseModel):
@@ -335,4 +346,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     IssueWorklog,
     JiraCatalogue,
     JiraUser,
+    IssueAlias,
 )

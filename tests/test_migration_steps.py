@@ -97,7 +97,7 @@ def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_pa
     assert settings["base_jql"] == old and settings["board_id"] == "4216"
     assert "jql_scope" not in settings
     assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
-    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("10",)
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("11",)
 
 
 def test_no_base_jql_gives_no_projects(tmp_path):
@@ -240,3 +240,38 @@ def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
     # The v6 file row names a file this store does not have: the last fetch decides.
     [state] = AttachmentService(FileStore(tmp_path / "files"), WorkSignal()).states(["31337"])
     assert (state["state"], state["error"], state["command_id"]) == ("failed", "Jira answered 404", 7)
+
+
+def test_rows_of_one_jira_id_are_merged_into_the_one_jira_updated_last(tmp_path):
+    """v11: an issue moved (AURORA-12 → OPS-7) and mirrored under both keys becomes one row,
+    the one Jira updated last, with the other's comments, links and notes; its old key an alias."""
+    db = make_db(tmp_path / "hub.sqlite", 10, rows=False)
+    conn = sqlite3.connect(db)
+    issue = ("INSERT INTO issue (key, id, summary, jira_updated_at, fetched_at) VALUES (?, ?, ?, ?, ?)")
+    conn.execute(issue, ("AURORA-12", "10012", "before the move", "2026-10-01T09:00:00+00:00", T0))
+    conn.execute(issue, ("OPS-7", "10012", "after the move", "2026-10-22T10:05:11+00:00", T0))
+    conn.execute(issue, ("AURORA-13", "10013", "a neighbour", None, T0))
+    comment = "INSERT INTO issue_comment (key, comment_id, body) VALUES (?, ?, ?)"
+    conn.executemany(comment, [("AURORA-12", "101", "old copy"), ("OPS-7", "101", "kept copy"),
+                               ("AURORA-12", "102", "only under the old key")])
+    conn.executemany("INSERT INTO issue_link (source_key, target_key, link_type) VALUES (?, ?, ?)",
+                     [("AURORA-13", "AURORA-12", "Blocks"), ("AURORA-12", "OPS-7", "Cloners")])
+    conn.execute("INSERT INTO issue_note (key, author, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                 ("AURORA-12", "ivanov", "the hub's own words", T0, T0))
+    conn.commit()
+    conn.close()
+
+    migrate(db, tmp_path / "backups")
+
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT key, summary FROM issue ORDER BY key").fetchall() == [
+        ("AURORA-13", "a neighbour"), ("OPS-7", "after the move")]
+    assert conn.execute("SELECT comment_id, body FROM issue_comment WHERE key = 'OPS-7' ORDER BY 1").fetchall() == [
+        ("101", "kept copy"), ("102", "only under the old key")]
+    assert conn.execute("SELECT * FROM issue_link").fetchall() == [("AURORA-13", "OPS-7", "Blocks")]
+    assert conn.execute("SELECT key, body FROM issue_note").fetchall() == [("OPS-7", "the hub's own words")]
+    assert conn.execute("SELECT old_key, key FROM issue_alias").fetchall() == [("AURORA-12", "OPS-7")]
+    conn.execute("INSERT INTO issue_fts (issue_fts, rank) VALUES ('integrity-check', 1)")
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(issue, ("OTHER-1", "10013", "the same Jira id again", None, T0))
+    conn.close()

@@ -61,6 +61,10 @@ V10_ISSUE_COLUMNS = [
     ("custom_fields", "TEXT", 1, "'{}'", 0), ("custom_text", "TEXT", 0, None, 0)]
 V10_ISSUE_INDEXES = {"issue_parent_key": (0, ["parent_key"]), "issue_resolution": (0, ["resolution"])}
 V10_SEARCH = {"view:issue_search", "table:issue_fts", "issue_fts"}
+# What v11 adds: the alias table, two columns at the end of ``issue`` and its unique index of ids.
+V11_TABLES = {"issue_alias"}
+V11_ISSUE_COLUMNS = [("gone_at", "TEXT", 0, None, 0), ("gone_reason", "TEXT", 0, None, 0)]
+V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"])}
 
 
 @pytest.fixture
@@ -70,7 +74,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -81,7 +85,7 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it
     (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
-    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES}
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES, *V11_TABLES}
     for table, shape in v5.items():
         if table in ("command", "sync_run", "issue", "agent_status"):
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
@@ -93,9 +97,9 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
     (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
-    assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES}
+    assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES}
     widened = {"command": ["token_id"], "sync_run": ["neighbors_due"],
-               "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS)],
+               "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS + V11_ISSUE_COLUMNS)],
                "agent_status": ["token_id"]}
     for table, shape in v6.items():
         if table in widened:
@@ -109,16 +113,16 @@ def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)
     (save what v9 adds to ``agent_status`` and v10 to ``issue``)."""
     v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
-    assert set(fresh) - set(v7) == {*SEARCH, *V10_TABLES}
+    assert set(fresh) - set(v7) == {*SEARCH, *V10_TABLES, *V11_TABLES}
     for table, shape in v7.items():
         if table == "agent_status":
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"]
         elif table == "issue":
             assert fresh[table]["columns"] == [*shape["columns"], ("jira_updated_at", "TEXT", 0, None, 0),
-                                               *V10_ISSUE_COLUMNS]
+                                               *V10_ISSUE_COLUMNS, *V11_ISSUE_COLUMNS]
             assert fresh[table]["indexes"] == {**shape["indexes"],
                                                "issue_jira_updated_at": (0, ["jira_updated_at"]),
-                                               **V10_ISSUE_INDEXES}
+                                               **V10_ISSUE_INDEXES, **V11_ISSUE_INDEXES}
         else:
             assert fresh[table] == shape, table
 
@@ -127,13 +131,13 @@ def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``
     (save what v10 adds)."""
     v8 = describe(make_db(tmp_path / "v8.sqlite", 8, rows=False))
-    assert set(fresh) - set(v8) == V10_TABLES
+    assert set(fresh) - set(v8) == V10_TABLES | V11_TABLES
     for table, shape in v8.items():
         if table in V10_SEARCH:
             continue
         if table == "issue":
-            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS]
-            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES}
+            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS, *V11_ISSUE_COLUMNS]
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES, **V11_ISSUE_INDEXES}
         elif table == "agent_status":
             assert fresh[table]["columns"] == [*shape["columns"], ("token_id", "INTEGER", 0, None, 0)]
             assert fresh[table]["indexes"] == {
@@ -145,14 +149,27 @@ def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
 
 def test_schema_of_v9_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v10 is v9 plus five tables, columns and indexes of ``issue``, and a fifth column of the
-    full-text view and table (``other``)."""
+    full-text view and table (``other``) (save what v11 adds)."""
     v9 = describe(make_db(tmp_path / "v9.sqlite", 9, rows=False))
-    assert set(fresh) - set(v9) == V10_TABLES
+    assert set(fresh) - set(v9) == V10_TABLES | V11_TABLES
     for table, shape in v9.items():
         if table == "issue":
-            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS]
-            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES}
+            assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS, *V11_ISSUE_COLUMNS]
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES, **V11_ISSUE_INDEXES}
         elif table in V10_SEARCH:
             assert "other" in str(fresh[table]) and "other" not in str(shape), table
+        else:
+            assert fresh[table] == shape, table
+
+
+def test_schema_of_v10_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v11 is v10 plus the alias table, ``issue.gone_at`` and ``gone_reason``, and a unique index
+    of ``issue.id``."""
+    v10 = describe(make_db(tmp_path / "v10.sqlite", 10, rows=False))
+    assert set(fresh) - set(v10) == V11_TABLES
+    for table, shape in v10.items():
+        if table == "issue":
+            assert fresh[table]["columns"] == [*shape["columns"], *V11_ISSUE_COLUMNS]
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V11_ISSUE_INDEXES}
         else:
             assert fresh[table] == shape, table

@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (10), as a new hub creates it.
+-- sdlc-hub database schema, current version (11), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -44,7 +44,9 @@ CREATE TABLE issue (
   time_estimate INTEGER,
   time_spent    INTEGER,
   custom_fields TEXT NOT NULL DEFAULT '{}',
-  custom_text   TEXT
+  custom_text   TEXT,
+  gone_at       TEXT,
+  gone_reason   TEXT
 );
 CREATE INDEX issue_epic_key ON issue (epic_key);
 CREATE INDEX issue_status ON issue (status);
@@ -52,6 +54,16 @@ CREATE INDEX issue_jira_updated_at ON issue (jira_updated_at);
 -- Sub-tasks of an issue, and "resolved but not released"; see steps/v10_whole_issue.py.
 CREATE INDEX issue_parent_key ON issue (parent_key);
 CREATE INDEX issue_resolution ON issue (resolution);
+-- An issue is its Jira id: a moved issue is re-keyed, not mirrored twice; see steps/v11_moves.py.
+CREATE UNIQUE INDEX issue_jira_id ON issue (id);
+
+-- The keys issues had before they moved, and the key each has now.
+CREATE TABLE issue_alias (
+  old_key  TEXT PRIMARY KEY,
+  key      TEXT NOT NULL,
+  moved_at TEXT NOT NULL
+);
+CREATE INDEX issue_alias_key ON issue_alias (key);
 
 -- Every Jira sprint an issue names; issue_sprint holds every sprint an issue was ever in.
 CREATE TABLE sprint (

@@ -16,6 +16,7 @@ from hub.migrations.steps import (
     v8_search,
     v9_agent_tokens,
     v10_whole_issue,
+    v11_moves,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -30,5 +31,6 @@ STEPS: tuple[Step, ...] = tuple(
         v8_search,
         v9_agent_tokens,
         v10_whole_issue,
+        v11_moves,
     )
 )
