@@ -150,13 +150,13 @@ class JiraClient:
         return self._json("POST", "/rest/api/2/search", "search", json=body)
 
     def search(self, jql: str, fields: list[str], *, page_size: int = 100, expand: list[str] | None = None,
-               validate: bool = True) -> Iterator[tuple[dict, int]]:
+               validate: bool = True, start: int = 0) -> Iterator[tuple[dict, int]]:
         """Every page of a search as ``(page, total)``, following the ``startAt`` and ``total`` Jira returns.
 
         The next ``startAt`` counts the issues actually returned, since Jira may return fewer than asked
-        (its ``jira.search.views.default.max`` clamps ``maxResults`` silently).
+        (its ``jira.search.views.default.max`` clamps ``maxResults`` silently). ``start`` is the first
+        ``startAt``.
         """
-        start = 0
         while True:
             page = self.search_page(jql, start, page_size, fields, expand=expand, validate=validate)
             issues = page.get("issues") or []
@@ -217,17 +217,11 @@ class JiraClient:
     def _by_start(self, where: str, order: str, start: int, seen: set[str], page_size: int,
                   fields: list[str], expand: list[str] | None) -> Iterator[tuple[dict, int]]:
         """The rest of :meth:`search_by_id`'s pages by ``startAt`` from ``start``, each issue once."""
-        jql = (f"({where})" if where.strip() else "") + order
-        while True:
-            page = self.search_page(jql.strip(), start, page_size, fields, expand=expand)
-            issues = page.get("issues") or []
-            total = int(page.get("total") or 0)
-            fresh = [issue for issue in issues if str(issue["id"]) not in seen]
+        jql = ((f"({where})" if where.strip() else "") + order).strip()
+        for page, total in self.search(jql, fields, page_size=page_size, expand=expand, start=start):
+            fresh = [issue for issue in page.get("issues") or [] if str(issue["id"]) not in seen]
             seen.update(str(issue["id"]) for issue in fresh)
             yield {**page, "issues": fresh}, total
-            start = int(page.get("startAt") or start) + len(issues)
-            if not issues or start >= total:
-                return
 
     def _paged(self, key: str, what: str) -> list[dict]:
         """All of an issue's ``comment`` or ``worklog`` entries, paged from its own endpoint."""
