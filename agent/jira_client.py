@@ -150,13 +150,13 @@ class JiraClient:
         return self._json("POST", "/rest/api/2/search", "search", json=body)
 
     def search(self, jql: str, fields: list[str], *, page_size: int = 100, expand: list[str] | None = None,
-               validate: bool = True) -> Iterator[tuple[dict, int]]:
+               validate: bool = True, start: int = 0) -> Iterator[tuple[dict, int]]:
         """Every page of a search as ``(page, total)``, following the ``startAt`` and ``total`` Jira returns.
 
         The next ``startAt`` counts the issues actually returned, since Jira may return fewer than asked
-        (its ``jira.search.views.default.max`` clamps ``maxResults`` silently).
+        (its ``jira.search.views.default.max`` clamps ``maxResults`` silently). ``start`` is the first
+        ``startAt``.
         """
-        start = 0
         while True:
             page = self.search_page(jql, start, page_size, fields, expand=expand, validate=validate)
             issues = page.get("issues") or []
@@ -182,19 +182,46 @@ class JiraClient:
         """
         last: int | None = None
         loaded = 0
+        seen: set[str] = set()  # the ids read: a page that repeats them read past, not twice
+        order = " ORDER BY id ASC"
         while True:
             condition = [f"({where})"] if where.strip() else []
             if last is not None:
                 condition.append(f"id > {last}")
-            jql = " AND ".join(condition) + (" " if condition else "") + "ORDER BY id ASC"
-            page = self.search_page(jql, 0, page_size, fields, expand=expand)
+            try:
+                page = self.search_page((" AND ".join(condition) + order).strip(), 0, page_size, fields, expand=expand)
+            except JiraError as exc:
+                if exc.status != 400:
+                    raise
+                # A Jira, or a proxy before it, that does not take the keyset's clauses: the run goes
+                # on by startAt from where it is (as agents paged before), which a scope within the
+                # result window allows; a bad JQL of the user's is refused again, in Jira's words.
+                if last is None:
+                    order = ""
+                yield from self._by_start(where, order, loaded, seen, page_size, fields, expand)
+                return
             issues = page.get("issues") or []
             left = int(page.get("total") or 0)
-            yield page, loaded + left
-            loaded += len(issues)
+            fresh = [issue for issue in issues if str(issue["id"]) not in seen]
+            if issues and not fresh:
+                # The condition on the id was not applied (the same issues again): by startAt instead.
+                yield from self._by_start(where, order, loaded, seen, page_size, fields, expand)
+                return
+            seen.update(str(issue["id"]) for issue in fresh)
+            yield {**page, "issues": fresh}, loaded + left
+            loaded += len(fresh)
             if not issues or len(issues) >= left:
                 return
             last = max(int(issue["id"]) for issue in issues)
+
+    def _by_start(self, where: str, order: str, start: int, seen: set[str], page_size: int,
+                  fields: list[str], expand: list[str] | None) -> Iterator[tuple[dict, int]]:
+        """The rest of :meth:`search_by_id`'s pages by ``startAt`` from ``start``, each issue once."""
+        jql = ((f"({where})" if where.strip() else "") + order).strip()
+        for page, total in self.search(jql, fields, page_size=page_size, expand=expand, start=start):
+            fresh = [issue for issue in page.get("issues") or [] if str(issue["id"]) not in seen]
+            seen.update(str(issue["id"]) for issue in fresh)
+            yield {**page, "issues": fresh}, total
 
     def _paged(self, key: str, what: str) -> list[dict]:
         """All of an issue's ``comment`` or ``worklog`` entries, paged from its own endpoint."""

@@ -401,7 +401,17 @@ class Runner:
         if mapping.truncated(f.get("comment"), "comments"):
             comments = self.jira.comments(issue["key"])
         if mapping.truncated(f.get("worklog"), "worklogs"):
-            worklogs = self.jira.worklogs(issue["key"])
+            try:
+                worklogs = self.jira.worklogs(issue["key"])
+            except JiraError as exc:
+                if exc.status != 404:
+                    raise
+                # No worklog endpoint (an older Jira, or a proxy that serves search alone): the
+                # issue's worklogs are left out of its state, so the mirror keeps the ones it has
+                # rather than take the few search embedded as the whole list.
+                log.warning("%s: Jira has no worklogs to give (%s); its worklogs are left as the hub has them",
+                            issue["key"], exc)
+                issue = {**issue, "fields": {k: v for k, v in f.items() if k != "worklog"}}
         if mapping.truncated(issue.get("changelog"), "histories"):
             histories = self.jira.changelog(issue["key"])
         users.update(mapping.users(issue, comments, histories, worklogs))

@@ -44,6 +44,7 @@ from bench.figures import verdict
 from bench.page import JIRA_TIME, rich_issue
 from bench.server import hub_command, serve, stop
 from hub.clock import jira_to_utc
+from hub.services.mirror import custom_text
 
 TARGET = 0.4
 # The tables a state page writes, with the columns in the order rows_of gives them.
@@ -190,17 +191,6 @@ def _cpu_of(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _text_of(value: object, texts: list[str]) -> None:
-    if isinstance(value, str):
-        texts.append(value)
-    elif isinstance(value, list):
-        for item in value:
-            _text_of(item, texts)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _text_of(item, texts)
-
-
 def _dumps(value: object) -> str:
     return orjson.dumps(value).decode()
 
@@ -219,9 +209,6 @@ def rows_of(page: list[dict], now: str, utc: dict[str, str | None]) -> dict[str,
     sprints: dict[int, tuple] = {}
     for state in page:
         key = state["key"]
-        texts: list[str] = []
-        for field in state["custom_fields"].values():
-            _text_of(field["value"], texts)
         issues.append((key, state["id"], state["issue_type"], state["summary"], state["description"],
                        state["status"], state["priority"], state["assignee"], state["reporter"],
                        state["duedate"], None, None, None, _dumps(state["labels"]),
@@ -230,7 +217,7 @@ def rows_of(page: list[dict], now: str, utc: dict[str, str | None]) -> dict[str,
                        _dumps(state["components"]), _dumps(state["fix_versions"]),
                        _dumps(state["affects_versions"]), state["environment"], state["parent_key"],
                        state["time_original_estimate"], state["time_estimate"], state["time_spent"],
-                       _dumps(state["custom_fields"]), "\n".join(texts) or None))
+                       _dumps(state["custom_fields"]), custom_text(state["custom_fields"])))
         for link in state["links"]:
             links.append((key, link["outward"], link["type"]) if "outward" in link
                          else (link["inward"], key, link["type"]))

@@ -4,6 +4,7 @@ once, even while issues are edited, added or leave the scope during the run."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import Counter
 
@@ -187,3 +188,53 @@ def test_the_fakes_kept_matches_answer_as_its_reading_of_every_issue_does():
                 f'({SCOPE} AND updated >= "2026/11/20 10:30") AND id > 10033 ORDER BY id ASC'):
         assert [i["key"] for i in indexed.select(jql)] == [i["key"] for i in plain.select(jql)], jql
     assert [i["key"] for i in indexed.select("id > 10035 ORDER BY id ASC")] == [f"AURORA-{n}" for n in range(36, 41)]
+
+
+class RefusingKeysets(FakeJira):
+    """A Jira (or a proxy before it) that answers 400 to a JQL ordered or narrowed by id."""
+
+    def select(self, jql: str, validate: bool = True, index: bool = True):
+        if "id >" in jql or "ORDER BY id" in jql:
+            return "Field 'id' does not support searching for this value."
+        return super().select(jql, validate, index)
+
+
+class IgnoringKeysets(FakeJira):
+    """A Jira (or a replay of one) that reads the scope of a JQL but not its condition on the id."""
+
+    def select(self, jql: str, validate: bool = True, index: bool = True):
+        return super().select(re.sub(r" AND id > \d+", "", jql), validate, index)
+
+
+@pytest.mark.parametrize("kind", [RefusingKeysets, IgnoringKeysets])
+def test_a_jira_that_refuses_or_ignores_the_keyset_is_read_by_startat_every_issue_once(tmp_path, kind):
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir)
+    hub = start("serve", data_dir=data_dir)
+    jira = kind(max_results=100, embedded=1).start()
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        runner = Runner(AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url,
+                                    jira_token=jira.token, agent_id="agent-keyset", claim_wait=0))
+        runner.jira.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
+        runner.start()
+        sent: Counter = Counter()
+        send_state = runner.hub.state
+
+        def counting(command, issues, neighbors, catalogues=None):
+            sent.update(issue["key"] for issue in issues)
+            return send_state(command, issues, neighbors, catalogues)
+
+        runner.hub.state = counting
+        lean(jira, 1, 250)
+
+        done = refreshed(runner, url, interface)
+
+        assert done["status"] == "done"
+        assert len(sent) == 250 and set(sent.values()) == {1}
+        assert len(mirrored(data_dir / "hub.sqlite")) == 250
+        # The pages after the first are read by startAt, as agents paged before the keyset.
+        assert sorted({page["startAt"] for page in searches(jira)}) == [0, 100, 200]
+    finally:
+        jira.stop()
+        assert stop(hub) == 0

@@ -320,3 +320,22 @@ def test_many_issues_cost_no_request_per_issue_when_nothing_is_cut_short(tmp_pat
     finally:
         jira.stop()
         assert stop(hub) == 0
+
+
+def test_a_jira_without_the_worklog_endpoint_keeps_the_mirrors_worklogs_and_the_run_goes_on(world):
+    url, interface, jira, runner, db = world
+    refreshed(runner, url, interface)
+    assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]
+    route = jira._route
+
+    def without_worklogs(method, path, query, body):
+        if path.endswith("/worklog"):
+            return 404, {"errorMessages": ["Not found"], "errors": {}}, []
+        return route(method, path, query, body)
+
+    jira._route = without_worklogs
+    jira.issues["AURORA-1"]["fields"]["summary"] = "Edited"
+    refreshed(runner, url, interface)
+    assert issue_row(db, "AURORA-1")["summary"] == "Edited"
+    # Search embedded two of the three: the mirror keeps the three it had, not the two.
+    assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]

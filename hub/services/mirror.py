@@ -68,8 +68,6 @@ _UTC_COLUMNS = frozenset({"jira_updated_at", "resolved_at"})
 # What a column not sent holds in a new row: the schema's defaults.
 _INSERT_DEFAULTS = {"summary": "", "labels": "[]", "components": "[]", "fix_versions": "[]",
                     "affects_versions": "[]", "custom_fields": "{}"}
-NOT_NULL_DEFAULTS: dict[str, object] = {"summary": "", "labels": [], "components": [], "fix_versions": [],
-                                        "affects_versions": [], "custom_fields": {}}
 # How each column's value is made from its state field (see _issue_rows): as sent, as
 # sent or the default when null (NOT NULL columns), JSON text (null: the default),
 # UTC, whole seconds, or the text of custom fields.
