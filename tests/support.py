@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import urllib.request
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
@@ -75,7 +76,16 @@ BASE = 'project = AURORA AND labels in ("AWPCA")'
 
 
 def issue(key: str, **fields) -> dict:
-    return {"key": key, "id": key.split("-")[1], "summary": f"Summary {key}", **fields}
+    return {"key": key, "id": jira_id(key), "summary": f"Summary {key}", **fields}
+
+
+def jira_id(key: str) -> str:
+    """A Jira id for a key, the same on every call: an issue's number in AURORA, and
+    numbers of their own in other projects (an issue is its id, so two keys must not share one)."""
+    project, number = key.rsplit("-", 1)
+    if project == "AURORA":
+        return number
+    return str((zlib.crc32(project.encode()) % 900 + 100) * 10**9 + int(number))
 
 
 def with_projects():
