@@ -1,4 +1,4 @@
-"""The hub's agent protocol (``/agent/v1``, version 15) as method calls."""
+"""The hub's agent protocol (``/agent/v1``, version 16) as method calls."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import orjson
 
 from agent.retry import Backoff, retry_after, send
 
-PROTOCOL_VERSION = 15
+PROTOCOL_VERSION = 16
 # The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
 MAX_DETAIL_CHARS = 1000
 

@@ -1,4 +1,5 @@
-"""The agent's loop: check both ends, heartbeat, claim, and run refreshes and attachment fetches."""
+"""The agent's loop: check both ends, heartbeat, claim, and run refreshes, attachment fetches and
+checks of issues a full run did not load."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from agent import mapping
+from agent import checks, mapping
 from agent.ahead import OneAhead
 from agent.config import AgentConfig
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
@@ -24,7 +25,7 @@ from agent.retry import GaveUp
 
 log = logging.getLogger("hub-agent")
 
-REFRESH, FETCH_ATTACHMENT = "refresh", "fetch_attachment"
+REFRESH, FETCH_ATTACHMENT, CHECK_ISSUES = "refresh", "fetch_attachment", "check_issues"
 NEIGHBOUR_BATCH = 100  # the hub takes at most 100 neighbours a page; one search fetches them
 _ORDER_BY = re.compile(r"ORDER\s+BY(\s|$)", re.I)
 
@@ -244,6 +245,8 @@ class Runner:
                 self.refresh(command)
             elif command.type == FETCH_ATTACHMENT:
                 self.fetch_attachment(command)
+            elif command.type == CHECK_ISSUES:
+                self.check_issues(command)
             else:
                 self._fail(command, f"this agent does not run {command.type!r} commands")
             self._problem = None  # Jira answered the whole command: what went wrong before is over
@@ -434,6 +437,35 @@ class Runner:
                         seen_ids.add(str(issue["id"]))
                         found.append(self._issue_state(issue, custom, users))
         return found
+
+    # --- check_issues -------------------------------------------------------------------
+
+    def check_issues(self, command: Command) -> None:
+        """Ask Jira for the keys a full run did not load, 100 to a search (``key in (...)`` with
+        ``validateQuery=false``, so a key Jira does not know is left out rather than refusing the
+        batch); what it returns goes to the hub as neighbours, mapped in full; then done with
+        ``{checked, missing}``: ``missing`` the keys Jira returned no issue under (a moved key is
+        answered under its new one, which the hub knows by its id)."""
+        keys = [str(key) for key in command.params.get("keys") or []]
+        custom = self.custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
+                                                          self.config.planned_end_field)
+        returned: set[str] = set()
+        checked = 0
+        batches = math.ceil(len(keys) / NEIGHBOUR_BATCH)
+        for number, start in enumerate(range(0, len(keys), NEIGHBOUR_BATCH), 1):
+            self._check(command)
+            self._say(command, f"checking {len(keys)} issues outside the full run: batch {number} of {batches}")
+            users: dict[str, dict] = {}
+            issues = checks.issues_of(self.jira, keys[start:start + NEIGHBOUR_BATCH])
+            states = [self._issue_state(issue, custom, users) for issue in issues]
+            returned.update(str(issue["key"]) for issue in issues)
+            checked += len(states)
+            for part in range(0, len(states), 100):
+                self._send(command, [], states[part:part + 100],
+                           {"users": list(users.values())} if users and part == 0 else {})
+        missing = [key for key in keys if key not in returned]
+        self.hub.done(command, {"checked": checked, "missing": missing})
+        log.info("command %s: %s issues checked, %s not found in Jira", command.id, checked, len(missing))
 
     # --- fetch_attachment ---------------------------------------------------------------
 

@@ -302,6 +302,10 @@ class SyncRun(BaseModel):
     history_at = TextField(null=True)
     # 1 while this finished full run's neighbour marking is owed.
     neighbors_due = IntegerField(default=0)
+    # The protocol version of the agent that claimed the refresh (NULL: claimed before schema v11).
+    agent_version = IntegerField(null=True)
+    # check_issues commands the neighbour marking enqueued (NULL: not marked yet, or before v11).
+    checks_enqueued = IntegerField(null=True)
 
 
 class AgentStatus(BaseModel):

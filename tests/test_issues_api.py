@@ -31,7 +31,7 @@ def test_one_issue_with_links_both_ways_comments_and_changes(hub):
     mirrored(hub)
     one = hub.api("GET", "/api/v1/issues/X-1").json
     assert one["description"] == "h1. one" and one["labels"] == ["AWPCA"]
-    x2, x3 = ({"summary": f"Summary {key}", "status": status, "in_mirror": True}
+    x2, x3 = ({"summary": f"Summary {key}", "status": status, "in_mirror": True, "gone": False}
               for key, status in (("X-2", "Done"), ("X-3", "Open")))
     # No link types catalogue reported: each link's phrase is its type's name.
     assert one["links"] == {"outward": [{"type": "Blocks", "phrase": "Blocks", "key": "X-2", **x2}],
@@ -56,14 +56,14 @@ def test_each_link_names_the_other_issues_summary_and_status_read_in_one_query(h
                issue("AURORA-3", summary="Cards epic", status=None),
                issue("AURORA-4", links=[{"type": "Relates", "outward": f"AURORA-{n}"} for n in range(5, 10_005)])])
     one = hub.api("GET", "/api/v1/issues/AURORA-1").json
-    held = {"in_mirror": True}
+    held = {"in_mirror": True, "gone": False}
     assert one["links"] == {
         "outward": [{"type": "Blocks", "phrase": "Blocks", "key": "AURORA-2", "summary": "Card details",
                      "status": "Done", **held},
                     {"type": "Duplicate", "phrase": "Duplicate", "key": "AURORA-1", "summary": "Summary AURORA-1",
                      "status": None, **held},
                     {"type": "Relates", "phrase": "Relates", "key": "OTHER-9", "summary": None, "status": None,
-                     "in_mirror": False}],
+                     "in_mirror": False, "gone": False}],
         "inward": [{"type": "Relates", "phrase": "Relates", "key": "AURORA-3", "summary": "Cards epic",
                     "status": None, **held}]}
     two = hub.api("GET", "/api/v1/issues/AURORA-2").json

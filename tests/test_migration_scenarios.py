@@ -46,7 +46,7 @@ INDEXES = {
     "sync_run_neighbors_due", "sync_run_command", "command_attachment", "issue_jira_updated_at",
     "agent_status_token", "agent_status_last_seen",
     "issue_parent_key", "issue_resolution", "sprint_state", "issue_sprint_sprint", "jira_catalogue_name",
-    "jira_user_key", "issue_jira_id", "issue_alias_key",
+    "jira_user_key", "issue_jira_id", "issue_alias_key", "issue_gone",
 }
 
 

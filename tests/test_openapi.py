@@ -216,7 +216,7 @@ def test_a_done_result_is_described_per_command_type(hub):
         "application/json"]["schema"]
     assert done["required"] == ["result"]
     forms = done["properties"]["result"]["anyOf"]
-    assert [form["required"] for form in forms] == [["total"], ["sha256", "size"]]
+    assert [form["required"] for form in forms] == [["total"], ["sha256", "size"], ["checked", "missing"]]
     # An empty result is no valid body: refused by the schema, naming the member it lacks.
     enqueue = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = A-1"}})
     hub.agent("POST", "/agent/v1/claim", {"agent_id": "a", "version": 14})

@@ -61,10 +61,18 @@ V10_ISSUE_COLUMNS = [
     ("custom_fields", "TEXT", 1, "'{}'", 0), ("custom_text", "TEXT", 0, None, 0)]
 V10_ISSUE_INDEXES = {"issue_parent_key": (0, ["parent_key"]), "issue_resolution": (0, ["resolution"])}
 V10_SEARCH = {"view:issue_search", "table:issue_fts", "issue_fts"}
-# What v11 adds: the alias table, two columns at the end of ``issue`` and its unique index of ids.
+# What v11 adds: the alias table, two columns at the end of ``issue``, its unique index of ids and
+# its partial index of gone issues, and two columns at the end of ``sync_run``.
 V11_TABLES = {"issue_alias"}
 V11_ISSUE_COLUMNS = [("gone_at", "TEXT", 0, None, 0), ("gone_reason", "TEXT", 0, None, 0)]
-V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"])}
+V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"]), "issue_gone": (
+    0, ["gone_at"], "CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL")}
+V11_RUN_COLUMNS = [("agent_version", "INTEGER", 0, None, 0), ("checks_enqueued", "INTEGER", 0, None, 0)]
+
+
+def _with_v11_run(shape: dict) -> dict:
+    """A ``sync_run`` as v10 had it, with the columns v11 adds."""
+    return {**shape, "columns": [*shape["columns"], *V11_RUN_COLUMNS]}
 
 
 @pytest.fixture
@@ -98,7 +106,7 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
     (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
     assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES}
-    widened = {"command": ["token_id"], "sync_run": ["neighbors_due"],
+    widened = {"command": ["token_id"], "sync_run": ["neighbors_due", *(c[0] for c in V11_RUN_COLUMNS)],
                "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS + V11_ISSUE_COLUMNS)],
                "agent_status": ["token_id"]}
     for table, shape in v6.items():
@@ -123,6 +131,8 @@ def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
             assert fresh[table]["indexes"] == {**shape["indexes"],
                                                "issue_jira_updated_at": (0, ["jira_updated_at"]),
                                                **V10_ISSUE_INDEXES, **V11_ISSUE_INDEXES}
+        elif table == "sync_run":
+            assert fresh[table] == _with_v11_run(shape), table
         else:
             assert fresh[table] == shape, table
 
@@ -143,6 +153,8 @@ def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
             assert fresh[table]["indexes"] == {
                 **shape["indexes"], "agent_status_token": (0, ["token_id", "last_seen_at"]),
                 "agent_status_last_seen": (0, ["last_seen_at"])}
+        elif table == "sync_run":
+            assert fresh[table] == _with_v11_run(shape), table
         else:
             assert fresh[table] == shape, table
 
@@ -158,6 +170,8 @@ def test_schema_of_v9_is_kept_exactly(tmp_path: Path, fresh: dict):
             assert fresh[table]["indexes"] == {**shape["indexes"], **V10_ISSUE_INDEXES, **V11_ISSUE_INDEXES}
         elif table in V10_SEARCH:
             assert "other" in str(fresh[table]) and "other" not in str(shape), table
+        elif table == "sync_run":
+            assert fresh[table] == _with_v11_run(shape), table
         else:
             assert fresh[table] == shape, table
 
@@ -171,5 +185,7 @@ def test_schema_of_v10_is_kept_exactly(tmp_path: Path, fresh: dict):
         if table == "issue":
             assert fresh[table]["columns"] == [*shape["columns"], *V11_ISSUE_COLUMNS]
             assert fresh[table]["indexes"] == {**shape["indexes"], **V11_ISSUE_INDEXES}
+        elif table == "sync_run":
+            assert fresh[table] == _with_v11_run(shape), table
         else:
             assert fresh[table] == shape, table

@@ -11,12 +11,15 @@ from __future__ import annotations
 from hub import vocabulary
 from hub.clock import UTC_TIME_PATTERN
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
+from hub.services.issue_filters import GONE_FILTERS
 from hub.services.projects import LABEL_PATTERN
+from hub.services.sync_runs import CHECK_KEYS
 from hub.services.tokens import NAME_PATTERN
 from hub.vocabulary import (
     BOARD_TYPES,
     COMMAND_STATUSES,
     COMMAND_TYPES,
+    ENQUEUED_BY_INTERFACES,
     FETCH_ATTACHMENT,
     ISSUE_KEY_PATTERN,
     JIRA_ID_PATTERN,
@@ -278,6 +281,14 @@ REFRESH_RESULT = {
                    "history_at": {"type": ["string", "null"], "maxLength": 255}},
     "required": ["total"],
 }
+# A check_issues' result: the issues asked for that Jira returned, and the keys it did not
+# return under that key (at most the 500 a check names; the hub marks those it asked for gone).
+CHECK_RESULT = {
+    "type": "object",
+    "properties": {"checked": {"type": "integer", "minimum": 0, "maximum": INT64_MAX},
+                   "missing": array(ISSUE_KEY, CHECK_KEYS)},
+    "required": ["checked", "missing"],
+}
 FILE_RESULT = {
     "type": "object",
     "properties": {"sha256": {"type": "string", "pattern": r"^[0-9a-f]{64}(?![\s\S])"},
@@ -287,9 +298,10 @@ FILE_RESULT = {
 DONE = {
     "type": "object",
     "properties": {**_REPORT, "result": {
-        "type": "object", "anyOf": [REFRESH_RESULT, FILE_RESULT],
-        "description": "a refresh's {total, history_at?} or a fetch_attachment's {sha256, size}; "
-                       "the other type's result is a 422 naming result"}},
+        "type": "object", "anyOf": [REFRESH_RESULT, FILE_RESULT, CHECK_RESULT],
+        "description": "a refresh's {total, history_at?}, a fetch_attachment's {sha256, size} or "
+                       "a check_issues' {checked, missing}; another type's result is a 422 naming "
+                       "result"}},
     "required": ["result"],
 }
 FAILED = {
@@ -312,7 +324,8 @@ ABSENT: dict = {"not": {}}
 NEW_COMMAND = {
     "type": "object",
     "properties": {
-        "type": {"enum": list(COMMAND_TYPES)},
+        "type": {"enum": list(ENQUEUED_BY_INTERFACES),
+                 "description": "check_issues is the hub's own, enqueued after a full run"},
         "params": {
             "type": "object",
             "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
@@ -402,6 +415,9 @@ ISSUE_LIST = {
         "sprint": {"type": "string", "minLength": 1, "maxLength": 10_000,
                    "description": "a sprint's id or name: the issues ever in it, past sprints included"},
         "neighbor": {"type": "integer", "enum": [0, 1]},
+        "gone": {"enum": list(GONE_FILTERS), "default": "false",
+                 "description": "false (the default): only issues Jira still returns; true: only the "
+                                "gone ones (not found in Jira by a check after a full run); any: both"},
         "fetched_since": SHORT,
         "updated_since": UTC_TIME,
         "resolution": {**SHORT, "description": "a resolution's name, or none for the unresolved issues"},

@@ -56,6 +56,7 @@ def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool 
     and ``environment`` when asked."""
     data = {name: getattr(row, name) for name in SUMMARY_FIELDS}
     data["neighbor"] = bool(row.neighbor)
+    data["gone"] = row.gone_at is not None
     data["sprints"] = [sprint(item) for item in sprints]
     if description:
         data["description"] = row.description
@@ -79,6 +80,7 @@ def search_hit(item: Listed) -> dict:
         if data[name] is not None:
             data[name] = json.loads(data[name])
     data["neighbor"] = bool(data["neighbor"])
+    data["gone"] = data["gone_at"] is not None
     data["sprints"] = [sprint(one) for one in item.sprints]
     data["snippet"] = row[-1]
     return data
@@ -94,8 +96,8 @@ def issue_detail(detail: IssueDetail) -> dict:
     data = issue(detail.issue, detail.sprints, description=True)
     data["links"] = {"outward": [link(item) for item in detail.outward],
                      "inward": [link(item) for item in detail.inward]}
-    data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status}
-                        for task in detail.subtasks]
+    data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status,
+                         "gone": task.gone} for task in detail.subtasks]
     data["people"] = detail.people
     return data
 
@@ -103,7 +105,7 @@ def issue_detail(detail: IssueDetail) -> dict:
 def link(item: Link) -> dict:
     """A link of an issue: its type and phrase, the other issue, and whether the mirror holds that one."""
     return {"type": item.type, "phrase": item.phrase, "key": item.key, "summary": item.summary,
-            "status": item.status, "in_mirror": item.in_mirror}
+            "status": item.status, "in_mirror": item.in_mirror, "gone": item.gone}
 
 
 def comment(row: IssueComment, names: Names | None = None) -> dict:

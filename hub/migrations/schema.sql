@@ -56,6 +56,8 @@ CREATE INDEX issue_parent_key ON issue (parent_key);
 CREATE INDEX issue_resolution ON issue (resolution);
 -- An issue is its Jira id: a moved issue is re-keyed, not mirrored twice; see steps/v11_moves.py.
 CREATE UNIQUE INDEX issue_jira_id ON issue (id);
+-- Gone issues: few, counted and left out of lists by default.
+CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL;
 
 -- The keys issues had before they moved, and the key each has now.
 CREATE TABLE issue_alias (
@@ -176,7 +178,9 @@ CREATE TABLE sync_run (
   issues_loaded INTEGER NOT NULL DEFAULT 0,
   error         TEXT,
   history_at    TEXT,
-  neighbors_due INTEGER NOT NULL DEFAULT 0
+  neighbors_due INTEGER NOT NULL DEFAULT 0,
+  agent_version INTEGER,
+  checks_enqueued INTEGER
 );
 CREATE INDEX sync_run_neighbors_due ON sync_run (id) WHERE neighbors_due = 1;
 CREATE INDEX sync_run_command ON sync_run (command_id);

@@ -84,6 +84,8 @@ def _families() -> dict[str, Any]:
                                              "removed, by rule.", labels=["rule"]),
         "removed_bytes": CounterMetricFamily("hub_cleanup_removed_bytes", "Bytes the file-store cleanup "
                                              "removed, by rule.", labels=["rule"]),
+        "gone": GaugeMetricFamily("hub_issues_gone", "Issues of the mirror that Jira no longer returns "
+                                  "(found by check_issues after a full run)."),
         "agents": GaugeMetricFamily("hub_agents", "Agents heard from within HUB_AGENT_FORGET_HOURS, by "
                                     "whether they are online (heard from within 120 s).", labels=["online"]),
         "agent_age": GaugeMetricFamily("hub_agent_last_seen_age_seconds", "Seconds since each agent was "
@@ -124,6 +126,7 @@ class HubCollector:
             tallies = read_tallies()
             agents = self._agents.counts()
             seen = self._agents.seen()
+            gone = self._overview.gone_issues()
         store = self._overview.store()
         now = self._clock.now()
 
@@ -145,6 +148,7 @@ class HubCollector:
         for rule in RULES:
             f["removed_files"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.files", 0))
             f["removed_bytes"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.bytes", 0))
+        f["gone"].add_metric([], gone)
         f["agents"].add_metric(["true"], agents["online"])
         f["agents"].add_metric(["false"], agents["total"] - agents["online"])
         # One series per agent not forgotten: at most HUB_AGENTS_PER_TOKEN per agent token.

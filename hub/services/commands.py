@@ -20,7 +20,8 @@ from hub.services.sync_runs import close_open_run
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
-    COMMAND_TYPES,
+    CHECK_ISSUES,
+    ENQUEUED_BY_INTERFACES,
     FETCH_ATTACHMENT,
     OPEN_STATUSES,
     QUEUED,
@@ -51,10 +52,18 @@ class CommandService:
           that attachment is open, that command comes back (not created); a ready
           attachment enqueues nothing, and the command that fetched it comes back.
         - ``batch_id``, for either, names an existing batch the new command joins.
+
+        ``check_issues`` is the hub's own: it follows a full run (see
+        :meth:`hub.services.sync_runs.SyncRunService.mark_neighbours`), which alone knows
+        what the run did not load; asked for here, it is a ContractError naming ``type``.
         """
         params = params or {}
-        if type not in COMMAND_TYPES:
-            raise ContractError(f"type must be one of {', '.join(COMMAND_TYPES)}, got {type!r}", "type")
+        if type == CHECK_ISSUES:
+            raise ContractError("type: check_issues commands are enqueued by the hub itself after "
+                                "a full run; enqueue a full refresh instead", "type")
+        if type not in ENQUEUED_BY_INTERFACES:
+            raise ContractError(f"type must be one of {', '.join(ENQUEUED_BY_INTERFACES)}, got {type!r}",
+                                "type")
         allowed = {REFRESH: {"jql", "updated_since"}, FETCH_ATTACHMENT: {"attachment_id"}}[type]
         extra = sorted(set(params) - allowed)
         if extra:

@@ -31,6 +31,8 @@ from hub.services.tokens import token_exists
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import (
     CANCELLED,
+    CHECK_ISSUES,
+    CHECK_ISSUES_SINCE,
     CLAIMED,
     COMMAND_TYPES,
     FAILED,
@@ -79,6 +81,8 @@ def claimable_types(version: int, types: list[str] | None) -> list[str]:
     allowed = [t for t in (types or COMMAND_TYPES) if t in COMMAND_TYPES]
     if version < FETCH_ATTACHMENT_SINCE:
         allowed = [t for t in allowed if t != FETCH_ATTACHMENT]
+    if version < CHECK_ISSUES_SINCE:
+        allowed = [t for t in allowed if t != CHECK_ISSUES]
     return allowed
 
 
@@ -188,7 +192,9 @@ class Dispatcher:
                     (agent_id, token_id, claimed_at, lease_until, *allowed, limit,
                      token_id, token_id)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
-                runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at)
+                # The agent's version goes with the run: whether its full run is followed
+                # by check_issues depends on the agent that ran it.
+                runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at, version)
                         for row in rows if row[1] == REFRESH]
                 if runs:
                     open_runs(runs)

@@ -8,11 +8,18 @@ under its own name (:data:`hub.services.issues.ISSUES`).
 from __future__ import annotations
 
 from hub.clock import iso, parse_utc
+from hub.db import database
 from hub.errors import ContractError
 from hub.models import Project
 
 # Filters as (SQL condition, params), every one of them to hold.
 Where = list[tuple[str, list]]
+
+# ``gone``: only the issues Jira still returns (the default), only the gone ones, or both.
+GONE_FILTERS = ("false", "true", "any")
+# Whether any issue is gone, on the partial index issue_gone: while none is, the default
+# filter adds no condition, so a search needs no join with ``issue`` for it.
+_ANY_GONE = "SELECT EXISTS (SELECT 1 FROM issue WHERE gone_at IS NOT NULL)"
 
 # ``resolution=none``: the issues without a resolution (unresolved).
 UNRESOLVED = "none"
@@ -39,8 +46,10 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
                issue_type: str | None = None, sprint: str | None = None, project: str | None = None,
                updated_since: str | None = None, resolution: str | None = None,
                component: str | None = None, fix_version: str | None = None,
-               affects_version: str | None = None, parent: str | None = None) -> Where:
-    """The filters as ``(SQL condition, params)``; a filter not given is no condition."""
+               affects_version: str | None = None, parent: str | None = None,
+               gone: str = "false") -> Where:
+    """The filters as ``(SQL condition, params)``; a filter not given is no condition,
+    but for ``gone``, which leaves gone issues out unless it is ``true`` or ``any``."""
     where: Where = [(f"issue.{column} = ?", [value]) for column, value in (
         ("status", status), ("assignee", assignee), ("epic_key", epic_key), ("neighbor", neighbor),
         ("issue_type", issue_type), ("parent_key", parent)) if value is not None]
@@ -64,6 +73,7 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
         where.append((_IN_SPRINT, [sprint, sprint, sprint_id]))
     if fetched_since is not None:
         where.append(("issue.fetched_at >= ?", [fetched_since]))
+    where.extend(_gone(gone))
     if updated_since is not None:
         moment = parse_utc(updated_since)
         if moment is None:
@@ -71,3 +81,12 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
         # Both sides in the hub's format (``+00:00``), which compares as time does.
         where.append(("issue.jira_updated_at >= ?", [iso(moment)]))
     return where
+
+
+def _gone(gone: str) -> Where:
+    """The condition of ``gone``: none for ``any``, and none for the default while no issue is gone."""
+    if gone == "true":
+        return [("issue.gone_at IS NOT NULL", [])]
+    if gone != "any" and database.execute_sql(_ANY_GONE).fetchone()[0]:
+        return [("issue.gone_at IS NULL", [])]
+    return []

@@ -48,7 +48,7 @@ SUMMARY_FIELDS = (
     "duedate", "planned_start", "planned_end", "epic_key", "labels", "sprint", "created",
     "jira_updated", "jira_updated_at", "fetched_at", "neighbor", "resolution", "resolved",
     "resolved_at", "components", "fix_versions", "affects_versions", "parent_key",
-    "time_original_estimate", "time_estimate", "time_spent", "custom_fields",
+    "time_original_estimate", "time_estimate", "time_spent", "custom_fields", "gone_at", "gone_reason",
 )
 # The SUMMARY_FIELDS held as JSON text, which a search's plain rows carry as text.
 JSON_SUMMARY_FIELDS = ("labels", "components", "fix_versions", "affects_versions", "custom_fields")
@@ -92,7 +92,7 @@ class Link(NamedTuple):
     """One link of an issue, seen from it: the link's type, the other issue's key,
     its ``summary`` and ``status``, whether the mirror holds it, and the link's
     ``phrase`` from this side ("blocks", "is blocked by"; the type's name when the
-    link types catalogue does not name it)."""
+    link types catalogue does not name it), and whether the other issue is gone."""
 
     type: str
     key: str
@@ -100,14 +100,16 @@ class Link(NamedTuple):
     status: str | None
     in_mirror: bool
     phrase: str
+    gone: bool = False
 
 
 class Subtask(NamedTuple):
-    """A sub-task of an issue (an issue whose ``parent_key`` it is)."""
+    """A sub-task of an issue (an issue whose ``parent_key`` it is); a gone one is listed, marked."""
 
     key: str
     summary: str | None
     status: str | None
+    gone: bool = False
 
 
 class Names(NamedTuple):
@@ -228,17 +230,18 @@ class IssueService:
         link_types = self._catalogues.link_types()
         outward: list[Link] = []
         inward: list[Link] = []
-        for link_type, source, target, held, summary, status in self._links(key):
+        for link_type, source, target, held, summary, status, gone_at in self._links(key):
             other = target if source == key else source
             words = link_types.get(link_type, {})
             if source == key:
                 outward.append(Link(link_type, other, summary, status, held is not None,
-                                    words.get("outward") or link_type))
+                                    words.get("outward") or link_type, gone_at is not None))
             elif target == key:  # a link of the issue to itself is outward only
                 inward.append(Link(link_type, other, summary, status, held is not None,
-                                   words.get("inward") or link_type))
-        subtasks = [Subtask(row.key, row.summary, row.status) for row in
-                    Issue.select(Issue.key, Issue.summary, Issue.status).where(Issue.parent_key == key)]
+                                   words.get("inward") or link_type, gone_at is not None))
+        subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None) for row in
+                    Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at)
+                    .where(Issue.parent_key == key)]
         users = self._catalogues.users([name for name in (issue.assignee, issue.reporter) if name])
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),
@@ -253,7 +256,7 @@ class IssueService:
         other_key = Case(None, [(IssueLink.source_key == key, IssueLink.target_key)], IssueLink.source_key)
         return (IssueLink
                 .select(IssueLink.link_type, IssueLink.source_key, IssueLink.target_key,
-                        other.key, other.summary, other.status)
+                        other.key, other.summary, other.status, other.gone_at)
                 .join(other, JOIN.LEFT_OUTER, on=(other.key == other_key))
                 .where((IssueLink.source_key == key) | (IssueLink.target_key == key))
                 .tuples())

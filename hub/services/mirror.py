@@ -87,12 +87,12 @@ for _bit, (_name, _) in enumerate(_COLUMNS):
 # row takes the sent values (defaults elsewhere), a known row changes only the
 # columns whose bit is set in the row's mask, so what an agent did not send is
 # kept. The mask is the row's last value, after key, the columns, fetched_at
-# and neighbor.
+# and neighbor. A gone issue whose state a page loads is back: Jira returned it.
 _MASK = f"?{len(_COLUMNS) + 4}"
 _UPSERT_ISSUE = (
     "INSERT INTO issue (key, {columns}, fetched_at, neighbor) VALUES ({values}) "
     "ON CONFLICT (key) DO UPDATE SET {updates}, fetched_at = excluded.fetched_at, "
-    "neighbor = excluded.neighbor"
+    "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL"
 ).format(
     columns=", ".join(column for _, column in _COLUMNS),
     values=", ".join(f"?{n}" for n in range(1, len(_COLUMNS) + 4)),

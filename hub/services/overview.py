@@ -14,7 +14,7 @@ from datetime import datetime
 from peewee import fn
 
 from hub.clock import Clock
-from hub.models import Command, SyncRun
+from hub.models import Command, Issue, SyncRun
 from hub.services.agents import AgentService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import FULL, INCREMENTAL, refresh_kind
@@ -33,8 +33,8 @@ class OverviewService:
         self._clock = clock or Clock()
 
     def overview(self) -> dict:
-        """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store}``
-        (``last_runs`` holds the rows: the edge gives them their shape)."""
+        """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store,
+        gone_issues}`` (``last_runs`` holds the rows: the edge gives them their shape)."""
         oldest = self._oldest_queued_at()
         return {
             "queue": self.queue_depth(),
@@ -44,7 +44,14 @@ class OverviewService:
             "agents": self._agents.counts(),
             "last_runs": self.last_runs(),
             "store": self.store(),
+            "gone_issues": self.gone_issues(),
         }
+
+    @staticmethod
+    def gone_issues() -> int:
+        """Issues a check found gone from Jira (kept, left out of lists by default)."""
+        # Counted on the partial index issue_gone: it holds the gone issues alone.
+        return Issue.select().where(Issue.gone_at.is_null(False)).count()
 
     def oldest_queued_age(self) -> float | None:
         """Seconds since the oldest queued command was enqueued; None with none queued."""

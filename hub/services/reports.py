@@ -1,24 +1,36 @@
-"""What agents report about the commands they hold: state pages, done, failed."""
+"""What agents report about the commands they hold: state pages, done, failed; and the issues a
+``check_issues`` finds gone."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError
 from hub.metrics import Metrics
-from hub.models import AttachmentFile, Command, SyncRun
+from hub.models import AttachmentFile, Command, Issue, SyncRun
 from hub.services.catalogues import CatalogueService
 from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
 from hub.services.sync_runs import close_open_run, count_page, open_run
-from hub.vocabulary import DONE, FAILED, FETCH_ATTACHMENT, REFRESH
+from hub.vocabulary import (
+    CHECK_ISSUES,
+    DONE,
+    FAILED,
+    FETCH_ATTACHMENT,
+    GONE_REASON,
+    ISSUE_KEY_PATTERN,
+    REFRESH,
+)
 
 log = logging.getLogger(__name__)
+
+_ISSUE_KEY = re.compile(ISSUE_KEY_PATTERN)
 
 
 class ReportService:
@@ -36,16 +48,22 @@ class ReportService:
         self._clock = clock or Clock()
 
     def state(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
-        """Apply one page of issue states, all or nothing."""
+        """Apply one page of issue states, all or nothing. A ``check_issues`` reports what
+        Jira returned as ``neighbors`` only: they are mirrored as a refresh's neighbours are,
+        and no run counts them."""
         issues, neighbors = report.get("issues") or [], report.get("neighbors") or []
         with database.atomic():
             command = self._held(command_id, report, token_id)
-            if command.type != REFRESH:
+            if command.type == CHECK_ISSUES:
+                context = self._check_context(command, issues)
+                issues_loaded = 0
+            elif command.type != REFRESH:
                 raise Conflict(f"command {command_id} is a {command.type}; state pages belong "
-                               "to refresh commands")
-            started_at, issues_loaded = self._count(command, len(issues))
-            context = RunContext(full=self._is_full(command), started_at=started_at,
-                                 now=iso(self._clock.now()))
+                               "to refresh and check_issues commands")
+            else:
+                started_at, issues_loaded = self._count(command, len(issues))
+                context = RunContext(full=self._is_full(command), started_at=started_at,
+                                     now=iso(self._clock.now()))
             self._mirror.load_page(issues, neighbors, context)
             self._catalogues.load(report.get("catalogues"), context.now)
         self._metrics.state_pages.inc()
@@ -66,7 +84,8 @@ class ReportService:
             # turns out wrong for the command's type raises and undoes it.
             command = self._dispatcher.finish(
                 command_id, token_id, agent_id, delivery, DONE, now,
-                results={REFRESH: result, FETCH_ATTACHMENT: _file_result(result)})
+                results={REFRESH: result, FETCH_ATTACHMENT: _file_result(result),
+                         CHECK_ISSUES: _check_result(result)})
             if command is None:
                 command = self._dispatcher.find(command_id)
                 if command.status == DONE:
@@ -75,6 +94,8 @@ class ReportService:
             if command.type == REFRESH:
                 refreshed = self._refresh_result(result)
                 full_run = self._finish_run(command, refreshed.get("history_at"), now)
+            elif command.type == CHECK_ISSUES:
+                self._mark_gone(command, result, now)
             else:
                 self._record_file(command, result, now)
         if full_run is not None:
@@ -109,6 +130,46 @@ class ReportService:
         except Exception as exc:
             log.warning("sync run %d: could not enqueue the neighbour marking (%s); "
                         "the periodic task will do it", run_id, exc)
+
+    def _check_context(self, command: Command, issues: list) -> RunContext:
+        """How a check's page is loaded: as neighbours outside any full run, so a known
+        issue keeps its flag and one new to the mirror is a neighbour."""
+        if issues:
+            raise ContractError("a check_issues reports the issues Jira returned as neighbors, "
+                                "never as issues", "issues")
+        now = iso(self._clock.now())
+        return RunContext(full=False, started_at=command.claimed_at or now, now=now)
+
+    def _mark_gone(self, command: Command, result, now: str) -> int:
+        """``done`` of a check_issues: the keys it names ``missing`` are gone, each only if
+        the command asked for it, the mirror still holds an issue under that key (a moved
+        one, re-keyed by the check's own pages, has left it for an alias), it is not gone
+        already, and no page has loaded it since the command was claimed. Returns how many."""
+        checked = _check_result(result)
+        if not isinstance(checked, dict):
+            raise ContractError("a check_issues' result is {checked, missing}", "result")
+        count = checked.get("checked")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise ContractError("result.checked must be a whole number of issues", "result.checked")
+        missing = checked.get("missing")
+        if not isinstance(missing, list):
+            raise ContractError("result.missing must be the list of keys Jira did not return",
+                                "result.missing")
+        for n, key in enumerate(missing):
+            if not isinstance(key, str) or not _ISSUE_KEY.match(key):
+                raise ContractError(f"result.missing.{n} must be an issue key like AURORA-12",
+                                    f"result.missing.{n}")
+        asked = set((command.params or {}).get("keys") or ())
+        wanted = sorted({key for key in missing if key in asked})
+        if not wanted:
+            return 0
+        since = command.claimed_at or now
+        gone = (Issue.update(gone_at=now, gone_reason=GONE_REASON)
+                .where(Issue.key.in_(wanted), Issue.gone_at.is_null(), Issue.fetched_at < since)
+                .execute())
+        if gone:
+            log.info("command %d: %d issues not found in Jira marked gone", command.id, gone)
+        return gone
 
     def failed(self, command_id: int, report: dict, *, token_id: int | None) -> Command:
         """Fail a held command, keeping its error on the command and its run."""
@@ -212,6 +273,14 @@ class ReportService:
         return command
 
 
+def _check_result(result):
+    """What a check_issues' done records: ``checked`` and ``missing``, nothing else (checked by
+    ``_mark_gone`` once the command's type is known)."""
+    if not isinstance(result, dict):
+        return result
+    return {"checked": result.get("checked"), "missing": result.get("missing")}
+
+
 def _file_result(result):
     """What a fetch_attachment's done records: its sha256 and size, nothing else
     (checked by ``_record_file`` once the command's type is known)."""
@@ -221,7 +290,8 @@ def _file_result(result):
 
 
 # The members of a result that a done records, by command type.
-_RESULT_MEMBERS = {REFRESH: ("total", "history_at"), FETCH_ATTACHMENT: ("sha256", "size")}
+_RESULT_MEMBERS = {REFRESH: ("total", "history_at"), FETCH_ATTACHMENT: ("sha256", "size"),
+                   CHECK_ISSUES: ("checked", "missing")}
 
 
 def _same_result(command_type: str, sent, recorded) -> bool:

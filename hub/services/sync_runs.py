@@ -1,16 +1,26 @@
-"""Sync runs: one per delivery of a ``refresh``, and the full-run neighbour marking."""
+"""Sync runs: one per delivery of a ``refresh``, and the full-run neighbour marking, which also
+asks an agent (v16 and later) to check the issues the run did not load (``check_issues``)."""
 
 from __future__ import annotations
 
 import json
 import logging
 
+from hub.clock import Clock, iso
 from hub.db import database
-from hub.models import Issue, SyncRun
+from hub.models import Command, Issue, SyncRun
 from hub.services.pagination import page
-from hub.vocabulary import DONE, FAILED, RUNNING
+from hub.services.work_signal import WorkSignal
+from hub.vocabulary import CHECK_ISSUES, CHECK_ISSUES_SINCE, DONE, FAILED, OPEN_STATUSES, QUEUED, RUNNING
 
 log = logging.getLogger(__name__)
+
+# Keys a check_issues names at most: the agent reads them 100 to a search.
+CHECK_KEYS = 500
+# The keys that open check_issues commands name already: not asked for twice.
+_CHECKING = ("SELECT keys.value FROM command, json_each(command.params, '$.keys') AS keys "
+             f"WHERE command.type = '{CHECK_ISSUES}' AND command.status IN "
+             f"({', '.join(repr(s) for s in OPEN_STATUSES)})")
 
 
 def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
@@ -49,14 +59,14 @@ def close_open_run(command_id: int, status: str, finished_at: str, *,
     return (row[0], row[1]) if row else None
 
 
-def open_runs(runs: list[tuple[int, str, str]]) -> None:
-    """Open a running run for each ``(command_id, query, started_at)``, in one statement."""
+def open_runs(runs: list[tuple[int, str, str, int]]) -> None:
+    """Open a running run for each ``(command_id, query, started_at, agent_version)``, in one statement."""
     # One INSERT over a JSON array rather than executemany: it goes through the
     # database's own execute, whose errors the API knows how to answer.
     database.execute_sql(
-        "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded) "
+        "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded, agent_version) "
         f"SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), '{RUNNING}', "
-        "json_extract(value, '$[2]'), 0 FROM json_each(?) "
+        "json_extract(value, '$[2]'), 0, json_extract(value, '$[3]') FROM json_each(?) "
         "ORDER BY key", (json.dumps(runs, ensure_ascii=False),))
 
 
@@ -75,6 +85,10 @@ def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
 
 
 class SyncRunService:
+    def __init__(self, clock: Clock | None = None, signal: WorkSignal | None = None):
+        self._clock = clock or Clock()
+        self._signal = signal
+
     def list(self, status: str | None = None, cursor: int | None = None, limit: int = 50) -> dict:
         query = SyncRun.select()
         if status is not None:
@@ -82,13 +96,17 @@ class SyncRunService:
         return page(query, SyncRun.id, cursor, limit, _row)
 
     def mark_neighbours(self, run_id: int) -> int:
-        """After a full run: issues it did not update become neighbours.
+        """After a full run: issues it did not update become neighbours, and, when the
+        agent that ran it speaks v16 or later, ``check_issues`` commands ask Jira whether
+        they still exist (see :meth:`_enqueue_checks`).
 
         Idempotent, and safe to run late or twice: it acts only on a finished run
         that loaded at least one issue, and marks only issues last fetched
-        before that run started. It settles the run's debt (``neighbors_due``).
-        Returns how many issues changed.
+        before that run started. It settles the run's debt (``neighbors_due``), and
+        records the checks it enqueued on the run (``checks_enqueued``), so a second
+        marking enqueues none. Returns how many issues changed.
         """
+        checks = 0
         with database.atomic():
             run = SyncRun.get_or_none(SyncRun.id == run_id)
             if run is None:
@@ -98,12 +116,34 @@ class SyncRunService:
                 changed = (Issue.update(neighbor=1)
                            .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
                            .execute())
+                if run.checks_enqueued is None and (run.agent_version or 0) >= CHECK_ISSUES_SINCE:
+                    checks = self._enqueue_checks(run)
             if run.neighbors_due:
                 SyncRun.update(neighbors_due=0).where(SyncRun.id == run_id).execute()
         if changed:
             log.info("sync run %d: %d issues outside the full run marked as neighbours",
                      run_id, changed)
+        if checks:
+            log.info("sync run %d: %d check_issues commands enqueued", run_id, checks)
+            if self._signal is not None:
+                self._signal.notify()  # after COMMIT: a waiting claim may take them at once
         return changed
+
+    def _enqueue_checks(self, run: SyncRun) -> int:
+        """Queue ``check_issues`` for the issues the run did not load: last fetched before it
+        started, not gone already, not named by an open check; keys sorted, CHECK_KEYS to a
+        command. Records their number on the run; returns it. Call inside the marking's
+        transaction."""
+        keys = [row[0] for row in database.execute_sql(
+            f"SELECT key FROM issue WHERE fetched_at < ? AND gone_at IS NULL AND key NOT IN ({_CHECKING}) "
+            "ORDER BY key", (run.started_at,))]
+        now = iso(self._clock.now())
+        batches = [keys[start:start + CHECK_KEYS] for start in range(0, len(keys), CHECK_KEYS)]
+        for batch in batches:
+            Command.create(type=CHECK_ISSUES, params={"keys": batch, "run_id": run.id}, status=QUEUED,
+                           created_at=now)
+        SyncRun.update(checks_enqueued=len(batches)).where(SyncRun.id == run.id).execute()
+        return len(batches)
 
     def mark_due(self) -> int:
         """Do every neighbour marking still owed (its task was lost or has not run);

@@ -10,6 +10,10 @@ issues Jira no longer returns are marked gone.
   has now; the merged rows' keys are recorded here.
 - ``issue.gone_at`` and ``issue.gone_reason``: when the hub learned that Jira no longer returns
   the issue, and why (NULL while Jira returns it).
+  Index ``issue_gone`` (partial: gone issues only) counts them and tells at once that there are none.
+- ``sync_run.agent_version``: the protocol version of the agent that claimed the run's refresh
+  (NULL: claimed before v11); ``sync_run.checks_enqueued``: how many ``check_issues`` commands the
+  run's neighbour marking enqueued (NULL: not decided yet, or a run from before v11).
 - The full-text index is rebuilt when rows were merged (the merged rows leave it).
 """
 
@@ -36,6 +40,9 @@ def apply(conn: sqlite3.Connection) -> None:
                       moved_at TEXT NOT NULL
                     )""")
     conn.execute("CREATE INDEX issue_alias_key ON issue_alias (key)")
+    conn.execute("CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL")
+    conn.execute("ALTER TABLE sync_run ADD COLUMN agent_version INTEGER")
+    conn.execute("ALTER TABLE sync_run ADD COLUMN checks_enqueued INTEGER")
     merged = _merge_duplicates(conn)
     conn.execute("CREATE UNIQUE INDEX issue_jira_id ON issue (id)")
     if merged:
