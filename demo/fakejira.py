@@ -13,12 +13,14 @@ the 429s counted), and ``sign_in`` makes REST calls answer an SSO proxy's login 
 returns on Jira Server, null where empty, as Jira does; ``demo/jirashapes.py`` has the field
 catalogue and the builders of values.
 
-Its JQL is the little the tests send: ``project = P [AND labels in ("L")]``, ``key in (...)``,
+Its JQL is the little the tests send: ``project = P [AND labels in ("L")]``, ``key in (...)``, ``key = K``,
 ``AND updated >= "yyyy/MM/dd HH:mm"`` (in the user's zone, Europe/Moscow), ``AND id > N`` (the agent's
 keyset) and a trailing ``ORDER BY`` (``ORDER BY id`` orders by id; any other order is by key). Parentheses
 around a part are read through. With ``max_result_window`` it refuses a search whose ``startAt +
 maxResults`` passes the window with a 400, as Data Center 9 does past
-``jira.search.platform.max.result.window`` (10,000 by default).
+``jira.search.platform.max.result.window`` (10,000 by default). ``delete(key)`` removes an issue as
+Jira does (its links go from the other issues); with ``ignores_validate_query`` it answers a search naming
+an unknown key with a 400 even when ``validateQuery`` is false, as older Jira versions do.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class FakeJira:
         self.retry_after = 1  # seconds the 429 asks for
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
+        self.ignores_validate_query = False  # True: an unknown key is a 400 whatever validateQuery says
         self.bucket: Bucket | None = None  # see rate_limit()
         # "page": REST calls answer a 200 login page; "redirect": a 302 to one first; "mislabelled":
         # the page, said to be JSON
@@ -151,6 +154,17 @@ class FakeJira:
             {"id": link_id, "type": names, "outwardIssue": {"key": target, "id": self.issues[target]["id"]}})
         self.issues[target]["fields"]["issuelinks"].append(
             {"id": link_id, "type": names, "inwardIssue": {"key": source, "id": self.issues[source]["id"]}})
+
+    def delete(self, key: str) -> None:
+        """Delete an issue as Jira does: it is gone from every search, and its links from the issues
+        it was linked to (their ``updated`` stays: Jira does not count a removed link as an edit)."""
+        gone = self.issues.pop(key)
+        for other in self.issues.values():
+            links = other["fields"]["issuelinks"]
+            links[:] = [link for link in links
+                        if (link.get("outwardIssue") or link.get("inwardIssue") or {}).get("id") != gone["id"]]
+            other["fields"]["subtasks"] = [task for task in other["fields"]["subtasks"] if task["id"] != gone["id"]]
+        self._index.clear()
 
     def add_comment(self, key: str, cid: str, body: str, author: str = "ivanov") -> None:
         self.issues[key]["fields"]["comment"]["comments"].append(
@@ -331,6 +345,8 @@ class FakeJira:
         if index and self.indexed and order and order[1].lower() == "id":
             return self._indexed(jql, validate)
         where = re.sub(r"(?:^|\s+)ORDER\s+BY\s+.*$", "", jql, flags=re.I)
+        # ``key = K`` is the one-key case of ``key in (K)``.
+        where = re.sub(r'\bkey = ("?[A-Z][A-Z0-9_]*-\d+"?)', r"key in (\1)", where)
         since = re.search(r'\bupdated >= "([^"]+)"', where)
         after = re.search(r"\bid > (\d+)", where)
         keys = re.search(r"key in \(([^)]*)\)", where)
@@ -364,7 +380,7 @@ class FakeJira:
         refused = self._past_window(start, int(body.get("maxResults", 50)))
         if refused:
             return 400, {"errorMessages": [refused], "errors": {}}, []
-        chosen = self.select(body["jql"], body.get("validateQuery", True) is not False)
+        chosen = self.select(body["jql"], self.ignores_validate_query or body.get("validateQuery", True) is not False)
         if isinstance(chosen, str):
             return 400, {"errorMessages": [chosen], "errors": {}}, []
         wanted = set(body.get("fields") or ["*all"])
