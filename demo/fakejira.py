@@ -9,9 +9,10 @@ the endpoints the agent uses: ``/myself``, ``/field``, the five catalogues (``/p
 ``/attachment/{id}`` and the ``content`` URLs. It can answer 429 with ``Retry-After``, 401 to a
 wrong credential, and an HTML login page in place of a file. ``rate_limit()`` runs a token bucket
 as Data Center 8.6+ does (announced in every answer's ``X-RateLimit-*`` headers, 429 when empty,
-the 429s counted), and ``sign_in`` makes REST calls answer an SSO proxy's login page. Issues carry every field ``*all``
-returns on Jira Server, null where empty, as Jira does; ``demo/jirashapes.py`` has the field
-catalogue and the builders of values.
+the 429s counted), and ``sign_in`` makes REST calls answer an SSO proxy's login page. ``move(old, new)``
+moves an issue to a new key as Jira does (the same id, a changelog ``Key`` item, the old key
+still found). Issues carry every field ``*all`` returns on Jira Server, null where empty, as Jira
+does; ``demo/jirashapes.py`` has the field catalogue and the builders of values.
 
 Its JQL is the little the tests send: ``project = P [AND labels in ("L")]``, ``key in (...)``, ``key = K``,
 ``AND updated >= "yyyy/MM/dd HH:mm"`` (in the user's zone, Europe/Moscow), ``AND id > N`` (the agent's
@@ -89,6 +90,8 @@ class FakeJira:
         self._links_listed = 0
         self.on_search = None  # called with each search body before it is answered: a test edits issues mid-run
         self.issues: dict[str, dict] = {}
+        self.moved: dict[str, str] = {}  # an old key -> the key its issue has now (see move())
+        self._moves = 0  # moves made: their changelog entries' ids
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
         self.throttle = 0  # the next N requests answer 429
@@ -193,6 +196,47 @@ class FakeJira:
              "mimeType": mime_type, "content": f"{self.url}/secure/attachment/{aid}/{quote(filename)}",
              "self": f"{self.url}/rest/api/2/attachment/{aid}"})
 
+    def move(self, old: str, new: str, updated: str | None = None) -> dict:
+        """Move an issue to a new key, as Jira's "Move" (or a project's new key) does: the issue keeps
+        its id, its changelog gets ``Key`` (and ``project``) items, links and sub-tasks of other issues
+        name the new key, and the old key still answers: ``key = OLD``, ``key in (OLD)`` and
+        ``/issue/OLD`` give the issue under its new key. ``updated`` defaults to now."""
+        issue = self.issues.pop(old)
+        self._moves += 1
+        fields = issue["fields"]
+        project = new.split("-")[0]
+        was = fields["project"]["key"]
+        issue["key"], issue["self"] = new, f"/rest/api/2/issue/{new}"
+        fields["project"] = {"key": project, "name": project.title()}
+        fields["updated"] = updated or datetime.now(ZONE).strftime("%Y-%m-%dT%H:%M:%S.000%z")
+        items = [{"field": "Key", "fieldtype": "jira", "from": None, "fromString": old, "to": None, "toString": new}]
+        if project != was:
+            items.append({"field": "project", "fieldtype": "jira", "from": None, "fromString": was.title(),
+                          "to": None, "toString": project.title()})
+        issue["changelog"]["histories"].append(
+            {"id": str(90000 + self._moves),
+             "author": user("ivanov"), "created": fields["updated"], "items": items})
+        self.issues[new] = issue
+        # Jira keeps every old key of an issue: each now leads to the new one.
+        self.moved = {o: (new if k == old else k) for o, k in self.moved.items() if o != new}
+        self.moved[old] = new
+        for other in self.issues.values():
+            for link in other["fields"]["issuelinks"]:
+                for side in ("outwardIssue", "inwardIssue"):
+                    if side in link and link[side]["key"] == old:
+                        link[side]["key"] = new
+            for task in other["fields"]["subtasks"]:
+                if task["key"] == old:
+                    task["key"] = new
+            parent = other["fields"].get("parent")
+            if parent and parent["key"] == old:
+                parent["key"] = new
+        return issue
+
+    def current(self, key: str) -> str:
+        """The key an issue has now, for a key it had (Jira redirects an old key to the issue)."""
+        return self.moved.get(key, key)
+
     def rate_limit(self, limit: int, fill_rate: int, interval: int = 1) -> Bucket:
         """Limit requests as Data Center's rate limiting does: a bucket of ``limit`` tokens, one a
         request, ``fill_rate`` more every ``interval`` seconds; ``bucket.refused`` counts its 429s."""
@@ -293,13 +337,13 @@ class FakeJira:
         match = re.fullmatch(r"/rest/api/2/issue/([^/]+)/(comment|worklog)", path)
         if match:
             plural = f"{match[2]}s"
-            listed = self.issues[match[1]]["fields"][match[2]][plural]
+            listed = self.issues[self.current(match[1])]["fields"][match[2]][plural]
             start, size = int(query.get("startAt", 0)), min(int(query.get("maxResults", 50)), self.max_results)
             return 200, {"startAt": start, "maxResults": size, "total": len(listed),
                          plural: listed[start:start + size]}, []
         match = re.fullmatch(r"/rest/api/2/issue/([^/]+)", path)
         if match:
-            issue = self.issues[match[1]]
+            issue = self.issues[self.current(match[1])]
             return 200, {"id": issue["id"], "key": issue["key"], "fields": {"created": issue["fields"]["created"]},
                          "changelog": {"startAt": 0, "maxResults": len(issue["changelog"]["histories"]),
                                        "total": len(issue["changelog"]["histories"]),
@@ -349,9 +393,10 @@ class FakeJira:
         where = re.sub(r'\bkey = ("?[A-Z][A-Z0-9_]*-\d+"?)', r"key in (\1)", where)
         since = re.search(r'\bupdated >= "([^"]+)"', where)
         after = re.search(r"\bid > (\d+)", where)
-        keys = re.search(r"key in \(([^)]*)\)", where)
+        keys = re.search(r"key in \(([^)]*)\)", where) or re.search(r'\bkey = ("?[\w-]+"?)', where)
         if keys:
-            wanted = [k.strip().strip('"') for k in keys[1].split(",")]
+            # An old key of a moved issue finds it under its new key, once.
+            wanted = list(dict.fromkeys(self.current(k.strip().strip('"')) for k in keys[1].split(",")))
             missing = [k for k in wanted if k not in self.issues]
             if missing and validate:
                 return f"An issue with key '{missing[0]}' does not exist for field 'key'."
