@@ -389,8 +389,6 @@ class FakeJira:
         if index and self.indexed and order and order[1].lower() == "id":
             return self._indexed(jql, validate)
         where = re.sub(r"(?:^|\s+)ORDER\s+BY\s+.*$", "", jql, flags=re.I)
-        # ``key = K`` is the one-key case of ``key in (K)``.
-        where = re.sub(r'\bkey = ("?[A-Z][A-Z0-9_]*-\d+"?)', r"key in (\1)", where)
         since = re.search(r'\bupdated >= "([^"]+)"', where)
         after = re.search(r"\bid > (\d+)", where)
         keys = re.search(r"key in \(([^)]*)\)", where) or re.search(r'\bkey = ("?[\w-]+"?)', where)
