@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PDF, call, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import PDF, call, next_second, prepared_hub, run_script, start, stop, wait_for_line, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -373,3 +373,69 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
         assert phone.errors == []
     finally:
         phone.close()
+
+
+@pytest.fixture
+def gone_site(tmp_path, browser):
+    """A hub of its own (the shared one keeps every issue): AURORA-7 mirrored, then a full run by a
+    v16 agent that leaves it out (AURORA-1 links to it), and the check that finds it gone."""
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    proc = start("serve", data_dir=data_dir)
+    try:
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
+
+        def refresh(jql, issues):
+            body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}
+            command = call(url, interface, "/api/v1/commands", body)
+            [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 16})["commands"]
+            assert claimed["id"] == command["id"]
+            call(url, agent, f"/agent/v1/commands/{claimed['id']}/state",
+                 {"agent_id": AGENT_ID, "delivery": 1, "issues": issues})
+            call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
+                 {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(issues)}})
+
+        refresh("key = AURORA-7", [issue_state("AURORA-7", summary="Old export")])
+        next_second()
+        refresh(None, [issue_state("AURORA-1", summary="Cards list",
+                                   links=[{"type": "Blocks", "outward": "AURORA-7"}])])
+        # The worker enqueues the check after the run; the agent finds AURORA-7 missing.
+        check = wait_until(lambda: call(url, agent, "/agent/v1/claim", {
+            "agent_id": AGENT_ID, "version": 16, "types": ["check_issues"]})["commands"], timeout=30,
+            message="the check after the full run")[0]
+        assert check["params"]["keys"] == ["AURORA-7"]
+        call(url, agent, f"/agent/v1/commands/{check['id']}/done",
+             {"agent_id": AGENT_ID, "delivery": 1, "result": {"checked": 0, "missing": ["AURORA-7"]}})
+        yield {"url": url, "agent": agent, "interface": interface}
+    finally:
+        stop(proc)
+
+
+def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(browser, gone_site):
+    web = Page(browser, gone_site)
+    try:
+        web.sign_in()
+        page = web.page
+        rows = page.locator("#results tbody tr")
+        expect(rows).to_have_count(1)
+        expect(rows.first).to_contain_text("AURORA-1")
+        page.get_by_label("Gone").select_option("true")
+        page.get_by_role("button", name=re.compile("Apply filters|Search")).click()
+        expect(rows).to_have_count(1)
+        expect(rows.first).to_contain_text("AURORA-7")
+        expect(rows.first.locator(".tag.gone")).to_have_text("gone")
+        page.get_by_role("link", name="AURORA-7").click()
+        expect(page.get_by_role("heading", name="AURORA-7 Old export")).to_be_visible()
+        banner = page.locator(".gone-banner")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("Gone from Jira")
+        expect(banner).to_contain_text("not found in Jira — deleted, or no longer visible to the agent's user")
+        web.screenshot("issue-gone")
+        page.goto(gone_site["url"] + "/#/issue/AURORA-1")
+        expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
+        expect(page.locator(".gone-banner")).to_have_count(0)
+        expect(page.locator("section[aria-labelledby=s-links] .tag.gone")).to_have_text("gone")
+        assert web.errors == []
+    finally:
+        web.close()

@@ -73,7 +73,8 @@ function sprints(issue) {
 
 function subtasks(items) {
   return list(items, (task) => [issueLink(task.key), " ", task.summary || "(no summary)",
-    task.status ? [" · ", h("span", {class: "meta"}, task.status)] : null], "none");
+    task.status ? [" · ", h("span", {class: "meta"}, task.status)] : null,
+    task.gone ? h("span", {class: "tag gone"}, "gone") : null], "none");
 }
 
 /**

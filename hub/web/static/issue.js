@@ -30,6 +30,7 @@ export async function renderIssue(main, key, signal) {
   replace(main,
     h("p", {}, h("a", {href: "#/issues"}, "← Issues")),
     h("h1", {}, h("span", {class: "key"}, issue.key), " ", issue.summary || "(no summary)"),
+    issue.gone ? goneBanner(issue) : null,
     h("div", {class: "issue-layout"},
       h("aside", {class: "side", "aria-labelledby": "s-fields"}, h("h2", {id: "s-fields"}, "Fields"),
         h("dl", {class: "fields"}, fieldRows(issue).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]))),
@@ -49,6 +50,14 @@ export async function renderIssue(main, key, signal) {
     section("Notes", notesPanel(issue.key, signal)));
 }
 
+// A gone issue keeps its page (and its notes): it says when the hub found it gone, and why.
+function goneBanner(issue) {
+  return h("div", {class: "gone-banner", role: "alert"},
+    h("strong", {}, "Gone from Jira"), " since ", time(issue.gone_at), ": ",
+    `${issue.gone_reason || "not found in Jira"}.`,
+    " The hub keeps what it mirrored; the issue comes back if Jira returns it again.");
+}
+
 function section(title, ...content) {
   const id = `s-${title.toLowerCase().replace(/\s+/g, "-")}`;
   return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
@@ -58,7 +67,8 @@ function section(title, ...content) {
 // link type's phrase; else by the type's name and the direction.
 function linkRow(link, direction) {
   const worded = link.phrase && link.phrase !== link.type;
-  return [worded ? link.phrase : `${link.type} (${direction})`, issueLink(link.key),
+  return [worded ? link.phrase : `${link.type} (${direction})`,
+    h("span", {}, issueLink(link.key), link.gone ? h("span", {class: "tag gone"}, "gone") : null),
     link.summary || "—", link.status || "—"];
 }
 

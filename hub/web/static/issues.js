@@ -15,7 +15,7 @@ const FILTERS = [
   ["project", "Project"], ["status", "Status"], ["resolution", "Resolution"], ["assignee", "Assignee"],
   ["issue_type", "Type"], ["sprint", "Sprint"], ["component", "Component"], ["fix_version", "Fix version"],
   ["affects_version", "Affects version"], ["label", "Label"], ["epic_key", "Epic"], ["parent", "Parent"],
-  ["neighbor", "Neighbour"], ["updated_since", "Updated since"], ["fetched_since", "Fetched since"],
+  ["neighbor", "Neighbour"], ["gone", "Gone"], ["updated_since", "Updated since"], ["fetched_since", "Fetched since"],
 ];
 const HINTS = {component: "a name", fix_version: "a name or id", affects_version: "a name or id",
                parent: "AURORA-12", resolution: "a name, or none"};
@@ -119,6 +119,7 @@ export async function renderIssues(main, signal) {
         issueLink(item.key),
         h("div", {}, h("span", {}, item.summary || "(no summary)"),
           item.neighbor ? h("span", {class: "tag"}, "neighbour") : null,
+          item.gone ? h("span", {class: "tag gone"}, "gone") : null,
           item.snippet ? h("p", {class: "snippet"}, highlighted(item.snippet)) : null),
         item.issue_type || "—", item.status || "—", item.assignee || "—", time(item.jira_updated),
       ]), "No issues match."));
@@ -225,6 +226,13 @@ function filterInput(name, schema, value, choices) {
       h("option", {value: ""}, "all issues"),
       h("option", {value: "0", selected: value === "0"}, "in the scope only"),
       h("option", {value: "1", selected: value === "1"}, "neighbours only"));
+  }
+  if (name === "gone") {
+    // Without it the API leaves gone issues out (false is its default).
+    return h("select", {id, name},
+      h("option", {value: ""}, "issues Jira still has"),
+      h("option", {value: "true", selected: value === "true"}, "gone from Jira only"),
+      h("option", {value: "any", selected: value === "any"}, "both"));
   }
   if (schema.enum) {
     return h("select", {id, name}, h("option", {value: ""}, "any"),
