@@ -74,7 +74,7 @@ async def check_tool_list(client: Client) -> None:
         assert tool.annotations.read_only_hint is (name in READ_ONLY), name
     search = tools["search_issues"].input_schema["properties"]
     assert {"q", "project", "issue_type", "sprint", "updated_since", "limit", "cursor", "resolution", "component",
-            "fix_version", "affects_version", "parent", "sort"} <= set(search)
+            "fix_version", "affects_version", "parent", "gone", "sort"} <= set(search)
     assert search["parent"]["anyOf"][0]["pattern"] == ISSUE_KEY_PATTERN
     assert tools["get_worklogs"].input_schema["required"] == ["key"]
     assert tools["list_sprints"].input_schema["properties"]["state"]["anyOf"][0]["enum"] == [
@@ -119,11 +119,12 @@ async def check_reading(client: Client) -> None:
     assert issue["fields"]["summary"] == "Cards list" and issue["fields"]["status"] == "In Progress"
     assert issue["links"] == {
         "outward": [{"type": "Blocks", "phrase": "Blocks", "text": "Blocks AURORA-2", "key": "AURORA-2",
-                     "summary": "Card details", "status": "Done", "in_mirror": True},
+                     "summary": "Card details", "status": "Done", "in_mirror": True, "gone": False},
                     {"type": "Relates", "phrase": "Relates", "text": "Relates OTHER-9", "key": "OTHER-9",
-                     "summary": None, "status": None, "in_mirror": False}],
+                     "summary": None, "status": None, "in_mirror": False, "gone": False}],
         "inward": [{"type": "Relates", "phrase": "Relates", "text": "Relates AURORA-3", "key": "AURORA-3",
-                    "summary": "Cards epic", "status": "Open", "in_mirror": True}]}
+                    "summary": "Cards epic", "status": "Open", "in_mirror": True, "gone": False}]}
+    assert issue["gone"] is None and issue["fields"]["gone"] is False
     assert [(a["attachment_id"], a["filename"], a["state"]) for a in issue["attachments"]] == [
         ("9001", "notes.txt", "none"), ("9002", "shot.png", "none"), ("9003", "spec.pdf", "none")]
     assert issue["comments"] is None and issue["changes"] is None

@@ -10,7 +10,7 @@ from mcp import Client
 
 from hub.mcp.server import build_server
 from tests.mcp_support import HOSTILE_IDS, ID_TOOLS, TOOLS, CountingTransport, check_every_tool, data, refused
-from tests.support import full_run, imported_modules, issue, mcp_mirror, seeded_hub
+from tests.support import call, full_run, imported_modules, issue, mcp_mirror, next_second, seeded_hub, wait_until
 
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 
@@ -107,7 +107,44 @@ def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
     held = {link["key"]: link for link in outward + inward if link["in_mirror"]}
     assert sorted(held) == sorted(f"AURORA-{n}" for n in range(101, 191))
     assert held["AURORA-101"] == {"type": "Relates", "phrase": "Relates", "text": "Relates AURORA-101",
-                                  "key": "AURORA-101", "summary": "Linked 101", "status": "Open", "in_mirror": True}
+                                  "key": "AURORA-101", "summary": "Linked 101", "status": "Open", "in_mirror": True,
+                                  "gone": False}
     assert held["AURORA-102"]["status"] == "Done" and held["AURORA-102"] in inward
     absent = [link for link in outward + inward if not link["in_mirror"]]
     assert len(absent) == 9_910 and all(link["summary"] is None and link["status"] is None for link in absent)
+
+
+def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(tmp_path):
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        # A full run by a v16 agent that leaves AURORA-3 out; its check finds AURORA-3 missing from Jira.
+        next_second()
+        command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+        [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 16})["commands"]
+        assert claimed["id"] == command["id"]
+        kept = [state for state in mcp_mirror() if state["key"] != "AURORA-3"]
+        call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": kept})
+        call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(kept)}})
+        [check] = wait_until(lambda: call(url, agent, "/agent/v1/claim", {
+            "agent_id": "a", "version": 16, "types": ["check_issues"]})["commands"], message="the check")
+        call(url, agent, f"/agent/v1/commands/{check['id']}/done",
+             {"result": {"checked": 0, "missing": ["AURORA-3"]}})
+
+        async def calls():
+            async with Client(build_server(url, interface)) as client:
+                gone = await data(client, "get_issue", {"key": "AURORA-3"})
+                live = await data(client, "get_issue", {"key": "AURORA-1"})
+                default = await data(client, "search_issues", {"q": "cards"})
+                every = await data(client, "search_issues", {"q": "cards", "gone": "any"})
+                only = await data(client, "search_issues", {"gone": "true"})
+            return gone, live, default, every, only
+
+        gone, live, default, every, only = anyio.run(calls)
+    assert gone["gone"].startswith("Gone from Jira since ")
+    assert "not found in Jira — deleted, or no longer visible to the agent's user" in gone["gone"]
+    assert gone["fields"]["gone"] is True
+    assert live["gone"] is None
+    [inward] = live["links"]["inward"]
+    assert inward["key"] == "AURORA-3" and inward["gone"] is True
+    assert "AURORA-3" not in {item["key"] for item in default["items"]}
+    assert "AURORA-3" in {item["key"] for item in every["items"]}
+    assert [item["key"] for item in only["items"]] == ["AURORA-3"]

@@ -31,7 +31,8 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                            'item with a highlighted `snippet`) and/or by exact filters (status, resolution, '
                            'component, fix or affects version, sprint, parent, ...); page with `cursor`. Returns '
                            '`items`, `total` (all matches, on the first page; null when the hub does not count) and '
-                           "`next_cursor`. Then use get_issue for one issue's details.",
+                           "`next_cursor`. Issues gone from Jira (deleted, or no longer visible to the agent's user) "
+                           "are left out unless `gone` asks for them. Then use get_issue for one issue's details.",
             'inputSchema': {'properties': {'affects_version': {'anyOf': [{'maxLength': 255,
                                                                           'minLength': 1,
                                                                           'type': 'string'},
@@ -70,6 +71,12 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                            'description': "a fix version's name or id: issues to be "
                                                                           'released in it',
                                                            'title': 'Fix Version'},
+                                           'gone': {'anyOf': [{'enum': ['false', 'true', 'any'], 'type': 'string'},
+                                                              {'type': 'null'}],
+                                                    'default': None,
+                                                    'description': 'issues gone from Jira: left out by default '
+                                                                   '(`false`); `true` for only those, `any` for all',
+                                                    'title': 'Gone'},
                                            'issue_type': {'anyOf': [{'maxLength': 255,
                                                                      'minLength': 1,
                                                                      'type': 'string'},
@@ -227,7 +234,13 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                       "it, with the other issue's summary and "
                                                                       'status\n'
                                                                       'when the mirror holds it.',
-                                                       'properties': {'in_mirror': {'title': 'In Mirror',
+                                                       'properties': {'gone': {'default': False,
+                                                                               'description': 'the other issue is '
+                                                                                              'gone from Jira (the '
+                                                                                              'mirror keeps it)',
+                                                                               'title': 'Gone',
+                                                                               'type': 'boolean'},
+                                                                      'in_mirror': {'title': 'In Mirror',
                                                                                     'type': 'boolean'},
                                                                       'key': {'title': 'Key', 'type': 'string'},
                                                                       'phrase': {'description': 'the link as read '
@@ -362,13 +375,21 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                       'bodies) are Jira wiki markup',
                                                        'title': 'Format',
                                                        'type': 'string'},
+                                            'gone': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                     'default': None,
+                                                     'description': 'set when the issue is gone from Jira (deleted, '
+                                                                    "or no longer visible to the agent's user): "
+                                                                    'since when and why, in a sentence; its fields '
+                                                                    'are as last mirrored. Null while Jira returns '
+                                                                    'it',
+                                                     'title': 'Gone'},
                                             'key': {'title': 'Key', 'type': 'string'},
                                             'links': {'$ref': '#/$defs/Links'},
                                             'notes': {'description': "the hub's own notes on it",
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Notes',
                                                       'type': 'array'},
-                                            'subtasks': {'description': 'its sub-tasks: key, summary, status',
+                                            'subtasks': {'description': 'its sub-tasks: key, summary, status, gone',
                                                          'items': {'additionalProperties': True, 'type': 'object'},
                                                          'title': 'Subtasks',
                                                          'type': 'array'},

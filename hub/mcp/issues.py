@@ -35,7 +35,8 @@ INT64_MAX = 2**63 - 1
     "description, comments, environment and text custom fields, ranked, each item with a highlighted "
     "`snippet`) and/or by exact filters (status, resolution, component, fix or affects version, sprint, "
     "parent, ...); page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when "
-    "the hub does not count) and `next_cursor`. "
+    "the hub does not count) and `next_cursor`. Issues gone from Jira (deleted, or no longer visible to "
+    "the agent's user) are left out unless `gone` asks for them. "
     "Then use get_issue for one issue's details."))
 async def search_issues(
     ctx: ToolContext,
@@ -57,6 +58,8 @@ async def search_issues(
     affects_version: Annotated[str | None, Field(min_length=1, max_length=255, description=(
         "an affected version's name or id"))] = None,
     parent: Annotated[Key | None, Field(description="a parent issue's key: its sub-tasks")] = None,
+    gone: Annotated[Literal["false", "true", "any"] | None, Field(description=(
+        "issues gone from Jira: left out by default (`false`); `true` for only those, `any` for all"))] = None,
     sort: Annotated[Literal["priority"] | None, Field(description=(
         "`priority`: by Jira's configured order of priorities, then key; omit for the hub's usual order "
         "(or rank, with `q`)"))] = None,
@@ -68,7 +71,7 @@ async def search_issues(
                            updated_since=updated_since, status=status, assignee=assignee,
                            epic_key=epic_key, label=label, resolution=resolution, component=component,
                            fix_version=fix_version, affects_version=affects_version, parent=parent,
-                           sort=sort, limit=limit, cursor=cursor)
+                           gone=gone, sort=sort, limit=limit, cursor=cursor)
     return IssuePage(items=[_readable(item) for item in page["items"]], total=page.get("total"),
                      next_cursor=page["next_cursor"])
 
@@ -108,7 +111,7 @@ async def get_issue(
                                    spent=wording.duration(issue.get("time_spent"))),
         worklogs=WorklogTotal(count=worklogs.get("total") or 0, time_spent=wording.duration(spent) or "0m",
                               time_spent_seconds=spent),
-        subtasks=subtasks,
+        subtasks=subtasks, gone=_gone(issue),
         links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
         attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
 
@@ -188,8 +191,17 @@ def _readable(item: dict) -> dict:
     return {**item, "custom_fields": wording.custom_fields(item.get("custom_fields") or {})}
 
 
+def _gone(issue: dict) -> str | None:
+    """What an assistant should tell of a gone issue, in a sentence; None while Jira returns it."""
+    if not issue.get("gone"):
+        return None
+    reason = issue.get("gone_reason") or "not found in Jira"
+    return (f"Gone from Jira since {issue.get('gone_at')}: {reason}. The mirror keeps what it last "
+            "loaded; it is not a live issue.")
+
+
 def _linked(link: dict) -> LinkedIssue:
     phrase = link.get("phrase") or link["type"]
     return LinkedIssue(type=link["type"], phrase=phrase, text=wording.link_text(phrase, link["key"]),
                        key=link["key"], in_mirror=bool(link.get("in_mirror")),
-                       summary=link.get("summary"), status=link.get("status"))
+                       summary=link.get("summary"), status=link.get("status"), gone=bool(link.get("gone")))

@@ -50,6 +50,7 @@ class LinkedIssue(BaseModel):
     summary: str | None
     status: str | None
     in_mirror: bool
+    gone: bool = Field(False, description="the other issue is gone from Jira (the mirror keeps it)")
 
 
 class Links(BaseModel):
@@ -88,7 +89,10 @@ class IssueDetail(BaseModel):
         "share is followed by the field's id"))
     time_tracking: TimeTracking
     worklogs: WorklogTotal
-    subtasks: list[Item] = Field(description="its sub-tasks: key, summary, status")
+    subtasks: list[Item] = Field(description="its sub-tasks: key, summary, status, gone")
+    gone: str | None = Field(None, description=(
+        "set when the issue is gone from Jira (deleted, or no longer visible to the agent's user): since "
+        "when and why, in a sentence; its fields are as last mirrored. Null while Jira returns it"))
     links: Links
     attachments: list[Item] = Field(description="its attachments, each with `state` (ready, fetching, failed, none)")
     notes: list[Item] = Field(description="the hub's own notes on it")
