@@ -123,10 +123,11 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     two, other = (get(url, interface, f"/api/v1/issues/{key}") for key in ("AURORA-2", "OTHER-1"))
     # Worded as Jira words them: the agent sent Jira's link types with the run's first page.
     assert one["links"] == {"outward": [{"type": "Blocks", "phrase": "blocks", "key": "AURORA-2",
-                                         "summary": two["summary"], "status": two["status"], "in_mirror": True}],
+                                         "summary": two["summary"], "status": two["status"], "in_mirror": True,
+                                         "gone": False}],
                             "inward": [{"type": "Relates", "phrase": "relates to", "key": "OTHER-1",
                                         "summary": other["summary"], "status": other["status"],
-                                        "in_mirror": True}]}
+                                        "in_mirror": True, "gone": False}]}
     comments = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
     assert [(c["id"], c["author"], c["body"]) for c in comments] == \
         [(str(101 + n), "petrov" if n % 2 else "ivanov", f"comment {n}") for n in range(5)]
@@ -214,7 +215,7 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
-    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 15 for a in agents), \
+    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 16 for a in agents), \
         json.dumps(agents)
 
 
