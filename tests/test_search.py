@@ -241,7 +241,7 @@ def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_the
     # ten thousand issues through state pages would take the test a minute.
     extra = 10
     conn = sqlite3.connect(hub.config.db_path)
-    conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES ('OLD-1', '1', 'kiwi kiwi kiwi', 't')")
+    conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES ('OLD-1', '999999', 'kiwi kiwi kiwi', 't')")
     conn.executemany("INSERT INTO issue (key, id, summary, description, fetched_at) VALUES (?, ?, ?, ?, 't')",
                      [(f"N-{n}", str(n), f"issue {n}", "kiwi " + "filler " * 30)
                       for n in range(RANKED_MATCHES + extra)])
