@@ -60,9 +60,10 @@ def statements(monkeypatch, issues: list[dict], neighbors: list[dict] = (), full
 
 
 def test_a_page_takes_the_same_few_statements_whatever_its_size(db, monkeypatch):
-    one = statements(monkeypatch, [rich("X-1", 1)], [rich("N-1", 1)])
+    # Neighbours numbered apart: an attachment belongs to one Jira issue.
+    one = statements(monkeypatch, [rich("X-1", 1)], [rich("N-1", 1001)])
     hundred = statements(monkeypatch, [rich(f"X-{n}", n) for n in range(1, 101)],
-                         [rich(f"N-{n}", n) for n in range(1, 101)], full=True)
+                         [rich(f"N-{n}", 1000 + n) for n in range(1, 101)], full=True)
     # 9 for the tables, 2 that keep the full-text index in step (the issues whose
     # text may change leave it before, and come back with the new ones after),
     # 1 that reads what the mirror holds of the page's attachments, and 1 that
