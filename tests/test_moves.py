@@ -212,3 +212,12 @@ def test_a_page_of_moved_issues_keeps_links_between_them(hub):
         ("OPS-1", "OPS-2"), ("OPS-2", "OPS-3"), ("OPS-3", "OPS-4")]
     assert [old for old, _ in aliases(hub)] == ["AURORA-1", "AURORA-2", "AURORA-3"]
     integrity(hub)
+
+
+def test_openapi_describes_moved_from_and_the_content_location_of_an_old_key(hub):
+    document = hub.api("GET", "/openapi.json", role=None).json
+    one = document["paths"]["/api/v1/issues/{key}"]["get"]["responses"]["200"]
+    assert "Content-Location" in one["headers"]
+    assert one["content"]["application/json"]["schema"]["properties"]["moved_from"]["type"] == "array"
+    listed = document["paths"]["/api/v1/issues"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert "moved_from" in listed["schema"]["properties"]["items"]["items"]["required"]
