@@ -10,7 +10,17 @@ from mcp import Client
 
 from hub.mcp.server import build_server
 from tests.mcp_support import HOSTILE_IDS, ID_TOOLS, TOOLS, CountingTransport, check_every_tool, data, refused
-from tests.support import call, full_run, imported_modules, issue, mcp_mirror, next_second, seeded_hub, wait_until
+from tests.support import (
+    call,
+    full_run,
+    imported_modules,
+    issue,
+    jira_id,
+    mcp_mirror,
+    next_second,
+    seeded_hub,
+    wait_until,
+)
 
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 
@@ -148,3 +158,24 @@ def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(t
     assert "AURORA-3" not in {item["key"] for item in default["items"]}
     assert "AURORA-3" in {item["key"] for item in every["items"]}
     assert [item["key"] for item in only["items"]] == ["AURORA-3"]
+
+
+def test_get_issue_by_an_old_key_answers_the_moved_issue_and_says_so(tmp_path):
+    """Jira moved AURORA-1 to OPS-7 (the same Jira id): the old key still finds it, in every tool."""
+    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+        full_run(url, agent, interface, [], issues=[issue("OPS-7", id=jira_id("AURORA-1"), summary="Moved away")])
+
+        async def calls():
+            async with Client(build_server(url, interface)) as client:
+                old = await data(client, "get_issue", {"key": "AURORA-1", "include": ["comments"]})
+                now = await data(client, "get_issue", {"key": "OPS-7"})
+                found = await data(client, "search_issues", {"q": "AURORA-1"})
+                note = await data(client, "add_note", {"key": "AURORA-1", "body": "seen on the old key"})
+                return old, now, found, note
+
+        old, now, found, note = anyio.run(calls)
+    assert (old["key"], old["fields"]["moved_from"]) == ("OPS-7", ["AURORA-1"])
+    assert old["moved"] == "AURORA-1 is an old key: Jira moved the issue to OPS-7 (its keys before: AURORA-1)"
+    assert now["moved"] == "Jira moved this issue to OPS-7 from AURORA-1"
+    assert "OPS-7" in [item["key"] for item in found["items"]]
+    assert note["key"] == "OPS-7"

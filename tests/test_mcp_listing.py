@@ -178,8 +178,9 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                            'time tracking (`2h 30m`), its worklogs counted and summed, its custom fields by display '
                            'name, its sub-tasks, its links both ways worded as Jira words them (`blocks AURORA-13`) '
                            "with the other issue's summary and status, its attachments with their states, and the "
-                           "hub's notes. `include` adds the first page of comments and/or changes (changelog), with "
-                           'their totals; page further with get_comments / get_changelog, and read worklogs with '
+                           "hub's notes. An old key of an issue Jira moved finds it under its new key (`moved` says "
+                           'so). `include` adds the first page of comments and/or changes (changelog), with their '
+                           'totals; page further with get_comments / get_changelog, and read worklogs with '
                            'get_worklogs.',
             'inputSchema': {'properties': {'include': {'anyOf': [{'items': {'enum': ['comments', 'changes'],
                                                                             'type': 'string'},
@@ -383,8 +384,18 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                     'are as last mirrored. Null while Jira returns '
                                                                     'it',
                                                      'title': 'Gone'},
-                                            'key': {'title': 'Key', 'type': 'string'},
+                                            'key': {'description': 'the key the issue has now (asked by an old key, '
+                                                                   "the moved issue's)",
+                                                    'title': 'Key',
+                                                    'type': 'string'},
                                             'links': {'$ref': '#/$defs/Links'},
+                                            'moved': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': 'when Jira moved the issue to another key: '
+                                                                     'which keys it had before (`moved_from` in '
+                                                                     '`fields`), and that the key asked is an old '
+                                                                     'one',
+                                                      'title': 'Moved'},
                                             'notes': {'description': "the hub's own notes on it",
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Notes',

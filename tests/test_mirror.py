@@ -9,6 +9,7 @@ from tests.support import (
     comment,
     db_rows,
     issue,
+    jira_id,
     load,
     report,
     with_projects,
@@ -148,7 +149,7 @@ def test_fields_not_sent_are_kept_and_changes_are_upserted(hub):
                         {"field": "assignee", "to_string": "ivanov"}]}
     load(hub, [issue("X-1", status="Open", priority="Major", labels=["AWPCA"],
                      updated="2026-10-22T13:05:11.000+0300", changes=[change])])
-    load(hub, [{"key": "X-1", "id": "1", "status": "Done", "changes": [change]}])
+    load(hub, [{"key": "X-1", "id": jira_id("X-1"), "status": "Done", "changes": [change]}])
 
     assert db_rows(hub, "SELECT status, priority, labels, jira_updated, summary FROM issue") == [
         ("Done", "Major", '["AWPCA"]', "2026-10-22T13:05:11.000+0300", "Summary X-1")]

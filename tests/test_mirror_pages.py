@@ -10,7 +10,7 @@ import pytest
 from hub import startup
 from hub.db import database, open_database
 from hub.services.mirror import MirrorService, RunContext
-from tests.support import JIRA_TIME, claim, db_rows, enqueue, issue, report, rich
+from tests.support import JIRA_TIME, claim, db_rows, enqueue, issue, jira_id, report, rich
 
 START = "2026-11-02T09:00:00+00:00"
 TABLES = {
@@ -20,6 +20,8 @@ TABLES = {
     "issue_change": "SELECT * FROM issue_change ORDER BY 1, 2, 3",
     "issue_attachment": "SELECT * FROM issue_attachment ORDER BY 1",
     "attachment_file": "SELECT * FROM attachment_file ORDER BY 1",
+    # Moves: the old keys, in the order each issue had them.
+    "issue_alias": "SELECT old_key, key FROM issue_alias ORDER BY key, moved_at, rowid",
     # What the full-text index holds: each token of each issue, where.
     "issue_fts": "SELECT key, term, col, offset FROM temp.fts_terms JOIN issue ON issue.rowid = doc"
                  " ORDER BY 1, 2, 3, 4",
@@ -58,18 +60,21 @@ def statements(monkeypatch, issues: list[dict], neighbors: list[dict] = (), full
 
 
 def test_a_page_takes_the_same_few_statements_whatever_its_size(db, monkeypatch):
-    one = statements(monkeypatch, [rich("X-1", 1)], [rich("N-1", 1)])
+    # Neighbours numbered apart: an attachment belongs to one Jira issue.
+    one = statements(monkeypatch, [rich("X-1", 1)], [rich("N-1", 1001)])
     hundred = statements(monkeypatch, [rich(f"X-{n}", n) for n in range(1, 101)],
-                         [rich(f"N-{n}", n) for n in range(1, 101)], full=True)
+                         [rich(f"N-{n}", 1000 + n) for n in range(1, 101)], full=True)
     # 9 for the tables, 2 that keep the full-text index in step (the issues whose
-    # text may change leave it before, and come back with the new ones after), and
-    # 1 that reads what the mirror holds of the page's attachments.
-    assert len(one) == len(hundred) <= 12, hundred
+    # text may change leave it before, and come back with the new ones after),
+    # 1 that reads what the mirror holds of the page's attachments, and 1 that
+    # reads whether the page moves issues (it moves none).
+    assert len(one) == len(hundred) <= 13, hundred
     assert statements(monkeypatch, [], []) == []
     # A page that sends no lists writes the issue rows alone, and their index entries.
-    assert len(statements(monkeypatch, [issue(f"X-{n}") for n in range(100)])) == 4
+    assert len(statements(monkeypatch, [issue(f"X-{n}") for n in range(100)])) == 5
     # One that sends no text (not new, no summary, description or comments) leaves the index alone.
-    assert len(statements(monkeypatch, [{"key": f"X-{n}", "id": "1", "status": "Done"} for n in range(100)])) == 2
+    assert len(statements(monkeypatch, [{"key": f"X-{n}", "id": jira_id(f"X-{n}"), "status": "Done"}
+                                             for n in range(100)])) == 3
 
 
 def test_a_page_mixing_old_and_new_agents_keeps_what_each_did_not_send(hub):
@@ -82,7 +87,7 @@ def test_a_page_mixing_old_and_new_agents_keeps_what_each_did_not_send(hub):
     assert report(hub, first["id"], "state", {"issues": full}).status_code == 200
     # X-1 as a v9 agent sends it (no comments, no attachments, no priority);
     # X-2 as a v14 agent does, with new lists.
-    page = [{"key": "X-1", "id": "1", "status": "Done"},
+    page = [{"key": "X-1", "id": jira_id("X-1"), "status": "Done"},
             issue("X-2", status="Done", comments=[], attachments=[{"id": "22", "filename": "b.pdf"}])]
     assert report(hub, first["id"], "state", {"issues": page}).status_code == 200
 
@@ -95,8 +100,8 @@ def test_a_page_mixing_old_and_new_agents_keeps_what_each_did_not_send(hub):
 
 def test_null_sent_for_a_required_column_stores_its_default(db, monkeypatch):
     statements(monkeypatch, [issue("X-1", labels=["a"], summary="s")])
-    statements(monkeypatch, [{"key": "X-1", "id": "1", "labels": None, "summary": None}])
-    statements(monkeypatch, [{"key": "X-2", "id": "2"}])
+    statements(monkeypatch, [{"key": "X-1", "id": jira_id("X-1"), "labels": None, "summary": None}])
+    statements(monkeypatch, [{"key": "X-2", "id": jira_id("X-2")}])
     assert [tuple(r) for r in database.execute_sql(
         "SELECT key, summary, labels FROM issue ORDER BY key")] == [("X-1", "", "[]"), ("X-2", "", "[]")]
 
@@ -131,9 +136,15 @@ def random_state(rng: random.Random) -> dict:
                                                         for _ in range(rng.randint(0, 3)))]
     if rng.random() < 0.5:
         state["changes"] = [{"id": rng.choice("12"), "created": JIRA_TIME,
-                             "items": [{"field": rng.choice("fg")} for _ in range(rng.randint(0, 2))]}
+                             "items": [key_item(rng) if rng.random() < 0.2 else {"field": rng.choice("fg")}
+                                       for _ in range(rng.randint(0, 2))]}
                             for _ in range(rng.randint(0, 2))]
     return state
+
+
+def key_item(rng: random.Random) -> dict:
+    """A changelog's Key item: the issue had another key (one the page may send, or not)."""
+    return {"field": "Key", "from_string": rng.choice([*KEYS, "Z-1", "Z-2"]), "to_string": "K-1"}
 
 
 def snapshot() -> dict:

@@ -13,7 +13,7 @@ from hub.services.issues import RANKED_MATCHES
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.search import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
-from tests.support import comment, db_rows, issue, load, with_projects
+from tests.support import comment, db_rows, issue, jira_id, load, with_projects
 
 
 def search(hub, q: str | None = None, **params) -> dict:
@@ -67,7 +67,7 @@ def test_a_summary_changed_by_a_later_page_matches_the_new_word_not_the_old(hub)
     load(hub, [issue("X-1", summary="beta release")])
     assert found(hub, "alpha") == [] and found(hub, "beta") == ["X-1"]
     # A page that sends no text leaves the issue's entries as they were.
-    load(hub, [{"key": "X-1", "id": "1", "status": "Done"}])
+    load(hub, [{"key": "X-1", "id": jira_id("X-1"), "status": "Done"}])
     assert found(hub, "beta") == ["X-1"] and found(hub, "kept") == ["X-1"]
     index_agrees(hub)
 
@@ -193,7 +193,7 @@ def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
         resp = hub.api("GET", "/api/v1/issues", params={"updated_since": bad})
         assert resp.status_code == 422 and resp.json["field"] == "updated_since", bad
     # An issue sent again without ``updated`` keeps its time.
-    load(hub, [{"key": "X-2", "id": "2", "status": "Done"}])
+    load(hub, [{"key": "X-2", "id": jira_id("X-2"), "status": "Done"}])
     assert found(hub, updated_since="2026-10-22T10:30:01Z") == ["X-2"]
 
 

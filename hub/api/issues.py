@@ -19,6 +19,7 @@ class IssuesResource:
     def __init__(self, issues: IssueService):
         self._issues = issues
 
+    @responds(answers=schemas.ISSUE_PAGE)
     @query(schemas.ISSUE_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Issues of the mirror, filtered: most recently mirrored first, or with ``q``
@@ -35,9 +36,13 @@ class IssueResource:
     def __init__(self, issues: IssueService):
         self._issues = issues
 
+    @responds(headers={200: {"Content-Location": schemas.MOVED_LOCATION}}, answers=schemas.ISSUE)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """One issue, with its description and its links both ways."""
-        resp.media = shapes.issue_detail(self._issues.get(key))
+        """One issue, with its description and its links both ways; by an old key, the moved issue."""
+        detail = self._issues.get(key)
+        if detail.issue.key != key:
+            resp.content_location = f"/api/v1/issues/{detail.issue.key}"
+        resp.media = shapes.issue_detail(detail)
 
 
 class CommentsResource:

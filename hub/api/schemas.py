@@ -493,3 +493,24 @@ NEW_TOKEN = {
     "required": ["name", "role"],
     "additionalProperties": False,
 }
+# What an issue object says of moves (GET /api/v1/issues, /api/v1/issues/{key}); the issue's
+# other fields are described in docs/api.md.
+MOVED_FROM = {"type": "array", "items": {"type": "string"},
+              "description": "the keys the issue had before Jira moved it, oldest first; "
+                             "empty if it never moved"}
+ISSUE = {
+    "type": "object",
+    "properties": {"key": {"type": "string", "description": "the key the issue has now"},
+                   "moved_from": MOVED_FROM},
+    "required": ["key", "moved_from"],
+}
+ISSUE_PAGE = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": ISSUE},
+                   "next_cursor": {"type": ["integer", "null"]}, "total": {"type": "integer"}},
+    "required": ["items", "next_cursor"],
+}
+# Asked by an old key, an issue answers under its new one and names it here.
+MOVED_LOCATION = {"description": "present when the key asked is an old key of a moved issue: "
+                                 "the issue's path under the key it has now",
+                  "required": False, "schema": {"type": "string"}}

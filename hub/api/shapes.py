@@ -51,13 +51,15 @@ def command(row: Command) -> dict:
     }
 
 
-def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool = False) -> dict:
-    """An issue as the mirror's lists show it, with its ``sprints``; with its ``description``
-    and ``environment`` when asked."""
+def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool = False,
+          moved_from: Sequence[str] = ()) -> dict:
+    """An issue as the mirror's lists show it, with its ``sprints`` and the keys it had before
+    it moved (``moved_from``, oldest first); with its ``description`` and ``environment`` when asked."""
     data = {name: getattr(row, name) for name in SUMMARY_FIELDS}
     data["neighbor"] = bool(row.neighbor)
     data["gone"] = row.gone_at is not None
     data["sprints"] = [sprint(item) for item in sprints]
+    data["moved_from"] = list(moved_from)
     if description:
         data["description"] = row.description
         data["environment"] = row.environment
@@ -66,7 +68,7 @@ def issue(row: Issue, sprints: Sequence[IssueSprint] = (), *, description: bool 
 
 def listed_issue(item: Listed) -> dict:
     """An item of the mirror's list (an ``Issue`` row and its sprints)."""
-    return issue(item.row, item.sprints)
+    return issue(item.row, item.sprints, moved_from=item.moved_from)
 
 
 def search_hit(item: Listed) -> dict:
@@ -82,6 +84,7 @@ def search_hit(item: Listed) -> dict:
     data["neighbor"] = bool(data["neighbor"])
     data["gone"] = data["gone_at"] is not None
     data["sprints"] = [sprint(one) for one in item.sprints]
+    data["moved_from"] = list(item.moved_from)
     data["snippet"] = row[-1]
     return data
 
@@ -93,7 +96,7 @@ def sprint(item: IssueSprint) -> dict:
 
 def issue_detail(detail: IssueDetail) -> dict:
     """One issue with its description, environment, links both ways, sprints, sub-tasks and people."""
-    data = issue(detail.issue, detail.sprints, description=True)
+    data = issue(detail.issue, detail.sprints, description=True, moved_from=detail.moved_from)
     data["links"] = {"outward": [link(item) for item in detail.outward],
                      "inward": [link(item) for item in detail.inward]}
     data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status,

@@ -81,7 +81,8 @@ async def search_issues(
     "fix and affects versions, environment, parent, sprints with their state, time tracking (`2h 30m`), "
     "its worklogs counted and summed, its custom fields by display name, its sub-tasks, its links both ways "
     "worded as Jira words them (`blocks AURORA-13`) with the other issue's summary and status, its "
-    "attachments with their states, and the hub's notes. `include` adds the first page of comments and/or "
+    "attachments with their states, and the hub's notes. An old key of an issue Jira moved finds it under its "
+    "new key (`moved` says so). `include` adds the first page of comments and/or "
     "changes (changelog), with their totals; page further with get_comments / get_changelog, and read "
     "worklogs with get_worklogs."))
 async def get_issue(
@@ -92,6 +93,7 @@ async def get_issue(
     include = include or []
     async with hub_client(ctx) as h:
         issue = await h.get(f"/api/v1/issues/{segment(key)}")
+        asked, key = key, issue["key"]  # an old key of a moved issue answers the issue under its key now
         attachments = await h.get(f"/api/v1/issues/{segment(key)}/attachments")
         notes = await h.get(f"/api/v1/issues/{segment(key)}/notes")
         # One worklog is enough: the page carries the issue's count and time of them all.
@@ -105,7 +107,8 @@ async def get_issue(
     custom = issue.pop("custom_fields", None) or {}
     spent = worklogs.get("time_spent") or 0
     return IssueDetail(
-        key=issue["key"], format=WIKI, fields=issue, custom_fields=wording.custom_fields(custom),
+        key=issue["key"], moved=wording.moved(asked, issue["key"], issue.get("moved_from") or []),
+        format=WIKI, fields=issue, custom_fields=wording.custom_fields(custom),
         time_tracking=TimeTracking(original_estimate=wording.duration(issue.get("time_original_estimate")),
                                    remaining=wording.duration(issue.get("time_estimate")),
                                    spent=wording.duration(issue.get("time_spent"))),

@@ -75,7 +75,10 @@ class WorklogTotal(BaseModel):
 class IssueDetail(BaseModel):
     """One issue as the mirror holds it."""
 
-    key: str
+    key: str = Field(description="the key the issue has now (asked by an old key, the moved issue's)")
+    moved: str | None = Field(None, description=(
+        "when Jira moved the issue to another key: which keys it had before (`moved_from` in `fields`), "
+        "and that the key asked is an old one"))
     format: Literal["jira-wiki"] = Field(
         description="`description`, `environment` (and comment bodies) are Jira wiki markup")
     fields: Item = Field(description=(

@@ -82,3 +82,13 @@ def _text(value: Any) -> str:
 
 def _cut(text: str) -> str:
     return text if len(text) <= CUSTOM_VALUE_CHARS else text[:CUSTOM_VALUE_CHARS - 1] + "…"
+
+
+def moved(asked: str, key: str, moved_from: list[str]) -> str | None:
+    """What to say of an issue Jira moved: the key asked is an old one, and the keys it had."""
+    if not moved_from:
+        return None
+    had = ", ".join(moved_from)
+    if asked != key:
+        return f"{asked} is an old key: Jira moved the issue to {key} (its keys before: {had})"
+    return f"Jira moved this issue to {key} from {had}"

@@ -21,7 +21,8 @@ from pathlib import Path
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
-from hub.models import AttachmentFile, Batch, Command, Issue, IssueAttachment
+from hub.models import AttachmentFile, Batch, Command, IssueAttachment
+from hub.services.aliases import current_issue
 from hub.services.files import FileStore
 from hub.services.tokens import require_token
 from hub.services.work_signal import WorkSignal
@@ -138,8 +139,11 @@ class AttachmentService:
             time.sleep(min(POLL_SECONDS, remaining))
 
     def for_issue(self, key: str) -> list[dict]:
-        if Issue.get_or_none(Issue.key == key) is None:
+        """The states of an issue's attachments (by an old key of a moved issue too)."""
+        issue = current_issue(key)
+        if issue is None:
             raise NotFound(f"no issue {key!r} in the mirror")
+        key = issue.key
         ids = [a.attachment_id for a in IssueAttachment.select(IssueAttachment.attachment_id)
                .where(IssueAttachment.key == key).order_by(IssueAttachment.attachment_id)]
         return self.states(ids)

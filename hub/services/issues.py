@@ -17,6 +17,7 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import ContractError, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
+from hub.services.aliases import current_issue, current_keys, moved_from
 from hub.services.catalogues import CatalogueService
 from hub.services.issue_filters import PRIORITY_ORDER, Where, conditions
 from hub.services.pagination import listing, page
@@ -122,10 +123,12 @@ class Names(NamedTuple):
 
 class Listed(NamedTuple):
     """An item of the mirror's list: the issue's row (an ``Issue``, or a search's plain
-    row: the SUMMARY_FIELDS, then the snippet) and the sprints it was ever in."""
+    row: the SUMMARY_FIELDS, then the snippet), the sprints it was ever in, and the keys
+    it had before it moved (oldest first)."""
 
     row: Any  # an Issue, or a search's tuple: the shape that reads it knows which
     sprints: list[IssueSprint]
+    moved_from: tuple[str, ...] | list[str] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,7 @@ class IssueDetail:
     sprints: list[IssueSprint] = field(default_factory=list)
     subtasks: list[Subtask] = field(default_factory=list)
     people: dict[str, str | None] = field(default_factory=dict)
+    moved_from: list[str] = field(default_factory=list)
 
 
 def _link_order(link: Link) -> tuple[str, str]:
@@ -173,7 +177,7 @@ class IssueService:
         """
         where = conditions(**filters)
         if q is not None:
-            result = self._search(fts_query(q), where, cursor, limit, by_priority=sort == "priority")
+            result = self._search(fts_query(q, current_keys), where, cursor, limit, by_priority=sort == "priority")
             return self._with_sprints(result, lambda row: row[0])
         query = ISSUES.select()
         for sql, params in where:
@@ -193,10 +197,11 @@ class IssueService:
         return self._with_sprints(result, lambda row: row.key)
 
     def _with_sprints(self, result: dict, key_of) -> dict:
-        """The page's rows as :class:`Listed` items, their sprints read in one query."""
+        """The page's rows as :class:`Listed` items, their sprints and past keys read in a query each."""
         rows = result["items"]
         sprints = self._sprints.of_issues(key_of(row) for row in rows)
-        result["items"] = [Listed(row, sprints.get(key_of(row), [])) for row in rows]
+        past = moved_from(key_of(row) for row in rows)
+        result["items"] = [Listed(row, sprints.get(key_of(row), []), past.get(key_of(row), [])) for row in rows]
         return result
 
     @staticmethod
@@ -225,8 +230,11 @@ class IssueService:
     def get(self, key: str) -> IssueDetail:
         """One issue with its links both ways, each link with the other issue's
         ``summary`` and ``status``, whether the mirror holds it (``in_mirror``) and
-        its ``phrase``; its sprints, its sub-tasks (by key) and its ``people``."""
+        its ``phrase``; its sprints, its sub-tasks (by key), its ``people`` and the keys it
+        had before it moved (``moved_from``). An old key of a moved issue finds the issue
+        (its row says the key it has now)."""
         issue = self._issue(key)
+        key = issue.key
         link_types = self._catalogues.link_types()
         outward: list[Link] = []
         inward: list[Link] = []
@@ -246,7 +254,8 @@ class IssueService:
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),
                            subtasks=sorted(subtasks, key=lambda task: key_order(task.key)),
-                           people={name: user.display_name for name, user in users.items()})
+                           people={name: user.display_name for name, user in users.items()},
+                           moved_from=moved_from([key]).get(key, []))
 
     @staticmethod
     def _links(key: str):
@@ -263,7 +272,7 @@ class IssueService:
 
     def comments(self, key: str) -> dict:
         """The comments (the rows), oldest first, with the :class:`Names` of their authors."""
-        self._issue(key)
+        key = self._issue(key).key
         rows = list(IssueComment.select().where(IssueComment.key == key)
                     .order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id))
         return listing(rows, names=self._names(row.author for row in rows))
@@ -271,7 +280,7 @@ class IssueService:
     def changes(self, key: str) -> dict:
         """The changelog (the rows), oldest first: one per changed field; with the
         :class:`Names` of the authors and of the user keys of user fields (USER_FIELDS)."""
-        self._issue(key)
+        key = self._issue(key).key
         rows = list(IssueChange.select().where(IssueChange.key == key)
                     .order_by(IssueChange.created_at.asc(nulls="LAST"), IssueChange.history_id,
                               IssueChange.item_no))
@@ -283,7 +292,7 @@ class IssueService:
         """The worklogs (the rows), earliest start first, then by id; ``next_cursor`` counts
         the worklogs already shown. Every page tells the issue's ``total`` of worklogs and
         their ``time_spent`` (seconds), with the :class:`Names` of the page's authors."""
-        self._issue(key)
+        key = self._issue(key).key
         offset = cursor or 0
         rows = list(IssueWorklog.select().where(IssueWorklog.key == key)
                     .order_by(IssueWorklog.started_at.asc(nulls="LAST"), fn.length(IssueWorklog.worklog_id),
@@ -304,13 +313,14 @@ class IssueService:
 
     def notes(self, key: str) -> dict:
         """The notes on an issue (the rows), oldest first."""
-        self._issue(key)
+        key = self._issue(key).key
         return listing(IssueNote.select().where(IssueNote.key == key).order_by(IssueNote.id))
 
     def add_note(self, key: str, author: str, body: str) -> IssueNote:
+        """A new note on the issue; one written to an old key of a moved issue goes to its key."""
         now = iso(self._clock.now())
         with database.atomic():
-            self._issue(key)
+            key = self._issue(key).key
             note = IssueNote.create(key=key, author=author, body=body, created_at=now, updated_at=now)
         return note
 
@@ -327,7 +337,7 @@ class IssueService:
 
     @staticmethod
     def _issue(key: str) -> Issue:
-        issue = Issue.get_or_none(Issue.key == key)
+        issue = current_issue(key)
         if issue is None:
             raise NotFound(f"no issue {key!r} in the mirror")
         return issue

@@ -21,7 +21,10 @@ the same as applying the page's states one after the other, in order
 (``issues``, then the ``neighbors`` the page does not load as matches):
 where a page names a key twice, or two keys of one Jira issue (moved to
 another project) claim one attachment, the sets below are built to end where
-the one-by-one application would. What Jira cannot produce of attachments
+the one-by-one application would. A state whose Jira id the mirror holds under
+another key moves that issue first (:mod:`hub.services.mirror_moves`: one more
+SELECT for a page without moves; a page whose moves depend on its order is
+applied one state at a time). What Jira cannot produce of attachments
 (one claimed by two Jira issues, one fetched and renamed) refuses the page
 before anything is written.
 
@@ -45,6 +48,7 @@ from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ign
 from hub.clock import jira_to_utc
 from hub.db import database
 from hub.errors import ContractError
+from hub.services.mirror_moves import rekey
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
 # and in UTC to ``jira_updated_at``; ``resolved`` is kept as sent and in UTC in
@@ -170,15 +174,20 @@ class MirrorService:
         conn = database.connection()
         with sqlite_errors_as_peewee:  # the API maps Peewee's errors (busy, disk full) to answers
             _check_attachments(conn, placed)
+            moved = rekey(conn, states, run.now)
+            if moved is None:
+                self._one_by_one(placed, run)
+                return
             known = {key: (flag, loaded) for key, flag, loaded in conn.execute(
                 _KNOWN, (run.started_at, _json([state["key"] for state in states])))}
             flags = [self._flag(known.get(state["key"]), position < len(issues), run.full)
                      for position, state in enumerate(states)]
-            # Indexed again: what may change its text, and what is new.
+            # Indexed again: what may change its text, and what is new (a moved
+            # issue left the index when it was re-keyed).
             reindex = sorted({state["key"] for state in states
-                              if state["key"] not in known or any(f in state for f in _SEARCHED)})
+                              if state["key"] not in known or any(f in state for f in _SEARCHED)} | moved)
             if reindex:
-                conn.execute(_UNINDEX, (_json([key for key in reindex if key in known]),))
+                conn.execute(_UNINDEX, (_json([key for key in reindex if key in known and key not in moved]),))
             times = _Times()
             conn.executemany(_UPSERT_ISSUE, _issue_rows(states, flags, run.now, times))
             self._links(conn, states)
@@ -189,6 +198,15 @@ class MirrorService:
             self._attachments(conn, states, times)
             if reindex:
                 conn.execute(_INDEX, (_json(reindex),))
+
+    def _one_by_one(self, placed: list[tuple[dict, str]], run: RunContext) -> None:
+        """Apply the states one at a time, in order: for a page whose moves depend on it
+        (see :mod:`hub.services.mirror_moves`), which Jira hardly ever sends."""
+        for state, where in placed:
+            if where.startswith("issues."):
+                self.load_page([state], [], run)
+            else:
+                self.load_page([], [state], run)
 
     @staticmethod
     def _flag(known: tuple[int, int] | None, match: bool, full: bool) -> int:

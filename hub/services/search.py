@@ -24,6 +24,7 @@ does not end a word, an operator without its operands, an unknown field — is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from hub.errors import ContractError
 
@@ -37,6 +38,8 @@ _TOKEN = re.compile(r'\s*(?:(?P<open>\()|(?P<close>\))|(?P<field>[A-Za-z_]+:)?(?
                     r'|(?P<word>[^\s()"]+))')
 _FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
 _OPERATORS = ("AND", "OR", "NOT")
+# A term that is an issue's key as a whole (quoted by _quoted; no prefix), in no field or in ``key``.
+_KEY_TERM = re.compile(r'(key : )?"([A-Za-z][A-Za-z0-9_]*-[1-9][0-9]{0,17})"')
 _CONTROLS = {code: " " for code in range(32)}
 
 
@@ -45,8 +48,11 @@ def fold(text: str) -> str:
     return text.replace("ё", "е").replace("Ё", "Е")
 
 
-def fts_query(q: str) -> str:
-    """The FTS5 query for the user's ``q``; ContractError(field="q") if it is not one."""
+def fts_query(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) -> str:
+    """The FTS5 query for the user's ``q``; ContractError(field="q") if it is not one.
+
+    ``moved`` gives, for words shaped as issue keys, the key each issue has now where it
+    is an old key of a moved issue: such a word (alone or as ``key:``) finds either key."""
     try:
         q.encode("utf-8")
     except UnicodeEncodeError:
@@ -58,12 +64,31 @@ def fts_query(q: str) -> str:
         raise _error("has nothing to search for")
     if sum(1 for kind, _ in tokens if kind == "term") > MAX_TERMS:
         raise _error(f"may hold at most {MAX_TERMS} words and phrases")
+    if moved is not None:
+        tokens = _with_moved_keys(tokens, moved)
     parser = _Parser(tokens)
     expression = parser.disjunction(0)
     if parser.position < len(tokens):
         kind, text = tokens[parser.position]
         raise _error("has an unmatched ')'" if kind == "close" else f"cannot go on with {text!r}")
     return expression
+
+
+def _with_moved_keys(tokens: list[tuple[str, str]], moved) -> list[tuple[str, str]]:
+    """The terms that are an old key of a moved issue, widened to its key now as well."""
+    keys = {match[2].upper(): None for kind, text in tokens if kind == "term" and (match := _KEY_TERM.fullmatch(text))}
+    if not keys:
+        return tokens
+    now = moved(list(keys))
+    widened = []
+    for kind, text in tokens:
+        match = _KEY_TERM.fullmatch(text) if kind == "term" else None
+        new = now.get(match[2].upper()) if match else None
+        if new:
+            # A column filter applies to a group as it does to a phrase.
+            text = f'{match[1] or ""}("{match[2]}" OR "{new}")'
+        widened.append((kind, text))
+    return widened
 
 
 def _error(what: str) -> ContractError:

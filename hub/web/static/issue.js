@@ -27,10 +27,13 @@ export async function renderIssue(main, key, signal) {
     return;
   }
   document.title = `${issue.key} · sdlc-hub`;
+  // Opened at an old key of a moved issue: the address names the key it has now (no new history entry).
+  if (issue.key !== key) history.replaceState(null, "", `#/issue/${encodeURIComponent(issue.key)}`);
   replace(main,
     h("p", {}, h("a", {href: "#/issues"}, "← Issues")),
     h("h1", {}, h("span", {class: "key"}, issue.key), " ", issue.summary || "(no summary)"),
     issue.gone ? goneBanner(issue) : null,
+    movedFrom(issue.moved_from),
     h("div", {class: "issue-layout"},
       h("aside", {class: "side", "aria-labelledby": "s-fields"}, h("h2", {id: "s-fields"}, "Fields"),
         h("dl", {class: "fields"}, fieldRows(issue).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]))),
@@ -56,6 +59,11 @@ function goneBanner(issue) {
     h("strong", {}, "Gone from Jira"), " since ", time(issue.gone_at), ": ",
     `${issue.gone_reason || "not found in Jira"}.`,
     " The hub keeps what it mirrored; the issue comes back if Jira returns it again.");
+}
+
+// The keys Jira gave the issue before it moved, oldest first.
+function movedFrom(keys) {
+  return keys && keys.length ? h("p", {class: "moved", id: "moved-from"}, `moved from ${keys.join(", ")}`) : null;
 }
 
 function section(title, ...content) {
