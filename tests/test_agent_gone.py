@@ -137,8 +137,6 @@ def test_a_jira_that_refuses_unknown_keys_anyway_is_asked_one_key_at_a_time(worl
     assert one_by_one == ['key = "AURORA-3"', 'key = "AURORA-5"']
 
 
-@pytest.mark.skip(reason="needs the loader's re-key by id (issue 18 item 1), which a state of a mirrored id "
-                         "under a new key meets; drop this mark once it is merged")
 def test_an_issue_moved_out_of_the_scope_is_found_under_its_new_key_and_not_gone(world):
     url, interface, jira = world
     moved_id = jira.issues["AURORA-4"]["id"]

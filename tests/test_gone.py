@@ -4,10 +4,8 @@ lists by default, and back once Jira returns them again."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from hub.vocabulary import GONE_REASON
-from tests.support import claim, db_rows, enqueue, issue, load, report, with_projects
+from tests.support import claim, db_rows, enqueue, issue, jira_id, load, report, with_projects
 
 
 def full_run(hub, keys, version=16, agent_id="agent-1") -> dict:
@@ -148,21 +146,18 @@ def test_a_missing_key_fetched_since_the_check_was_claimed_is_not_marked_gone(hu
     assert db_rows(hub, "SELECT key FROM issue WHERE gone_at IS NOT NULL") == [("AURORA-4",)]
 
 
-def test_a_missing_key_that_moved_meanwhile_is_not_marked_gone(hub):
+def test_a_missing_key_that_moved_is_found_under_its_new_key_and_not_marked_gone(hub):
     with_projects()
     load(hub, [issue("AURORA-12")], jql="key = AURORA-12")
     full_run(hub, ["AURORA-1"])
-    [command] = claim(hub, version=16, types=["check_issues"])
-    # What a re-key leaves (the check's own page of OPS-7, AURORA-12's id): the issue under its
-    # new key, the old one an alias.
-    conn = sqlite3.connect(hub.config.db_path)
-    with conn:
-        conn.execute("UPDATE issue SET key = 'OPS-7' WHERE key = 'AURORA-12'")
-        conn.execute("INSERT INTO issue_alias (old_key, key, moved_at) VALUES ('AURORA-12', 'OPS-7', 'now')")
-    conn.close()
-    resp = report(hub, command["id"], "done", {"result": {"checked": 1, "missing": ["AURORA-12"]}})
-    assert resp.status_code == 200, resp.json
-    assert db_rows(hub, "SELECT key, gone_at FROM issue WHERE key IN ('AURORA-12', 'OPS-7')") == [("OPS-7", None)]
+    # Jira answers AURORA-12 with the issue under its new key, OPS-7 (the same id): the check's page
+    # re-keys it, and AURORA-12 is among the keys Jira returned no issue under.
+    run_check(hub, neighbors=[issue("OPS-7", id=jira_id("AURORA-12"), summary="Moved away")],
+              missing=["AURORA-12"])
+    assert db_rows(hub, "SELECT key, summary, gone_at FROM issue WHERE id = ?", jira_id("AURORA-12")) == [
+        ("OPS-7", "Moved away", None)]
+    assert db_rows(hub, "SELECT old_key, key FROM issue_alias") == [("AURORA-12", "OPS-7")]
+    assert db_rows(hub, "SELECT count(*) FROM issue WHERE gone_at IS NOT NULL") == [(0,)]
 
 
 def test_a_key_the_check_did_not_ask_for_is_not_marked_gone(hub):
