@@ -444,13 +444,12 @@ class Runner:
         """Ask Jira for the keys a full run did not load, 100 to a search (``key in (...)`` with
         ``validateQuery=false``, so a key Jira does not know is left out rather than refusing the
         batch); what it returns goes to the hub as neighbours, mapped in full; then done with
-        ``{checked, missing}``: ``missing`` the keys Jira returned no issue under (a moved key is
-        answered under its new one, which the hub knows by its id)."""
+        ``{checked, missing}``: ``checked`` the keys asked for, ``missing`` those Jira returned no issue
+        under (a moved key is answered under its new one, which the hub knows by its id)."""
         keys = [str(key) for key in command.params.get("keys") or []]
         custom = self.custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
                                                           self.config.planned_end_field)
         returned: set[str] = set()
-        checked = 0
         batches = math.ceil(len(keys) / NEIGHBOUR_BATCH)
         for number, start in enumerate(range(0, len(keys), NEIGHBOUR_BATCH), 1):
             self._check(command)
@@ -459,13 +458,12 @@ class Runner:
             issues = checks.issues_of(self.jira, keys[start:start + NEIGHBOUR_BATCH])
             states = [self._issue_state(issue, custom, users) for issue in issues]
             returned.update(str(issue["key"]) for issue in issues)
-            checked += len(states)
             for part in range(0, len(states), 100):
                 self._send(command, [], states[part:part + 100],
                            {"users": list(users.values())} if users and part == 0 else {})
         missing = [key for key in keys if key not in returned]
-        self.hub.done(command, {"checked": checked, "missing": missing})
-        log.info("command %s: %s issues checked, %s not found in Jira", command.id, checked, len(missing))
+        self.hub.done(command, {"checked": len(keys), "missing": missing})
+        log.info("command %s: %s issues checked, %s not found in Jira", command.id, len(keys), len(missing))
 
     # --- fetch_attachment ---------------------------------------------------------------
 

@@ -37,7 +37,8 @@ def run_check(hub, neighbors=(), missing=None, version=16) -> dict:
     if missing is None:
         returned = {state["key"] for state in neighbors}
         missing = [key for key in command["params"]["keys"] if key not in returned]
-    resp = report(hub, command["id"], "done", {"result": {"checked": len(neighbors), "missing": missing}})
+    resp = report(hub, command["id"], "done", {"result": {"checked": len(command["params"]["keys"]),
+                                                              "missing": missing}})
     assert resp.status_code == 200, resp.json
     return command
 
@@ -121,7 +122,7 @@ def test_a_check_whose_result_names_a_key_marks_it_gone_with_the_reason(hub):
     assert row[0] is not None and row[1] == GONE_REASON
     assert db_rows(hub, "SELECT count(*) FROM issue WHERE gone_at IS NOT NULL") == [(1,)]
     check = checks(hub)[-1]
-    assert check["status"] == "done" and check["result"] == {"checked": 0, "missing": ["AURORA-3"]}
+    assert check["status"] == "done" and check["result"] == {"checked": 1, "missing": ["AURORA-3"]}
 
 
 def test_issues_returned_by_a_check_are_mirrored_as_neighbours_and_not_gone(hub):
@@ -141,7 +142,7 @@ def test_a_missing_key_fetched_since_the_check_was_claimed_is_not_marked_gone(hu
     [command] = claim(hub, version=16, types=["check_issues"])
     # While the check runs, another refresh loads AURORA-3: Jira has it, whatever the check says.
     load(hub, [issue("AURORA-3")], jql="key = AURORA-3", version=16)
-    resp = report(hub, command["id"], "done", {"result": {"checked": 0, "missing": ["AURORA-3", "AURORA-4"]}})
+    resp = report(hub, command["id"], "done", {"result": {"checked": 2, "missing": ["AURORA-3", "AURORA-4"]}})
     assert resp.status_code == 200, resp.json
     assert db_rows(hub, "SELECT key FROM issue WHERE gone_at IS NOT NULL") == [("AURORA-4",)]
 
@@ -252,8 +253,8 @@ def test_bad_check_results_answer_422_naming_the_field_and_change_nothing(hub):
     assert db_rows(hub, "SELECT status FROM command WHERE id = ?", command["id"]) == [("claimed",)]
     assert db_rows(hub, "SELECT count(*) FROM issue WHERE gone_at IS NOT NULL") == [(0,)]
     # The right result, twice: 200 both times, the second changing nothing.
-    good = {"result": {"checked": 0, "missing": ["AURORA-3"]}}
+    good = {"result": {"checked": 1, "missing": ["AURORA-3"]}}
     assert hub.agent("POST", done, good).status_code == 200
     assert hub.agent("POST", done, good).status_code == 200
-    other = hub.agent("POST", done, {"result": {"checked": 0, "missing": []}})
+    other = hub.agent("POST", done, {"result": {"checked": 1, "missing": []}})
     assert other.status_code == 409

@@ -137,7 +137,7 @@ def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(t
         [check] = wait_until(lambda: call(url, agent, "/agent/v1/claim", {
             "agent_id": "a", "version": 16, "types": ["check_issues"]})["commands"], message="the check")
         call(url, agent, f"/agent/v1/commands/{check['id']}/done",
-             {"result": {"checked": 0, "missing": ["AURORA-3"]}})
+             {"result": {"checked": 1, "missing": ["AURORA-3"]}})
 
         async def calls():
             async with Client(build_server(url, interface)) as client:

@@ -16,6 +16,7 @@ from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
 from hub.services.projects import compose_base_jql
+from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
 from tests.dbfactory import T0, V6_TOKEN, V6_TOKEN_RECORD, make_db
 
@@ -274,4 +275,26 @@ def test_rows_of_one_jira_id_are_merged_into_the_one_jira_updated_last(tmp_path)
     conn.execute("INSERT INTO issue_fts (issue_fts, rank) VALUES ('integrity-check', 1)")
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute(issue, ("OTHER-1", "10013", "the same Jira id again", None, T0))
+    conn.close()
+
+
+def test_runs_from_before_v11_know_no_agent_version_and_are_never_checked(tmp_path):
+    """v11: ``sync_run.agent_version`` and ``checks_enqueued`` are NULL for the runs it finds, so
+    marking one of those again (as a late worker would) enqueues no check_issues."""
+    db = make_db(tmp_path / "hub.sqlite", 10)
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES ('AURORA-3', '3', 'stale', ?)",
+                 ("2000-01-01T00:00:00+00:00",))
+    conn.commit()
+    conn.close()
+    migrate(db, tmp_path / "backups")
+    conn = sqlite3.connect(db)
+    runs = conn.execute("SELECT id, status, agent_version, checks_enqueued FROM sync_run ORDER BY id").fetchall()
+    assert [row[2:] for row in runs] == [(None, None)] * len(runs)
+    conn.close()
+    open_database(db)
+    for run_id, *_ in runs:
+        SyncRunService().mark_neighbours(run_id)
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM command WHERE type = 'check_issues'").fetchone() == (0,)
     conn.close()

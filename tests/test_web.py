@@ -406,7 +406,7 @@ def gone_site(tmp_path, browser):
             message="the check after the full run")[0]
         assert check["params"]["keys"] == ["AURORA-7"]
         call(url, agent, f"/agent/v1/commands/{check['id']}/done",
-             {"agent_id": AGENT_ID, "delivery": 1, "result": {"checked": 0, "missing": ["AURORA-7"]}})
+             {"agent_id": AGENT_ID, "delivery": 1, "result": {"checked": 1, "missing": ["AURORA-7"]}})
         yield {"url": url, "agent": agent, "interface": interface}
     finally:
         stop(proc)

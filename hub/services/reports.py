@@ -150,7 +150,7 @@ class ReportService:
             raise ContractError("a check_issues' result is {checked, missing}", "result")
         count = checked.get("checked")
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise ContractError("result.checked must be a whole number of issues", "result.checked")
+            raise ContractError("result.checked must be the number of keys checked", "result.checked")
         missing = checked.get("missing")
         if not isinstance(missing, list):
             raise ContractError("result.missing must be the list of keys Jira did not return",
