@@ -436,6 +436,12 @@ def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(brows
         expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
         expect(page.locator(".gone-banner")).to_have_count(0)
         expect(page.locator("section[aria-labelledby=s-links] .tag.gone")).to_have_text("gone")
+        # The operations page counts them, and a check in the queue is told by its keys' number.
+        page.get_by_role("link", name="Operations").click()
+        expect(page.locator("#gone-issues")).to_contain_text("1 issue no longer returned by Jira")
+        page.locator("#gone-issues").get_by_role("link", name="(list them)").click()
+        expect(rows).to_have_count(1)
+        expect(rows.first).to_contain_text("AURORA-7")
         assert web.errors == []
     finally:
         web.close()

@@ -44,7 +44,7 @@ export async function renderOps(main, signal) {
           String(agent.version ?? "—"), agent.state || "—", agent.detail || "—"]),
         "No agent has been heard from.")),
       part("Open commands", table(null, ["Id", "Type", "Params", "Status", "Created", "Agent", ""],
-        open.map((command) => [String(command.id), command.type, JSON.stringify(command.params || {}),
+        open.map((command) => [String(command.id), command.type, paramsText(command),
           command.status, time(command.created_at), command.agent_id || "—",
           h("button", {type: "button", class: "danger", onclick: () => cancel(command.id)},
             `Cancel command ${command.id}`)]),
@@ -55,7 +55,10 @@ export async function renderOps(main, signal) {
           duration(run.duration_seconds), String(run.issues_loaded ?? 0), run.error || "—"]),
         "No sync runs yet.")),
       part("Store", h("p", {id: "store"},
-        `${overview.store.files} file${overview.store.files === 1 ? "" : "s"}, ${bytes(overview.store.bytes)}`)));
+        `${overview.store.files} file${overview.store.files === 1 ? "" : "s"}, ${bytes(overview.store.bytes)}`)),
+      "gone_issues" in overview ? part("Gone issues", h("p", {id: "gone-issues"},
+        `${overview.gone_issues} issue${overview.gone_issues === 1 ? "" : "s"} no longer returned by Jira `,
+        overview.gone_issues ? h("a", {href: "#/issues?gone=true"}, "(list them)") : null)) : null);
   }
 
   async function cancel(id) {
@@ -107,4 +110,15 @@ function summary(overview) {
     h("dt", {}, "Agents"), h("dd", {}, `${overview.agents.online} online of ${overview.agents.total}`),
     h("dt", {}, "Last full refresh"), h("dd", {}, last(overview.last_runs.full)),
     h("dt", {}, "Last incremental refresh"), h("dd", {}, last(overview.last_runs.incremental)));
+}
+
+// A command's params as text; a check's 500 keys are told by their number, not listed.
+function paramsText(command) {
+  const params = command.params || {};
+  if (Array.isArray(params.keys)) {
+    const first = params.keys.slice(0, 3).join(", ");
+    return `${params.keys.length} key${params.keys.length === 1 ? "" : "s"}: ${first}`
+      + (params.keys.length > 3 ? ", …" : "") + (params.run_id ? ` (after run ${params.run_id})` : "");
+  }
+  return JSON.stringify(params);
 }
