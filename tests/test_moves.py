@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from hub.services.search import fts_query
 from tests.support import JIRA_TIME, attachment, comment, db_rows, fetched, issue, jira_id, load
 
 OLD = jira_id("AURORA-12")
@@ -221,3 +222,21 @@ def test_openapi_describes_moved_from_and_the_content_location_of_an_old_key(hub
     assert one["content"]["application/json"]["schema"]["properties"]["moved_from"]["type"] == "array"
     listed = document["paths"]["/api/v1/issues"]["get"]["responses"]["200"]["content"]["application/json"]
     assert "moved_from" in listed["schema"]["properties"]["items"]["items"]["required"]
+
+
+def test_only_whole_key_terms_are_widened_to_the_key_a_moved_issue_has_now():
+    asked: list[list[str]] = []
+
+    def moved_keys(keys: list[str]) -> dict[str, str]:
+        asked.append(keys)
+        return {"AURORA-12": "OPS-7"}
+
+    assert fts_query("aurora-12", moved_keys) == '("aurora-12" OR "OPS-7")'
+    assert fts_query("key:AURORA-12 radar", moved_keys) == '(key : ("AURORA-12" OR "OPS-7") AND "radar")'
+    # A prefix, another field, or a key no issue moved from, stays as written.
+    assert fts_query("AURORA-12* summary:AURORA-12 AURORA-13", moved_keys) == \
+        '("AURORA-12"* AND summary : "AURORA-12" AND "AURORA-13")'
+    assert asked[-1] == ["AURORA-13"]
+    # Words that are no key shape ask nothing.
+    fts_query("radar calibration", moved_keys)
+    assert len(asked) == 3
