@@ -44,7 +44,8 @@ class Metrics:
                               ["result"], registry=r)
         for result in ("commands", "empty"):
             self.claims.labels(result)
-        self.state_pages = Counter("hub_state_pages", "State pages of refresh and check_issues commands loaded.", registry=r)
+        self.state_pages = Counter("hub_state_pages", "State pages of refresh and check_issues commands loaded.",
+                                   registry=r)
         self.issues_loaded = Counter("hub_issues_loaded", "Issues loaded from state pages.", registry=r)
         self.upload_bytes = Counter("hub_upload_bytes", "Bytes of attachment content stored from uploads.",
                                     registry=r)

@@ -29,11 +29,11 @@ def moved_from(keys: Iterable[str]) -> dict[str, list[str]]:
     if not keys:
         return {}
     found: dict[str, list[str]] = {}
-    for old, key in (IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
-                     .where(IssueAlias.key.in_(keys))
-                     # rowid: the order in which one page's moves were recorded
-                     .order_by(IssueAlias.moved_at, SQL("rowid")).tuples()):
-        found.setdefault(key, []).append(old)
+    for alias in (IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
+                  .where(IssueAlias.key.in_(keys))
+                  # rowid: the order in which one page's moves were recorded
+                  .order_by(IssueAlias.moved_at, SQL("rowid"))):
+        found.setdefault(alias.key, []).append(alias.old_key)
     return found
 
 
@@ -42,5 +42,5 @@ def current_keys(keys: Iterable[str]) -> dict[str, str]:
     keys = list(dict.fromkeys(keys))
     if not keys:
         return {}
-    return dict(IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
-                .where(IssueAlias.old_key.in_(keys)).tuples())
+    return {alias.old_key: alias.key for alias in IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
+            .where(IssueAlias.old_key.in_(keys))}

@@ -84,7 +84,7 @@ def _with_moved_keys(tokens: list[tuple[str, str]], moved) -> list[tuple[str, st
     for kind, text in tokens:
         match = _KEY_TERM.fullmatch(text) if kind == "term" else None
         new = now.get(match[2].upper()) if match else None
-        if new:
+        if match and new:
             # A column filter applies to a group as it does to a phrase.
             text = f'{match[1] or ""}("{match[2]}" OR "{new}")'
         widened.append((kind, text))
