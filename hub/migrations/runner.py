@@ -91,7 +91,10 @@ def migrate(
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            conn.execute("ROLLBACK")
+            # A COMMIT that fails may have rolled back already (SQLite does on some
+            # errors): rolling back again would hide why it failed.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             if result.backup is not None:
                 result.backup.unlink(missing_ok=True)
             raise MigrationError(f"could not commit the migration of {db_path}: {exc}") from exc
