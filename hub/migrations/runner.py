@@ -77,6 +77,41 @@ def migrate(
     """
     target = _check_steps(steps)
     create_private_file(db_path)
+    for attempt in range(1, _ATTEMPTS + 1):
+        try:
+            result = _attempt(db_path, backups_dir, steps, target, lock_timeout)
+            break
+        except _LostRace as race:
+            # SQLite answers "locking protocol" when a WAL connection keeps losing a
+            # race for its locks; its documentation says the operation may be tried
+            # again. The transaction was rolled back: the database is unchanged.
+            if attempt == _ATTEMPTS:
+                raise MigrationError(f"could not commit the migration of {db_path}: {race}") from race
+            log.warning("database %s: the migration's commit lost a locking race (%s); trying again",
+                        db_path, race)
+            time.sleep(0.1 * attempt)
+    if result.changed:
+        log.info(
+            "database %s: schema v%s -> v%d%s",
+            db_path,
+            result.old_version if result.old_version is not None else "(new)",
+            result.new_version,
+            f", backup {result.backup}" if result.backup else "",
+        )
+    return result
+
+
+# How often a migration whose commit loses a locking race is tried in all.
+_ATTEMPTS = 3
+
+
+class _LostRace(Exception):
+    """The migration's COMMIT answered SQLITE_PROTOCOL; nothing was written."""
+
+
+def _attempt(db_path: Path, backups_dir: Path, steps: Sequence[Step], target: int,
+             lock_timeout: float) -> MigrationResult:
+    """One migration in one transaction; raises :class:`_LostRace` if its commit lost a race."""
     conn = sqlite3.connect(db_path, timeout=lock_timeout, isolation_level=None)
     try:
         _use_wal(conn, lock_timeout)
@@ -97,18 +132,12 @@ def migrate(
                 conn.execute("ROLLBACK")
             if result.backup is not None:
                 result.backup.unlink(missing_ok=True)
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_PROTOCOL:
+                raise _LostRace(str(exc)) from exc
             raise MigrationError(f"could not commit the migration of {db_path}: {exc}") from exc
+        return result
     finally:
         conn.close()
-    if result.changed:
-        log.info(
-            "database %s: schema v%s -> v%d%s",
-            db_path,
-            result.old_version if result.old_version is not None else "(new)",
-            result.new_version,
-            f", backup {result.backup}" if result.backup else "",
-        )
-    return result
 
 
 def _migrate_locked(
