@@ -12,6 +12,7 @@ from pathlib import Path
 
 from peewee import DatabaseProxy, SqliteDatabase
 
+from hub.clock import jira_to_utc
 from hub.errors import HubError
 
 database = DatabaseProxy()
@@ -64,5 +65,15 @@ def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> HubDatabas
             "synchronous": "normal",
         },
     )
+    # Functions JQL's conditions call (hub.services.jql): deterministic, so SQLite may
+    # evaluate one once per row and use it in an index's expression.
+    db.register_function(casefold, "casefold", 1, deterministic=True)
+    db.register_function(jira_to_utc, "jira_utc", 1, deterministic=True)
     database.initialize(db)
     return db
+
+
+def casefold(text: object) -> object:
+    """``text`` folded as Python folds case, in every script (SQLite's ``lower()`` and
+    ``NOCASE`` fold ASCII only: ``Открыт`` and ``открыт`` would differ); other values as they are."""
+    return text.casefold() if isinstance(text, str) else text
