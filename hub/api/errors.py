@@ -14,8 +14,7 @@ import logging
 import falcon
 import peewee
 
-from hub.errors import (BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, TooSlow,
-                        Unauthenticated)
+from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, TooSlow, Unauthenticated
 from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)

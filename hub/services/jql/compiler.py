@@ -18,14 +18,13 @@ Dates are read by :mod:`hub.services.jql.dates` and history operators compiled b
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from hub.clock import iso
 from hub.errors import ContractError
-from hub.services.jql import operands
+from hub.services.jql import dates, operands
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
 from hub.services.search import fts_query
@@ -42,7 +41,6 @@ _EQUALITY = frozenset({"=", "!=", "in", "not in"})
 # The key as people order it: its project, then its number (AURORA-9 before AURORA-10).
 _KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
 _UNKNOWN_LAST = "9223372036854775807"
-_DATE_ONLY = re.compile(r"\d{4}[/-]\d{1,2}[/-]\d{1,2}")
 
 
 @dataclass(frozen=True)
@@ -158,7 +156,7 @@ class _Compiler:
         kind = f.kind
         texts = [value.text for value in values]
         if kind in (Kind.DATETIME, Kind.DATE):
-            parts = [self._date_equal(f, value) for value in values]
+            parts = [self.date_equal(f, value) for value in values]
             return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
         if kind is Kind.NUMBER:
             numbers = [operands.number(f, value) for value in values]
@@ -203,11 +201,12 @@ class _Compiler:
 
     def _compare(self, f: Field, op: str, operand: Value | Function) -> Sql:
         kind = f.kind
-        if kind in (Kind.DATETIME, Kind.DATE):
-            start = self.moment(operand)
-            if kind is Kind.DATE:
-                return _date_compare(f, op, start, self.zone)
-            return f"{f.sql} {op} ?", [_utc(start)]
+        if kind is Kind.DATE:
+            return f"{f.sql} {op} ?", [self.day(f, operand).isoformat()]
+        if kind is Kind.DATETIME:
+            # Jira's implied precision: ``> 2026/10/22`` is after that whole day, ``>=`` from its start.
+            first, last = self.span(f, operand)
+            return f"{f.sql} {op} ?", [iso(first if op in (">=", "<") else last)]
         if isinstance(operand, Function):
             raise operands.misplaced(operand, f)
         if kind is Kind.NUMBER:
@@ -225,21 +224,22 @@ class _Compiler:
         sql, params = _project(project)
         return f"{sql} AND CAST(substr(issue.key, ?) AS INTEGER) {op} ?", [*params, len(project) + 2, int(number)]
 
-    def moment(self, operand: Value | Function) -> datetime:
-        """The instant a date operand names (UTC), read by :mod:`hub.services.jql.dates`."""
-        return operands.moment(operand, now=self.now, zone=self.zone)
+    def span(self, f: Field, operand: Value | Function) -> tuple[datetime, datetime]:
+        """The first and last instant (UTC) a date operand stands for (:func:`dates.span`)."""
+        operands.date_function(operand)
+        return dates.span(operand, now=self.now, zone=self.zone, field=f.name)
 
-    def _date_equal(self, f: Field, value: Value) -> Sql:
-        start = self.moment(value)
+    def day(self, f: Field, operand: Value | Function) -> date:
+        """The day a date operand names in the zone, for a field of days (:func:`dates.day`)."""
+        operands.date_function(operand)
+        return dates.day(operand, now=self.now, zone=self.zone, field=f.name)
+
+    def date_equal(self, f: Field, operand: Value | Function) -> Sql:
+        """``=``: the field within what the operand stands for (a whole day for ``2026/10/22``)."""
         if f.kind is Kind.DATE:
-            return f"{f.sql} = ?", [start.astimezone(self.zone).date().isoformat()]
-        # ``=`` matches the span the value names: a day for a date, else its minute.
-        if _DATE_ONLY.fullmatch(value.text.strip()):
-            local = start.astimezone(self.zone)
-            end = datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=self.zone)
-        else:
-            end = start + timedelta(minutes=1)
-        return f"{f.sql} >= ? AND {f.sql} < ?", [_utc(start), _utc(end)]
+            return f"{f.sql} = ?", [self.day(f, operand).isoformat()]
+        first, last = self.span(f, operand)
+        return f"{f.sql} >= ? AND {f.sql} <= ?", [iso(first), iso(last)]
 
     # -- words and history -----------------------------------------------------
 
@@ -263,7 +263,7 @@ class _Compiler:
             reason = exc.description.removeprefix("q: ").split("; see")[0]
             raise JqlError(f"The text query '{operand.text}' for the field '{f.name}' is not valid: {reason}.",
                            operand.at) from None
-        match = (f"issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)",
+        match = ("issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)",
                  [f"{f.fts} : ({words})"])
         if f.fts == "other" and f.sql:
             # ``other`` also holds the environment and the other text fields: this one must hold text.
@@ -339,20 +339,6 @@ def _project(text: str) -> Sql:
     """The issues of the project whose key is ``text``: a range of the key's index."""
     key = text.strip().upper()
     return "issue.key >= ? AND issue.key < ?", [key + "-", key + "."]
-
-
-def _date_compare(f: Field, op: str, moment: datetime, zone: ZoneInfo) -> Sql:
-    """A day field compared with an instant, as Jira compares the day's start in the zone."""
-    local = moment.astimezone(zone)
-    day = local.date()
-    at_midnight = (local.hour, local.minute, local.second, local.microsecond) == (0, 0, 0, 0)
-    after = day if at_midnight else day + timedelta(days=1)
-    bound = {"<": after, "<=": day, ">": day, ">=": after}[op]
-    return f"{f.sql} {op} ?", [bound.isoformat()]
-
-
-def _utc(moment: datetime) -> str:
-    return iso(moment)
 
 
 def _marks(values: list) -> str:

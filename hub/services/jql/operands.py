@@ -6,11 +6,8 @@ those it cannot (which are errors naming them).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
-from hub.clock import iso
 from hub.services.jql.fields import Field, Kind
 from hub.services.jql.tree import Function, JqlError, Value
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
@@ -79,11 +76,7 @@ def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
         phrase = call.args[1].text.casefold()
         return (_LINKED.format(keys="?", out=_LINK_TYPE.format(side="outward"), in_=_LINK_TYPE.format(side="inward")),
                 [*keys, phrase, phrase, *keys, phrase, phrase])
-    # A date function as a value of = or IN: the minute it names (its day, for a day field).
-    start = compiler.moment(call)
-    if f.kind is Kind.DATE:
-        return f"{f.sql} = ?", [start.astimezone(compiler.zone).date().isoformat()]
-    return f"{f.sql} >= ? AND {f.sql} < ?", [iso(start), iso(start + timedelta(minutes=1))]
+    return compiler.date_equal(f, call)
 
 
 def _arguments(call: Function, least: int, most: int) -> None:
@@ -128,16 +121,11 @@ def number(f: Field, value: Value) -> float:
     return float(text)
 
 
-def moment(operand: Value | Function, *, now: datetime, zone: ZoneInfo) -> datetime:
-    """The instant (UTC) a date value or a date function names, by :mod:`hub.services.jql.dates`."""
+def date_function(operand) -> None:
+    """Refuse a function that is no date function as a date, in words naming it."""
     if isinstance(operand, Function) and operand.name.casefold() not in DATE_FUNCTIONS:
         name = operand.name.casefold()
         if name in NEEDS_JIRA:
             raise JqlError(f"The function '{operand.name}()' needs Jira itself: the mirror cannot answer it.",
                            operand.at)
         raise JqlError(f"Unable to find JQL function '{operand.name}()'.", operand.at)
-    try:
-        from hub.services.jql import dates
-    except ImportError:
-        raise JqlError("dates are not supported yet", operand.at) from None
-    return dates.moment(operand, now=now, zone=zone)
