@@ -229,7 +229,7 @@ class IssueService:
                 raise InvalidQuery(exc.message, exc.at) from None
             query = ISSUES.select()
             for sql, params in [*where, *compiled.where]:
-                query = query.where(SQL(sql, params))
+                query = query.where(SQL(f"({sql})", params))  # Peewee joins SQL() unparenthesised
             offset = offset or 0
             rows = list(query.order_by(*map(SQL, compiled.order)).limit(limit + 1).offset(offset))
             more = len(rows) > limit

@@ -18,6 +18,7 @@ Dates are read by :mod:`hub.services.jql.dates` and history operators compiled b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
@@ -27,7 +28,7 @@ from hub.errors import ContractError
 from hub.services.jql import dates, operands
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
-from hub.services.search import fts_query
+from hub.services.search import fold, fts_query
 
 Sql = tuple[str, list]
 
@@ -41,6 +42,8 @@ _EQUALITY = frozenset({"=", "!=", "in", "not in"})
 # The key as people order it: its project, then its number (AURORA-9 before AURORA-10).
 _KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
 _UNKNOWN_LAST = "9223372036854775807"
+_WORD = re.compile(r"\w+")
+_OPERATOR_WORDS = re.compile(r"\b(OR|NOT)\b|(^|\s)-")
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,10 @@ def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
     """The conditions and the order of ``query``, read at ``now`` in ``zone`` (the zone of the
     Jira user, whose dates a query writes); JqlError when the mirror cannot answer it."""
     compiler = _Compiler(now, zone)
-    where = [] if query.where is None else [compiler.node(query.where)]
+    where = []
+    if query.where is not None:
+        sql, params = compiler.node(query.where)
+        where.append((f"({sql})", params))
     return Compiled(where, compiler.order(query))
 
 
@@ -266,8 +272,11 @@ class _Compiler:
         match = ("issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)",
                  [f"{f.fts} : ({words})"])
         if f.fts == "other" and f.sql:
-            # ``other`` also holds the environment and the other text fields: this one must hold text.
-            match = (f"{f.sql} IS NOT NULL AND {match[0]}", match[1])
+            # ``other`` also holds the environment and the other text fields: this one must hold
+            # the words too (as text: the index has found the issues that hold them as words).
+            words = _plain_words(operand.text)
+            held = "".join(f" AND instr(replace(casefold({f.sql}), 'ё', 'е'), ?) > 0" for _ in words)
+            match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *words])
         if op == "~":
             return match
         empty_sql, empty_params = self._empty(f)
@@ -326,6 +335,14 @@ def _order_terms(f: Field) -> list[str]:
     if kind in (Kind.DATETIME, Kind.DATE):
         return [f"({sql} IS NULL)", sql]
     return [f"({sql} IS NULL)", f"casefold({sql})"]
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of a ``~`` value, folded as the index folds them; none when it has operators
+    (OR, NOT, -word), which a check word by word could not follow."""
+    if _OPERATOR_WORDS.search(text):
+        return []
+    return [fold(word.casefold()) for word in _WORD.findall(text)]
 
 
 def _each(f: Field) -> str:
