@@ -64,5 +64,13 @@ def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> HubDatabas
             "synchronous": "normal",
         },
     )
+    # JQL compares names case-insensitively in every script; SQLite's lower() and NOCASE
+    # fold ASCII alone, so queries fold through Python's str.casefold (Cyrillic too).
+    db.register_function(casefold, "casefold", 1, deterministic=True)
     database.initialize(db)
     return db
+
+
+def casefold(text: object) -> object:
+    """SQL ``casefold(x)``: ``x`` folded as :meth:`str.casefold` folds it; other values as they are."""
+    return text.casefold() if isinstance(text, str) else text
