@@ -73,7 +73,8 @@ class Token:
 
     def shown(self) -> str:
         """The token as an error message quotes it: as Jira does, its line breaks as spaces."""
-        return self.text.replace("\n", " ").replace("\r", " ")
+        written = self.text if self.kind in (WORD, STRING) else self.raw
+        return written.replace("\n", " ").replace("\r", " ")
 
 
 def is_control(char: str) -> bool:
