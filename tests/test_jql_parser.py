@@ -530,7 +530,7 @@ def test_a_list_longer_than_the_limit_is_refused() -> None:
 
 
 # Shapes that make naive parsers slow or deep, each about MAX_LENGTH characters. Each parses
-# or is refused in a few milliseconds (under 20 ms each on a shared two-core machine): the
+# or is refused in well under a tenth of a second (20-80 ms on a shared two-core machine): the
 # lexer and parser are linear in the text and never recurse deeper than MAX_DEPTH levels.
 ADVERSARIAL = [
     ("(" * MAX_LENGTH, "nested"),
