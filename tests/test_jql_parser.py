@@ -140,6 +140,8 @@ PARSES = [
     ('summary ~ "cr\\rhere"', 'summary ~ "cr\\rhere"'),
     ('summary ~ "\\u0041\\u00e9"', 'summary ~ "Aé"'),
     ('summary ~ "\\u041f\\u0440\\u0438\\u0432\\u0435\\u0442"', 'summary ~ "Привет"'),
+    ('summary ~ "\\ud83d\\ude00"', 'summary ~ "\U0001f600"'),
+    ("labels = \U0001f600", "labels = \U0001f600"),
     ('summary ~ "a line\nand the next"', 'summary ~ "a line\\nand the next"'),
     ('summary ~ ""', 'summary ~ ""'),
     ("summary ~ ''", 'summary ~ ""'),
@@ -361,6 +363,9 @@ ERRORS = [
     ('status = "a\\q"', f"'\\q' is an illegal JQL escape sequence. The valid escape sequences are {ESCAPES}.", 12),
     ("status = \\u12", f"'\\u12' is an illegal JQL escape sequence. The valid escape sequences are {ESCAPES}.", 10),
     ("status = \\u12g4", f"'\\u12g4' is an illegal JQL escape sequence. The valid escape sequences are {ESCAPES}.", 10),
+    ('a = "\\ud83d"', f"'\\ud83d' is an illegal JQL escape sequence. The valid escape sequences are {ESCAPES}.", 6),
+    ("a = \\ude00x", f"'\\ude00' is an illegal JQL escape sequence. The valid escape sequences are {ESCAPES}.", 5),
+    ("a = \ud800", "The character 'U+D800' is half of a UTF-16 pair, not a character.", 5),
     ("status = a\\", f"The escape sequence has not been completed. The valid escape sequences are {ESCAPES}.", 11),
     # reserved characters
     (
