@@ -4,6 +4,7 @@ error it gets, worded as Jira words it, at the character Jira would name."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -568,3 +569,131 @@ def test_adversarial_queries_of_the_longest_length_parse_or_are_refused_cleanly(
     with pytest.raises(JqlError) as caught:
         parse(text)
     assert outcome in caught.value.message
+
+
+# -- generated queries --------------------------------------------------------------------
+
+FIELDS = [("status", "status"), ('"Epic Link"', '"Epic Link"'), ("cf[10012]", "cf[10012]"), ("статус", "статус")]
+VALUES = [
+    ("Open", "Open"),
+    ("'In Progress'", '"In Progress"'),
+    ("-7d", "-7d"),
+    ('"a\\"b"', '"a\\"b"'),
+    ("AURORA-12", "AURORA-12"),
+    ("EMPTY", "EMPTY"),
+    ("now()", "now()"),
+    ("fn(1, 'x')", 'fn(1, "x")'),
+]
+SIMPLE = ["=", "!=", ">", ">=", "<", "<=", "~", "!~", "is", "is not"]
+LISTED = ["in", "not in", "was in", "was not in"]
+HISTORY = ["was", "was not"]
+
+
+def generated_clause(rng) -> tuple[str, str]:
+    """A random clause as JQL text and as the tree :func:`show` prints for it."""
+    field, shown = rng.choice(FIELDS)
+    kind = rng.randrange(4)
+    if kind == 0:
+        operator = rng.choice(SIMPLE)
+        value, value_shown = rng.choice(VALUES)
+        return f"{field} {operator.upper()} {value}", f"{shown} {operator} {value_shown}"
+    if kind == 1:
+        operator = rng.choice(LISTED)
+        items = [rng.choice(VALUES) for _ in range(rng.randint(1, 3))]
+        text = f"{field} {operator} ({', '.join(v for v, _ in items)})"
+        return text, f"{shown} {operator} ({', '.join(s for _, s in items)})"
+    predicates = [(w, *rng.choice(VALUES[:3])) for w in rng.sample(["from", "to", "by", "after", "on"], 2)]
+    tail_text = "".join(f" {w.upper()} {v}" for w, v, _ in predicates)
+    tail_shown = "".join(f" {w} {s}" for w, _, s in predicates)
+    if kind == 2:
+        operator = rng.choice(HISTORY)
+        value, value_shown = rng.choice(VALUES)
+        return f"{field} {operator} {value}{tail_text}", f"{shown} {operator} {value_shown}{tail_shown}"
+    return f"{field} changed{tail_text}", f"{shown} changed{tail_shown}"
+
+
+def generated(rng, depth: int = 0) -> tuple[str, str, str]:
+    """A random condition: its text, its tree printed, and its kind ("or", "and", "not",
+    "clause"), so that a caller knows when it needs parentheses."""
+    kind = rng.choice(["clause", "clause", "not", "and", "or"]) if depth < 4 else "clause"
+    if kind == "clause":
+        return (*generated_clause(rng), "clause")
+    if kind == "not":
+        text, shown, inner = generated(rng, depth + 1)
+        text = text if inner in ("clause", "not") else f"({text})"
+        return f"{rng.choice(['NOT ', 'not ', '!'])}{text}", f"Not({shown})", "not"
+    parts = [generated(rng, depth + 1) for _ in range(rng.randint(2, 3))]
+    word = rng.choice([" AND ", " and ", " && "] if kind == "and" else [" OR ", " or ", " || "])
+    # An operand of the same kind, or an OR inside an AND, is parenthesised: it stays nested.
+    texts = [text if inner in ("clause", "not") else f"({text})" for text, _, inner in parts]
+    name = "And" if kind == "and" else "Or"
+    return word.join(texts), f"{name}({', '.join(shown for _, shown, _ in parts)})", kind
+
+
+def test_generated_queries_parse_into_the_trees_they_were_generated_from() -> None:
+    rng = random.Random(19)
+    for _ in range(500):
+        text, shown, _ = generated(rng)
+        if rng.random() < 0.3:
+            text, shown = f"{text} ORDER BY updated DESC, key", f"{shown} ORDER BY updated DESC, key"
+        assert show(parse(text)) == shown, text
+
+
+ALPHABET = [
+    "a",
+    "b",
+    "=",
+    "!",
+    "<",
+    ">",
+    "~",
+    "(",
+    ")",
+    ",",
+    "[",
+    "]",
+    '"',
+    "'",
+    "\\",
+    " ",
+    "\n",
+    "-",
+    "&",
+    "|",
+    "%",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "IS",
+    "EMPTY",
+    "WAS",
+    "CHANGED",
+    "BY",
+    "DURING",
+    "ORDER",
+    "ASC",
+    "cf",
+    "10",
+    "u00",
+    "fn(",
+    "select",
+    "я",
+    "\x07",
+]
+
+
+def test_random_text_either_parses_or_gets_a_jql_error_never_another_exception() -> None:
+    rng = random.Random(1919)
+    outcomes = {"parsed": 0, "refused": 0}
+    for _ in range(3000):
+        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30)))
+        try:
+            parse(text)
+        except JqlError as error:
+            assert error.message.startswith(PREFIX), text
+            assert error.at is None or 1 <= error.at <= len(text) + 1, text
+            outcomes["refused"] += 1
+        else:
+            outcomes["parsed"] += 1
+    assert outcomes["parsed"] and outcomes["refused"]
