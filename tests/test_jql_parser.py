@@ -1,5 +1,6 @@
-"""JQL's syntax: each query of the tables with the tree it gives (printed compactly) or the
-error it gets, worded as Jira words it, at the character Jira would name."""
+"""JQL's syntax: each query of the table with the tree it gives, printed compactly; where
+each node's text begins; and queries generated from the grammar parsed back into the trees
+they were generated from. The errors are in test_jql_parser_errors.py."""
 
 from __future__ import annotations
 

@@ -176,7 +176,7 @@ class _Parser:
         operand: Operand | None = None
         if operator != "changed":
             operand = self.operand()
-        elif not self.is_keyword(*PREDICATE_WORDS) and self._starts_operand():
+        elif self._starts_operand():
             raise self.fail(
                 "The operator 'CHANGED' takes no value but got {got}.",
                 "",
