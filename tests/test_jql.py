@@ -406,11 +406,14 @@ def test_a_query_that_does_not_parse_is_a_422_with_the_position(mirror):
     assert resp.json["field"] == "jql"
 
 
-def test_history_operators_need_the_history_compiler_or_say_so(mirror):
-    resp = mirror.jql("status was Open")
-    assert resp.status_code in (200, 422)
-    if resp.status_code == 422:
-        assert "history" in resp.json["description"].lower() or "support" in resp.json["description"].lower()
+def test_history_operators_reach_the_changelog(mirror):
+    # No issue's changelog names its status: each held the status it has now throughout.
+    resp = mirror.jql("status was Open and project = OTHER")
+    assert resp.status_code == 200, resp.json
+    assert [item["key"] for item in resp.json["items"]] == ["OTHER-3", "OTHER-1"]
+    resp = mirror.jql("labels was backend")
+    assert resp.status_code == 422
+    assert resp.json["description"] == "History searches do not support the 'labels' field."
 
 
 def test_the_other_filters_and_with_the_query(mirror):
