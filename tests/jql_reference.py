@@ -147,3 +147,193 @@ def day(text: str | None) -> date | None:
 
 def minutes(n: int) -> timedelta:
     return timedelta(minutes=n)
+
+
+# -- the evaluator -------------------------------------------------------------------------------
+
+_PRIORITY = {entry["name"]: n for n, entry in enumerate(CATALOGUES["priorities"])}
+_STATUS = {entry["name"]: n for n, entry in enumerate(CATALOGUES["statuses"])}
+_DISPLAY = {user["name"]: user["display_name"] for user in CATALOGUES["users"]}
+_SPRINT_STATE = {"opensprints": "active", "closedsprints": "closed", "futuresprints": "future"}
+
+
+def _f(text):
+    return None if text is None else text.casefold()
+
+
+def _words(text: str | None) -> list[str]:
+    import re
+
+    return re.findall(r"\w+", (text or "").casefold().replace("ё", "е"))
+
+
+class Reference:
+    """JQL over the fixture's issues in plain Python, one issue and one clause at a time, for the
+    fields, operators and functions the randomised test generates. ``gone`` issues are left out."""
+
+    def __init__(self, now: datetime = NOW, zone=None):
+        from zoneinfo import ZoneInfo
+
+        self.now, self.zone = now, zone or ZoneInfo("UTC")
+        self.issues = [issue for issue in ALL if issue["key"] not in GONE]
+
+    def run(self, query) -> list[str]:
+        hits = [issue for issue in self.issues if query.where is None or self.node(query.where, issue)]
+        hits.sort(key=lambda issue: _key(issue["key"]), reverse=True)  # ties: key descending
+        for order in reversed(query.order):
+            name = order.field.name.casefold()
+            descending = order.descending if order.descending is not None else name in ("priority", "created",
+                                                                                          "updated")
+            hits.sort(key=lambda issue, n=name: self.sort_key(n, issue), reverse=descending)
+        return [issue["key"] for issue in hits]
+
+    def node(self, node, issue) -> bool:
+        from hub.services.jql.tree import And, Not, Or
+
+        if isinstance(node, And):
+            return all(self.node(operand, issue) for operand in node.operands)
+        if isinstance(node, Or):
+            return any(self.node(operand, issue) for operand in node.operands)
+        if isinstance(node, Not):
+            return not self.node(node.operand, issue)
+        return self.clause(node, issue)
+
+    # What an issue holds for each field the generator names: a list of values (empty: EMPTY).
+    def held(self, name: str, issue) -> list:
+        custom = issue.get("custom_fields") or {}
+        if name in ("status", "priority", "resolution", "assignee", "reporter"):
+            return [issue[name]] if issue.get(name) else []
+        if name == "type":
+            return [issue["issue_type"]] if issue.get("issue_type") else []
+        if name == "labels":
+            return list(issue["labels"])
+        if name == "component":
+            return list(issue["components"])
+        if name == "fixversion":
+            return list(issue["fix_versions"])
+        if name == "sprint":
+            return list(issue.get("sprints") or [])
+        if name == "story points":
+            value = (custom.get("customfield_10002") or {}).get("value")
+            return [] if value is None else [value]
+        if name == "created":
+            return [utc(issue["created"])]
+        if name == "updated":
+            return [utc(issue["updated"])]
+        if name == "duedate":
+            return [day(issue["duedate"])] if issue.get("duedate") else []
+        raise AssertionError(name)
+
+    def matches(self, name: str, held, value) -> bool:
+        """Whether one held value is the operand's ``value`` (a Value or a Function)."""
+        from hub.services.jql import dates
+        from hub.services.jql.tree import Function
+
+        if isinstance(value, Function):
+            fname = value.name.casefold()
+            if fname in _SPRINT_STATE:
+                return held["state"] == _SPRINT_STATE[fname]
+            if fname == "releasedversions":
+                return bool(held["released"])
+            if fname == "unreleasedversions":
+                return not held["released"]
+        if name in ("created", "updated"):
+            first, last = dates.span(value, now=self.now, zone=self.zone)
+            return first <= held <= last
+        if name == "duedate":
+            return held == dates.day(value, now=self.now, zone=self.zone)
+        text = value.text
+        if name in ("assignee", "reporter"):
+            return held.casefold() == text.casefold() or _f(_DISPLAY.get(held)) == text.casefold()
+        if name == "fixversion":
+            return held["name"].casefold() == text.casefold() or held["id"] == text
+        if name == "sprint":
+            return held["name"].casefold() == text.casefold() or str(held["id"]) == text
+        if name == "story points":
+            return float(held) == float(text)
+        return held.casefold() == text.casefold()
+
+    def clause(self, clause, issue) -> bool:
+        from hub.services.jql.tree import Empty, ValueList
+
+        name = clause.field.name.casefold() if clause.field.custom_id is None else "story points"
+        op, operand = clause.operator, clause.operand
+        if name == "summary":
+            found = all(any(w.startswith(t.rstrip("*")) if t.endswith("*") else w == t
+                            for w in _words(issue["summary"])) for t in operand.text.casefold().strip("\"").split())
+            return found if op == "~" else not found
+        if name == "project":
+            values = operand.items if isinstance(operand, ValueList) else (operand,)
+            inside = issue["key"].rpartition("-")[0] in {getattr(v, "text", "").upper() for v in values}
+            return inside if op in ("=", "in") else not inside
+        if name == "key":
+            return self.key_clause(op, operand, issue)
+        held = self.held(name, issue)
+        if op in ("is", "is not") or isinstance(operand, Empty):
+            return (not held) == (op in ("is", "="))
+        if op in (">", ">=", "<", "<="):
+            return bool(held) and self.compare(name, op, held[0], operand)
+        items = operand.items if isinstance(operand, ValueList) else (operand,)
+        values = [item for item in items if not isinstance(item, Empty)]
+        hit = any(self.matches(name, h, v) for h in held for v in values)
+        if name == "resolution" and not held:
+            hit = any(getattr(v, "text", "").casefold() == "unresolved" for v in values)
+        if op in ("=", "in"):
+            return hit or (not held and len(values) < len(items))
+        return bool(held) and not hit  # != and NOT IN never match an empty field
+
+    def compare(self, name: str, op: str, held, operand) -> bool:
+        import operator
+
+        from hub.services.jql import dates
+
+        test = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}[op]
+        if name == "priority":
+            there = {k.casefold(): v for k, v in _PRIORITY.items()}.get(operand.text.casefold())
+            # Above is earlier in the configured order.
+            return there is not None and test(-_PRIORITY[held], -there)
+        if name == "story points":
+            return test(float(held), float(operand.text))
+        if name == "duedate":
+            return test(held, dates.day(operand, now=self.now, zone=self.zone))
+        first, last = dates.span(operand, now=self.now, zone=self.zone)
+        bound = first if op in (">=", "<") else last
+        return test(held, bound)
+
+    @staticmethod
+    def key_clause(op: str, operand, issue) -> bool:
+        from hub.services.jql.tree import ValueList
+
+        if op in (">", ">=", "<", "<="):
+            project, _, number = operand.text.upper().rpartition("-")
+            mine, _, my_number = issue["key"].rpartition("-")
+            import operator
+
+            test = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}[op]
+            return mine == project and test(int(my_number), int(number))
+        values = operand.items if isinstance(operand, ValueList) else (operand,)
+        hit = issue["key"] in {getattr(v, "text", "").upper() for v in values}
+        return hit if op in ("=", "in") else not hit
+
+    @staticmethod
+    def sort_key(name: str, issue):
+        if name == "key":
+            return _key(issue["key"])
+        if name == "priority":
+            value = issue.get("priority")
+            return (value is None, -_PRIORITY.get(value, 10**9) if value else 0)
+        if name == "status":
+            return (False, _STATUS.get(issue["status"], 10**9), issue["status"].casefold())
+        if name == "assignee":
+            login = issue.get("assignee")
+            return (login is None, _f(_DISPLAY.get(login) or login) or "")
+        if name in ("created", "updated"):
+            return (False, utc(issue[name]))
+        if name == "duedate":
+            return (issue.get("duedate") is None, issue.get("duedate") or "")
+        raise AssertionError(name)
+
+
+def _key(key: str) -> tuple[str, int]:
+    project, _, number = key.rpartition("-")
+    return project + "-", int(number)
