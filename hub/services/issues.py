@@ -231,11 +231,18 @@ class IssueService:
             for sql, params in [*where, *compiled.where]:
                 query = query.where(SQL(f"({sql})", params))  # Peewee joins SQL() unparenthesised
             offset = offset or 0
-            rows = list(query.order_by(*map(SQL, compiled.order)).limit(limit + 1).offset(offset))
-            more = len(rows) > limit
-            result = listing(rows[:limit], offset + limit if more else None)
-            if offset == 0:
-                result["total"] = query.count()
+            try:
+                rows = list(query.order_by(*map(SQL, compiled.order)).limit(limit + 1).offset(offset))
+                total = query.count() if offset == 0 else None
+            except peewee.OperationalError as exc:
+                # The words of a ``~`` are written for FTS5 by fts_query; this is the last guard.
+                if not str(exc).startswith(_FTS_SYNTAX):
+                    raise
+                raise InvalidQuery(f"The text of a '~' could not be searched ({exc}).") from None
+        more = len(rows) > limit
+        result = listing(rows[:limit], offset + limit if more else None)
+        if total is not None:
+            result["total"] = total
         return result
 
     def _with_sprints(self, result: dict, key_of) -> dict:

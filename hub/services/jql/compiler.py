@@ -32,6 +32,10 @@ from hub.services.search import fold, fts_query
 
 Sql = tuple[str, list]
 
+# The most parameters a query's conditions may bind: below SQLite's own bound (32,766), with
+# room for the list's other filters. The parser's bounds allow more (500 clauses of 1,000 values).
+MAX_PARAMETERS = 30_000
+
 HISTORY_OPERATORS = frozenset({"was", "was in", "was not", "was not in", "changed"})
 _COMPARISONS = {">": ">", ">=": ">=", "<": "<", "<=": "<="}
 # Kinds whose values have an order the mirror knows, and so take >, >=, <, <=.
@@ -62,6 +66,9 @@ def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
     where = []
     if query.where is not None:
         sql, params = compiler.node(query.where)
+        if len(params) > MAX_PARAMETERS:
+            raise JqlError(f"The query holds {len(params)} values to compare; the mirror answers queries "
+                           f"of up to {MAX_PARAMETERS}.")
         where.append((f"({sql})", params))
     return Compiled(where, compiler.order(query))
 
