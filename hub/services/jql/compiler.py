@@ -357,7 +357,7 @@ def _order_terms(f: Field) -> list[str]:
     if kind is Kind.NUMBER:
         return [f"({sql} IS NULL)", f"CAST({sql} AS REAL)"]
     if kind in (Kind.DATETIME, Kind.DATE):
-        return [f"({sql} IS NULL)", sql]
+        return [sql] if f.always else [f"({sql} IS NULL)", sql]
     return [f"({sql} IS NULL)", f"casefold({sql})"]
 
 
