@@ -29,7 +29,8 @@ _PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
 ERROR = {
     "type": "object",
     "properties": {"title": {"type": "string"}, "description": {"type": "string"},
-                   "field": {"type": "string"}},
+                   "field": {"type": "string"},
+                   "at": {"type": "integer", "description": "a JQL error's character (1-based, line 1)"}},
     "required": ["title", "description"],
 }
 # Path parameters by name (or by converter, for ``{name:id}``): what the
