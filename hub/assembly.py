@@ -112,7 +112,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     metrics.watch(HubCollector(overview, agents, clock))
     catalogues = CatalogueService()
     sprints = SprintService()
-    issues = IssueService(clock, catalogues, sprints)
+    issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
+                          jql_zone=jql_zone)
     return Services(
         tokens=TokenService(clock),
         commands=commands,

@@ -72,3 +72,22 @@ def test_an_older_agent_without_the_field_is_heard_as_before(hub):
 ])
 def test_the_agent_sends_only_a_zone_the_hub_can_take(name, sent):
     assert known_zone(name) == sent
+
+
+def test_jql_reads_a_date_in_the_zone_in_use(make_hub):
+    """22:30 UTC on 22 October is already 23 October in Moscow: `created >= "2026/10/23"` finds the
+    issue once the agent says the Jira user is in Moscow, and not before."""
+    from tests.support import issue, load
+
+    hub = make_hub()
+    load(hub, [issue("AURORA-12", created="2026-10-22T22:30:00.000+0000"),
+               issue("AURORA-13", created="2026-10-22T10:00:00.000+0000")])
+
+    def found() -> list[str]:
+        resp = hub.api("GET", "/api/v1/issues", params={"jql": 'created >= "2026/10/23"'})
+        assert resp.status_code == 200, resp.json
+        return [item["key"] for item in resp.json["items"]]
+
+    assert found() == []
+    assert beat(hub, jira_time_zone="Europe/Moscow").status_code == 200
+    assert found() == ["AURORA-12"]

@@ -22,6 +22,7 @@ from hub.errors import (
     HubError,
     NotFound,
     TooLarge,
+    TooSlow,
     Unauthenticated,
 )
 from hub.services.health import HealthService
@@ -36,6 +37,7 @@ STATUS: dict[type[HubError], str] = {
     Conflict: falcon.HTTP_409,
     TooLarge: falcon.HTTP_413,
     ContractError: falcon.HTTP_422,
+    TooSlow: falcon.HTTP_503,
 }
 
 
@@ -58,6 +60,8 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     if isinstance(exc, Unauthenticated):
         # As the auth layer's own 401: the client is to present a (new) bearer token.
         resp.set_header("WWW-Authenticate", "Bearer")
+    if isinstance(exc, TooSlow):
+        resp.set_header("Retry-After", str(exc.retry_after))
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 

@@ -15,7 +15,7 @@ from peewee import JOIN
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.errors import Conflict, ContractError, Forbidden, NotFound
+from hub.errors import Conflict, Forbidden, InvalidQuery, NotFound
 from hub.models import SavedFilter, Token
 from hub.services.issues import IssueService
 from hub.services.jql.parser import parse
@@ -45,21 +45,13 @@ class Filter:
     updated_at: str
 
 
-def jql_error(exc: JqlError, field: str = "jql") -> ContractError:
-    """A query that does not parse (or cannot be answered) as the 422 that names ``field`` and,
-    in ``at``, the character (1-based, line 1) the error concerns, for a client to mark."""
-    error = ContractError(f"{field}: {exc}", field)
-    if exc.at is not None:
-        error.extra["at"] = exc.at
-    return error
-
-
 def checked_jql(jql: str) -> str:
-    """``jql`` if it parses; else the 422 that says where it does not."""
+    """``jql`` if it parses; else the 422 that names ``jql`` and says where it does not, as
+    ``GET /api/v1/issues?jql=`` does (InvalidQuery: its ``position``)."""
     try:
         parse(jql)
     except JqlError as exc:
-        raise jql_error(exc) from None
+        raise InvalidQuery(exc.message, exc.at) from None
     return jql
 
 

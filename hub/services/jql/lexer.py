@@ -73,7 +73,8 @@ class Token:
 
     def shown(self) -> str:
         """The token as an error message quotes it: as Jira does, its line breaks as spaces."""
-        return self.text.replace("\n", " ").replace("\r", " ")
+        written = self.text if self.kind in (WORD, STRING) else self.raw
+        return written.replace("\n", " ").replace("\r", " ")
 
 
 def is_control(char: str) -> bool:
@@ -86,6 +87,8 @@ def is_control(char: str) -> bool:
         or 0x7F <= code <= 0x9F
         or 0xFDD0 <= code <= 0xFDEF
         or 0xFFFE <= code <= 0xFFFF
+        # Lone surrogates (from a badly decoded request) are no characters at all.
+        or 0xD800 <= code <= 0xDFFF
     )
 
 
@@ -136,6 +139,8 @@ def tokens(text: str) -> list[Token]:
 
 
 def _illegal_character(char: str, i: int) -> JqlError:
+    if 0xD800 <= ord(char) <= 0xDFFF:
+        return JqlError(f"{PREFIX}The character '{printable(char)}' is half of a UTF-16 pair, not a character.", i + 1)
     return JqlError(
         f"{PREFIX}The character '{printable(char)}' must be escaped. Use the escape '{escape_of(char)}' instead.",
         i + 1,
@@ -169,17 +174,36 @@ def _escape(text: str, i: int) -> tuple[str, int]:
     if follows in ESCAPES and follows:
         return ESCAPES[follows], i + 2
     if follows == "u":
-        digits = text[i + 2 : i + 6]
-        if len(digits) == 4 and all(d in HEX_DIGITS for d in digits):
-            return chr(int(digits, 16)), i + 6
-        sequence = "\\u" + "".join(d for d in digits if d in HEX_DIGITS or d.isalnum())[:4]
-        raise _illegal_escape(sequence, i)
+        return _unicode_escape(text, i)
     if not follows or follows in WHITESPACE:
         raise JqlError(
             f"{PREFIX}The escape sequence has not been completed. The valid escape sequences are {VALID_ESCAPES}.",
             i + 1,
         )
     raise _illegal_escape("\\" + follows, i)
+
+
+def _hex4(text: str, i: int) -> int | None:
+    """The number written by the four hex digits at ``text[i:i+4]``, None if they are not."""
+    digits = text[i : i + 4]
+    return int(digits, 16) if len(digits) == 4 and all(d in HEX_DIGITS for d in digits) else None
+
+
+def _unicode_escape(text: str, i: int) -> tuple[str, int]:
+    """``\\uXXXX`` at ``text[i]``; a UTF-16 surrogate pair written as two escapes (as Jira, which
+    counts UTF-16 units, lets one write a character beyond the basic plane) is one character."""
+    code = _hex4(text, i + 2)
+    if code is None:
+        digits = "".join(d for d in text[i + 2 : i + 6] if d.isalnum())[:4]
+        raise _illegal_escape("\\u" + digits, i)
+    if 0xD800 <= code <= 0xDBFF and text[i + 6 : i + 8] == "\\u":
+        low = _hex4(text, i + 8)
+        if low is not None and 0xDC00 <= low <= 0xDFFF:
+            return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), i + 12
+    if 0xD800 <= code <= 0xDFFF:
+        # A lone surrogate is no character: the text could not be stored or compared.
+        raise _illegal_escape(text[i : i + 6], i)
+    return chr(code), i + 6
 
 
 def _illegal_escape(sequence: str, i: int) -> JqlError:

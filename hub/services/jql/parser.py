@@ -176,7 +176,7 @@ class _Parser:
         operand: Operand | None = None
         if operator != "changed":
             operand = self.operand()
-        elif not self.is_keyword(*PREDICATE_WORDS) and self._starts_operand():
+        elif self._starts_operand():
             raise self.fail(
                 "The operator 'CHANGED' takes no value but got {got}.",
                 "",
@@ -198,6 +198,8 @@ class _Parser:
     def field(self) -> FieldRef:
         token = self.token
         if token.kind in (WORD, STRING):
+            if not token.text.strip():
+                raise JqlError(f"{PREFIX}The field name is empty. A field name needs at least one character.", token.at)
             self.advance()
             return FieldRef(token.text, token.at)
         if self.is_keyword("cf"):
@@ -287,6 +289,10 @@ class _Parser:
         token = self.advance()
         if not self.is_punct("("):
             return Value(token.text, token.kind == STRING, token.at)
+        if not token.text.strip():
+            raise JqlError(
+                f"{PREFIX}The function name is empty. A function name needs at least one character.", token.at
+            )
         self.advance()
         args: list[Value] = []
         if not self.is_punct(")"):
