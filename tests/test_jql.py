@@ -221,6 +221,8 @@ ROWS = [
     ("environment is not EMPTY", "A1 A101", "some environment"),
     ("comment ~ build", "A3", "a comment"),
     ("comment ~ стенде", "A4", "a Cyrillic comment"),
+    ("comment is not EMPTY", "A3 A4", "issues with comments"),
+    ("comment is EMPTY and project = OTHER", "O1 O2 O3", "none"),
     ("text ~ safari", "A1 O1", "text: summary, description, environment, comments, custom text"),
     ("text ~ receipts", "A2 A3", "A3's summary, A2's release notes"),
     ("text ~ build", "A3", "a comment"),
