@@ -485,3 +485,20 @@ def test_values_reach_sql_only_as_parameters(mirror):
         if resp.status_code == 200:
             assert resp.json["items"] == [] or query == "cf[10002] = 1"
     assert mirror.jql("key = AURORA-1").json["total"] == 1
+
+
+def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
+    from zoneinfo import ZoneInfo
+
+    from hub.services.jql.compiler import compile_query
+    from hub.services.jql.parser import parse
+    from tests.jql_reference import NOW
+
+    marker = "zq9marker"
+    for text in (f"status = {marker}", f'summary ~ "{marker}"', f"labels in ({marker}, x)", f'assignee = "{marker}"',
+                 f"sprint = {marker}", f"Team = {marker} ORDER BY Team", f"issue in linkedIssues(AURORA-1, {marker})",
+                 f"fixVersion = {marker}", f"resolution != {marker}", f"Reviewer = {marker}", f"project = {marker}"):
+        compiled = compile_query(parse(text), now=NOW, zone=ZoneInfo("UTC"))
+        sql = " ".join(sql for sql, _ in compiled.where) + " " + " ".join(compiled.order)
+        assert marker not in sql.casefold(), text
+        assert any(marker in str(param).casefold() for _, params in compiled.where for param in params), text
