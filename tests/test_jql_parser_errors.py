@@ -74,6 +74,19 @@ ERRORS = [
     ("f = fn(a,)", "The function argument before ')' is empty.", 10),
     ("f = fn(now())", "Expecting ')' or ',' but got '('.", 11),
     ("f = fn(EMPTY)", "Expecting a function argument but got 'EMPTY'. " + NEEDS_VALUE.format("'EMPTY'"), 8),
+    # numbers beyond Jira's (and SQLite's) 64 bits
+    (
+        "votes = 9223372036854775808",
+        "The number '9223372036854775808' is not valid: a number lies between "
+        "-9223372036854775808 and 9223372036854775807.",
+        9,
+    ),
+    (
+        "votes in (1, -9223372036854775809)",
+        "The number '-9223372036854775809' is not valid: a number lies "
+        "between -9223372036854775808 and 9223372036854775807.",
+        14,
+    ),
     # clauses not joined
     ("a = b c = d", "Expecting either 'OR' or 'AND' but got 'c'.", 7),
     ("a = b x", "Expecting either 'OR' or 'AND' but got 'x'.", 7),
@@ -304,6 +317,8 @@ ADVERSARIAL = [
     ('a = "' + "\\\\" * (MAX_LENGTH // 2 - 3), "completed"),
     ("a = " + "\\ " * (MAX_LENGTH // 2 - 2), "parses"),
     ("a = " + "x" * (MAX_LENGTH - 4), "parses"),
+    ("a = " + "9" * (MAX_LENGTH - 4), "number"),
+    ("a = -" + "0" * (MAX_LENGTH - 6) + "1", "parses"),
     ("a = '" + "\\'" * (MAX_LENGTH // 2 - 3) + "'", "parses"),
     ("a = " + "-" * (MAX_LENGTH - 4), "parses"),
     ("a = b " * (MAX_LENGTH // 6), "OR"),

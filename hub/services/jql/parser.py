@@ -67,6 +67,21 @@ def parse(text: str) -> Query:
     return _Parser(lexer.tokens(text)).query()
 
 
+def _is_number(text: str) -> bool:
+    """Jira's numbers: ASCII digits, a minus before them or not (its POSNUMBER, NEGNUMBER)."""
+    digits = text[1:] if text.startswith("-") else text
+    return digits.isascii() and digits.isdigit()
+
+
+def _beyond_64_bits(number: str) -> bool:
+    """Whether a number (as :func:`_is_number` reads) lies beyond a signed 64-bit integer;
+    its digits are counted first, so a number of thousands of digits is never converted."""
+    digits = number.lstrip("-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return True
+    return int(digits) > (2**63 if number.startswith("-") else 2**63 - 1)
+
+
 def _quote(token: Token) -> str:
     return f"'{token.shown()}'"
 
@@ -288,6 +303,13 @@ class _Parser:
     def value_or_function(self) -> Value | Function:
         token = self.advance()
         if not self.is_punct("("):
+            if token.kind == WORD and _is_number(token.text) and _beyond_64_bits(token.text):
+                # As Jira (whose numbers are Java longs) refuses it; SQLite's integers are as wide.
+                raise JqlError(
+                    f"{PREFIX}The number '{token.text}' is not valid: a number lies between "
+                    f"{-(2**63)} and {2**63 - 1}.",
+                    token.at,
+                )
             return Value(token.text, token.kind == STRING, token.at)
         if not token.text.strip():
             raise JqlError(
