@@ -5,10 +5,12 @@ the longest length, and random text, all refused with a JqlError and nothing els
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
-from hub.services.jql.lexer import PREFIX
+from hub.services.jql.lexer import KEYWORDS, PREFIX, RESERVED_CHARS, RESERVED_WORDS
 from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, parse
 from hub.services.jql.tree import Clause, FieldRef, JqlError, Not, Value, ValueList
 
@@ -399,3 +401,26 @@ def test_random_text_either_parses_or_gets_a_jql_error_never_another_exception()
         else:
             outcomes["parsed"] += 1
     assert outcomes["parsed"] and outcomes["refused"]
+
+
+# -- Jira's reserved words ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", sorted(RESERVED_WORDS - KEYWORDS))
+def test_each_reserved_word_is_an_error_unquoted_and_a_value_quoted(word: str) -> None:
+    error = refused(f"labels = {word.upper()}")
+    assert (error.message, error.at) == (
+        f"{PREFIX}'{word.upper()}' is a reserved JQL word. You must surround it in quotation marks to use it in a "
+        "query.",
+        10,
+    )
+    assert parse(f'labels = "{word}"').where == Clause(FieldRef("labels", 1), "=", Value(word, True, 10), 1)
+
+
+def test_the_docs_list_every_reserved_word_and_character() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "jql.md").read_text("utf-8")
+    section = page[page.index("### Reserved words and characters") :]
+    section = section[: section.index("\n### ", 1)]
+    listed = set(re.findall(r"[a-z]+", " ".join(re.findall(r"`([a-z ]+)`", section.replace("\n", " ")))))
+    assert RESERVED_WORDS - listed == set()
+    assert all(char in section for char in RESERVED_CHARS)
