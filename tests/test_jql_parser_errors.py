@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hub.services.jql.lexer import KEYWORDS, PREFIX, RESERVED_CHARS, RESERVED_WORDS
-from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, parse
+from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER, parse
 from hub.services.jql.tree import Clause, FieldRef, JqlError, Not, Value, ValueList
 
 OPERATORS = "'=', '!=', '<', '>', '<=', '>=', '~', '!~', 'IN', 'NOT IN', 'IS' and 'IS NOT'"
@@ -305,6 +305,12 @@ def test_a_list_longer_than_the_limit_is_refused() -> None:
     assert error.message == f"{PREFIX}The function has more than {MAX_LIST} arguments."
 
 
+def test_an_order_by_of_more_keys_than_the_limit_is_refused() -> None:
+    assert len(parse("ORDER BY " + ", ".join(["key"] * MAX_ORDER)).order) == MAX_ORDER
+    error = refused("ORDER BY " + ", ".join(["key"] * (MAX_ORDER + 1)))
+    assert (error.message, error.at) == (f"{PREFIX}The ORDER BY has more than {MAX_ORDER} fields.", 10 + 5 * MAX_ORDER)
+
+
 # Shapes that make naive parsers slow or deep, each about MAX_LENGTH characters. Each parses
 # or is refused in well under a tenth of a second (20-80 ms on a shared two-core machine): the
 # lexer and parser are linear in the text and never recurse deeper than MAX_DEPTH levels.
@@ -324,7 +330,7 @@ ADVERSARIAL = [
     ("a = '" + "\\'" * (MAX_LENGTH // 2 - 3) + "'", "parses"),
     ("a = " + "-" * (MAX_LENGTH - 4), "parses"),
     ("a = b " * (MAX_LENGTH // 6), "OR"),
-    ("ORDER BY " + "a, " * (MAX_LENGTH // 3 - 4) + "a", "parses"),
+    ("ORDER BY " + "a, " * (MAX_LENGTH // 3 - 4) + "a", "ORDER BY"),
     ("a = fn(" + "x, " * (MAX_LENGTH // 3 - 3) + "x)", "arguments"),
     ("a" * MAX_LENGTH, "operator"),
     ("(a=b OR " * (MAX_DEPTH - 1) + "a=b" + ")" * (MAX_DEPTH - 1) + " AND a=b" * 600, "clauses"),
@@ -424,3 +430,9 @@ def test_the_docs_list_every_reserved_word_and_character() -> None:
     listed = set(re.findall(r"[a-z]+", " ".join(re.findall(r"`([a-z ]+)`", section.replace("\n", " ")))))
     assert RESERVED_WORDS - listed == set()
     assert all(char in section for char in RESERVED_CHARS)
+
+
+def test_the_docs_state_each_limit_as_the_parser_has_it() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "jql.md").read_text("utf-8")
+    for limit in (MAX_LENGTH, MAX_DEPTH, MAX_CLAUSES, MAX_LIST, MAX_ORDER):
+        assert f"**{limit:,}**" in page, limit
