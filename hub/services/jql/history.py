@@ -31,6 +31,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from hub.clock import iso
+from hub.db import database
 from hub.services.jql import dates
 from hub.services.jql.tree import Clause, Empty, Function, JqlError, Operand, Predicate, Value, ValueList
 
@@ -93,8 +94,8 @@ _VERSION_SEGMENTS = (
     "AND coalesce(c.to_value, c.from_value) = json_extract(v.value, '$.id'))")
 # In the NOT EXISTS above, ``+c.field`` keeps SQLite to the (key, created_at) index: without
 # statistics it would pick (field, created_at) and read every change of the field per issue.
-# The user keys of a login name (any case), from the users catalogue.
-_KEYS_OF = "(SELECT casefold(user_key) FROM jira_user WHERE casefold(name) = ? AND user_key IS NOT NULL)"
+_CATALOGUE = "SELECT jira_id, name FROM jira_catalogue WHERE kind = ?"
+_USERS = "SELECT name, user_key, display_name FROM jira_user"
 
 
 def is_history(clause: Clause) -> bool:
@@ -202,6 +203,7 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
     items = operand.items if isinstance(operand, ValueList) else (operand,)
     parts: list[str] = []
     params: list = []
+    texts: list[str] = []
     for item in items:
         if isinstance(item, Empty):
             if field.kind == "versions" and not empty_versions:
@@ -212,31 +214,83 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
             raise JqlError(f"The function '{item.name}' is not supported by the mirror in a history "
                            "search.", item.at)
         elif isinstance(item, Value):
-            if field.kind == "user":
-                parts.append(f"(casefold({vid}) = ? OR casefold({vid}) IN {_KEYS_OF})")
-                params.extend([item.text.casefold(), item.text.casefold()])
-            else:
-                parts.append(f"(casefold({vname}) = ? OR {vid} = ?)")
-                params.extend([item.text.casefold(), item.text])
+            texts.append(item.text)
         else:  # a list inside a list: the parser makes none
             raise JqlError(f"A list is not a value for the field '{clause.field.name}'.", item.at)
+    if texts:
+        sql, values = _named(field, texts, vid, vname)
+        parts.append(sql)
+        params.extend(values)
     # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
     return f"coalesce({' OR '.join(parts)}, 0)", params
 
 
+def _named(field: _Field, texts: list[str], vid: str, vname: str) -> tuple[str, list]:
+    """SQL that a value is one of ``texts``, in any case: compared with the spellings the
+    catalogues hold (and as written) where the mirror has them, so that SQLite compares the
+    changelog's own text rather than calling into Python for each of its rows; folded where not."""
+    folded = _unique([text.casefold() for text in texts])
+    if field.kind == "user":
+        users = _user_spellings(folded)
+        if users is not None:
+            terms = _unique([*users, *texts])
+            return f"{vid} IN ({_marks(terms)})", terms
+        return f"casefold({vid}) IN ({_marks(folded)})", folded
+    spelt = _catalogue_spellings(field.catalogue, folded) if field.catalogue else None
+    if spelt is not None:
+        names, ids = _unique([*spelt[0], *texts]), _unique([*spelt[1], *texts])
+        return f"({vname} IN ({_marks(names)}) OR {vid} IN ({_marks(ids)}))", [*names, *ids]
+    return f"(casefold({vname}) IN ({_marks(folded)}) OR {vid} IN ({_marks(texts)}))", [*folded, *texts]
+
+
 def _author(operand: Operand, clause: Clause) -> tuple[str, list]:
-    """SQL that a change's ``author`` (a login name, or a key) is the user(s) of ``BY``."""
+    """SQL that a change's ``author`` (a login name) is the user(s) of ``BY``."""
     items = operand.items if isinstance(operand, ValueList) else (operand,)
-    parts: list[str] = []
-    params: list = []
     for item in items:
         if not isinstance(item, Value):
             what = f"the function '{item.name}'" if isinstance(item, Function) else "EMPTY"
             raise JqlError(f"BY takes a user's login name, not {what}.", item.at)
-        parts.append(f"(casefold(author) = ? OR casefold(author) IN {_KEYS_OF})")
-        params.extend([item.text.casefold(), item.text.casefold()])
-    # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
-    return f"coalesce({' OR '.join(parts)}, 0)", params
+    texts = [item.text for item in items if isinstance(item, Value)]
+    folded = _unique([text.casefold() for text in texts])
+    users = _user_spellings(folded)
+    if users is not None:
+        terms = _unique([*users, *texts])
+        return f"coalesce(author IN ({_marks(terms)}), 0)", terms
+    return f"coalesce(casefold(author) IN ({_marks(folded)}), 0)", folded
+
+
+def _catalogue_spellings(kind: str, folded: list[str]) -> tuple[list[str], list[str]] | None:
+    """The names and Jira ids in catalogue ``kind`` whose name folds to one of ``folded``; None
+    while the mirror holds no such catalogue. A status renamed in Jira keeps its id, so its
+    changes under the old name match by id, as in Jira."""
+    rows = database.execute_sql(_CATALOGUE, [kind]).fetchall()
+    if not rows:
+        return None
+    wanted = set(folded)
+    found = [(jira_id, name) for jira_id, name in rows if name.casefold() in wanted]
+    return [name for _, name in found], [jira_id for jira_id, _ in found]
+
+
+def _user_spellings(folded: list[str]) -> list[str] | None:
+    """The login names and user keys of the users whose login or display name folds to one of
+    ``folded`` (as Jira resolves a user's name); None while the mirror knows no users."""
+    rows = database.execute_sql(_USERS).fetchall()
+    if not rows:
+        return None
+    wanted = set(folded)
+    found: list[str] = []
+    for name, key, display in rows:
+        if name.casefold() in wanted or (display or "").casefold() in wanted:
+            found.extend([name, key] if key else [name])
+    return found
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _marks(values: list) -> str:
+    return ", ".join("?" * len(values)) if values else "NULL"
 
 
 def _bounds(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, str]:
