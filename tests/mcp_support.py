@@ -192,7 +192,9 @@ async def check_filters(client: Client, url: str, interface: str) -> None:
     assert [i["key"] for i in ran["items"]] == ["AURORA-2"] and ran["total"] == 1
     found = await data(client, "search_issues", {"jql": "status in (Done, Open) ORDER BY key ASC"})
     assert [i["key"] for i in found["items"]] == ["AURORA-2", "AURORA-3"]
-    await refused(client, "search_issues", {"jql": "status = "}, "jql", "character")
+    await refused(client, "search_issues", {"jql": "status = "}, "422", "Error in the JQL Query",
+                  "(field jql, line 1, character 10)")
+    await refused(client, "search_issues", {"jql": "assignee = currentUser()"}, "currentUser()")
 
 
 async def check_commands(client: Client, url: str, agent: str) -> None:

@@ -298,3 +298,21 @@ def test_runs_from_before_v11_know_no_agent_version_and_are_never_checked(tmp_pa
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT count(*) FROM command WHERE type = 'check_issues'").fetchone() == (0,)
     conn.close()
+
+
+def test_v12_adds_saved_filters_empty_with_a_name_unique_per_owner(tmp_path):
+    """v12: a v11 hub's rows are kept; ``saved_filter`` starts empty, and a name is taken once per
+    owner token (another owner, or none, may use it)."""
+    db = make_db(tmp_path / "hub.sqlite", 11)
+    before = sqlite3.connect(db).execute("SELECT count(*) FROM issue").fetchone()
+    migrate(db, tmp_path / "backups")
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM issue").fetchone() == before
+    assert conn.execute("SELECT count(*) FROM saved_filter").fetchone() == (0,)
+    saved = "INSERT INTO saved_filter (name, jql, owner_token_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+    conn.execute(saved, ("Open bugs", "type = Bug AND resolution is EMPTY", 1, T0, T0))
+    conn.execute(saved, ("Open bugs", "type = Bug", 2, T0, T0))
+    conn.execute(saved, ("Open bugs", "type = Bug", None, T0, T0))
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(saved, ("Open bugs", "status = Open", 1, T0, T0))
+    conn.close()

@@ -46,6 +46,11 @@ def refusal(response: httpx.Response) -> HubProblem:
         hint = "this token's role may not do that (an interface or admin token is needed)"
         return HubProblem(f"hub answered 403 {title}: {description or hint}", 403)
     field = f" (field {body['field']})" if body.get("field") else ""
+    # A JQL error's place, so that an assistant can correct the query where it went wrong.
+    position = body.get("position")
+    if isinstance(position, dict) and isinstance(position.get("character"), int):
+        field = (f" (field {body.get('field') or 'jql'}, line {position.get('line', 1)}, "
+                 f"character {position['character']})")
     text = f": {description}" if description else ""
     return HubProblem(f"hub answered {response.status_code} {title}{text}{field}", response.status_code)
 

@@ -10,13 +10,15 @@ export function token() { return sessionStorage.getItem(TOKEN_KEY); }
 export function signIn(value) { sessionStorage.setItem(TOKEN_KEY, value); }
 export function signOut() { sessionStorage.removeItem(TOKEN_KEY); }
 
-/** An answer of the hub other than 2xx, with its title and description. */
+/** An answer of the hub other than 2xx, with its title and description (and its whole JSON
+ *  body: a JQL error's field and position, say). */
 export class ApiError extends Error {
-  constructor(status, title, description) {
+  constructor(status, title, description, body = null) {
     super(description ? `${title}: ${description}` : title);
     this.status = status;
     this.title = title;
     this.description = description;
+    this.body = body;
   }
 }
 
@@ -53,13 +55,13 @@ export async function request(method, path, {query, body, signal, raw = false, b
     throw new ApiError(0, "The hub cannot be reached", String(error.message || error));
   }
   if (!response.ok) {
-    let title = response.statusText || `HTTP ${response.status}`, description = "";
+    let title = response.statusText || `HTTP ${response.status}`, description = "", body = null;
     try {
-      const error = await response.json();
-      title = error.title || title;
-      description = error.description || "";
+      body = await response.json();
+      title = body.title || title;
+      description = body.description || "";
     } catch { /* a body that is not JSON: keep the status text */ }
-    const error = new ApiError(response.status, title, description);
+    const error = new ApiError(response.status, title, description, body);
     if (response.status === 401 && !bearer && token()) onUnauthorized(error);
     throw error;
   }

@@ -7,6 +7,7 @@
 
 import * as api from "./api.js";
 import {h, issueLink, replace, say, status, table, time} from "./dom.js";
+import {clearJqlError, jqlError, savedFilters, showJqlError} from "./jql.js";
 
 const PAGE_SIZE = 25;
 // The filters the page knows how to offer, in the order shown; each appears
@@ -49,7 +50,7 @@ function same(a, b) {
 
 export async function renderIssues(main, signal) {
   const params = await api.issueListParameters();
-  const known = new Set(["q", "sort", ...FILTERS.map(([name]) => name)].filter((name) => params[name]));
+  const known = new Set(["q", "jql", "sort", ...FILTERS.map(([name]) => name)].filter((name) => params[name]));
   const asked = addressFilters(known);
   if (asked !== null && !same(asked, view.filters)) {
     Object.assign(view, {filters: asked, cursors: [], cursor: null, total: null});
@@ -62,6 +63,14 @@ export async function renderIssues(main, signal) {
   fields.q = h("input", {id: "f-q", name: "q", type: "search", value: view.filters.q || "",
                          placeholder: "words in key, summary, description, comments"});
   form.append(h("div", {class: "field wide"}, h("label", {for: "f-q"}, "Search"), fields.q));
+  // JQL, beside the plain search: its error is shown under it, the character marked.
+  const jqlErrors = h("div", {id: "jql-error", class: "jql-error", role: "alert", hidden: true});
+  if (params.jql) {
+    fields.jql = h("input", {id: "f-jql", name: "jql", type: "text", value: view.filters.jql || "",
+                             autocomplete: "off", spellcheck: "false", "aria-describedby": "jql-error",
+                             placeholder: "JQL, e.g. status in (Open, \"In Progress\") ORDER BY priority DESC"});
+    form.append(h("div", {class: "field wide"}, h("label", {for: "f-jql"}, "JQL"), fields.jql, jqlErrors));
+  }
   for (const [name, label] of FILTERS) {
     if (!params[name]) continue;
     fields[name] = filterInput(name, params[name], view.filters[name], choices[name]);
@@ -79,7 +88,8 @@ export async function renderIssues(main, signal) {
     }}, "Clear")));
   const note = h("p", {class: "note"});
   const describeOrder = () => {
-    if (view.filters.sort) note.textContent = `Order: ${ORDERS[view.filters.sort] || view.filters.sort}.`;
+    if (view.filters.jql) note.textContent = "Order: the query's ORDER BY (key descending when it has none).";
+    else if (view.filters.sort) note.textContent = `Order: ${ORDERS[view.filters.sort] || view.filters.sort}.`;
     else if (view.filters.q) note.textContent = "Order: best match first.";
     else note.textContent = params.sort ? "Order: most recently added to the mirror first."
       : "Order: most recently added to the mirror first (the API offers no other order).";
@@ -90,7 +100,9 @@ export async function renderIssues(main, signal) {
   const next = h("button", {type: "button", class: "secondary"}, "Next page");
   const pageLabel = h("span", {class: "page-label"});
   const pager = h("nav", {class: "pager", "aria-label": "Pages"}, previous, pageLabel, next);
-  replace(main, h("h1", {}, "Issues"), form, note, line, results, pager);
+  const saved = params.jql && await api.offers("/api/v1/filters")
+    ? await savedFilters(() => fields.jql.value.trim(), fields.jql, jqlErrors, signal) : null;
+  replace(main, h("h1", {}, "Issues"), form, note, line, results, pager, saved);
 
   let nextCursor = null;
   async function load() {
@@ -103,10 +115,13 @@ export async function renderIssues(main, signal) {
       page = await api.request("GET", "/api/v1/issues", {query, signal});
     } catch (error) {
       if (error.name === "AbortError") return;
+      const wrong = jqlError(error);
+      if (wrong) showJqlError(fields.jql, jqlErrors, wrong);
       say(line, `Could not list issues: ${error.message}`, true);
       replace(results);
       return;
     }
+    if (fields.jql) clearJqlError(jqlErrors);
     if (typeof page.total === "number") view.total = page.total;
     nextCursor = page.next_cursor;
     const count = page.items.length;
@@ -134,6 +149,8 @@ export async function renderIssues(main, signal) {
       const value = input.value.trim();
       if (value !== "") view.filters[name] = value;
     }
+    // The hub counts a JQL error's character in the query as sent: the box holds just that.
+    if (fields.jql) fields.jql.value = view.filters.jql || "";
     view.cursors = [];
     view.cursor = null;
     view.total = null;

@@ -1,0 +1,121 @@
+// The issues page's JQL: the error of a query shown with its character marked (in the
+// box, selected, and in a copy of the query under it), and the team's saved filters
+// (GET/POST /api/v1/filters, DELETE /api/v1/filters/{id}): each runs as a link to the
+// list with its JQL in the address, the query in the box can be saved under a name,
+// and the filters this token saved (any, for an admin token) can be deleted.
+
+import * as api from "./api.js";
+import {h, replace, say, status} from "./dom.js";
+
+// The list's address with only this query (as issues.js writes its filters).
+const runHash = (jql) => `#/issues?${new URLSearchParams({jql})}`;
+
+/** The JQL error an ApiError carries (a 422 naming jql), as {message, character}, or null. */
+export function jqlError(error) {
+  const body = error?.body;
+  if (!body || body.field !== "jql") return null;
+  return {message: body.description || error.message, character: body.position?.character ?? null};
+}
+
+/** Show a JQL error in where: its words, then the query with the character marked; and select
+ *  that character in box. The hub counts characters (an emoji is one), the box UTF-16 units. */
+export function showJqlError(box, where, error) {
+  const chars = Array.from(box.value);
+  const at = error.character;
+  const pieces = [h("p", {class: "jql-message"}, error.message)];
+  if (at) {
+    const index = Math.min(at - 1, chars.length);
+    const marked = index < chars.length ? chars[index] : "\u00a0";  // past the end: a space to mark
+    pieces.push(h("pre", {class: "jql-query", "aria-label": `The query, character ${at} marked`},
+      chars.slice(0, index).join(""), h("mark", {class: "jql-at"}, marked), chars.slice(index + 1).join("")));
+    const start = chars.slice(0, index).join("").length;
+    box.focus();
+    box.setSelectionRange(start, start + (index < chars.length ? chars[index].length : 0));
+  }
+  replace(where, pieces);
+  where.hidden = false;
+}
+
+/** Clear what showJqlError showed. */
+export function clearJqlError(where) {
+  replace(where);
+  where.hidden = true;
+}
+
+/** The saved filters' section: listed, run, the current query saved, deleted. currentJql()
+ *  reads the box; box and errors show a refused query's place. */
+export async function savedFilters(currentJql, box, errors, signal) {
+  const section = h("section", {class: "saved-filters", "aria-labelledby": "saved-filters-title"});
+  const list = h("div", {id: "saved-filters-list"});
+  const line = status();
+  const name = h("input", {id: "f-filter-name", type: "text", maxlength: "255", autocomplete: "off",
+                           placeholder: "a name for the query in the JQL box"});
+  const save = h("button", {type: "submit", class: "secondary"}, "Save current query");
+  const form = h("form", {class: "save-filter", "aria-label": "Save the current query"},
+    h("div", {class: "field"}, h("label", {for: "f-filter-name"}, "Filter name"), name), h("div", {class: "buttons"}, save));
+  replace(section, h("h2", {id: "saved-filters-title"}, "Saved filters"), list, form, line);
+
+  let me = {name: null, role: null};
+  try {
+    me = await api.request("GET", "/api/v1/whoami", {signal});
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+  }
+
+  async function show() {
+    let page;
+    try {
+      page = await api.request("GET", "/api/v1/filters", {query: {limit: 100}, signal});
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      say(line, `Could not list the saved filters: ${error.message}`, true);
+      return;
+    }
+    if (!page.items.length) {
+      replace(list, h("p", {class: "empty"}, "No saved filters yet: write a query in the JQL box, name it, save it."));
+      return;
+    }
+    replace(list, h("ul", {class: "filter-list"}, page.items.map((filter) => h("li", {},
+      h("a", {href: runHash(filter.jql), title: filter.jql}, filter.name),
+      h("code", {class: "jql-text"}, filter.jql),
+      h("span", {class: "meta"}, filter.owner ? ` saved by ${filter.owner}` : " (its token is revoked)"),
+      filter.owner === me.name || me.role === "admin"
+        ? h("button", {type: "button", class: "danger", "aria-label": `Delete the filter ${filter.name}`,
+                       onclick: () => remove(filter)}, "Delete") : null))));
+  }
+
+  async function remove(filter) {
+    try {
+      await api.request("DELETE", `/api/v1/filters/${filter.id}`, {signal});
+      say(line, `Deleted the filter "${filter.name}".`);
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      say(line, `Could not delete the filter: ${error.message}`, true);
+    }
+    await show();
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const jql = currentJql();
+    if (!jql) { say(line, "Write a query in the JQL box first.", true); box.focus(); return; }
+    if (!name.value.trim()) { say(line, "Give the filter a name.", true); name.focus(); return; }
+    save.disabled = true;
+    try {
+      const saved = await api.request("POST", "/api/v1/filters", {body: {name: name.value.trim(), jql}, signal});
+      say(line, `Saved the filter "${saved.name}".`);
+      name.value = "";
+      clearJqlError(errors);
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      const wrong = jqlError(error);
+      if (wrong) showJqlError(box, errors, wrong);
+      say(line, `Could not save the filter: ${error.message}`, true);
+    } finally {
+      save.disabled = false;
+    }
+    await show();
+  });
+  await show();
+  return section;
+}
