@@ -139,6 +139,8 @@ WAS = [
     (clause("resolution", "was", Empty(20)), "12346", "1 before the 15th; the rest unresolved"),
     (clause("resolution", "was", v("fixed")), "15", "1 since the 15th, 5 throughout"),
     (clause("resolution", "was not", Empty(20)), "5", "resolved throughout"),
+    (clause("resolution", "was", v("Unresolved")), "12346", "Jira's Unresolved is no resolution"),
+    (clause("resolution", "changed", None, ("from", v("unresolved"))), "1", "from no resolution"),
     (clause("fixVersion", "was", v("2.3")), "56", "5 from the 5th to the 16th, 6 throughout"),
     (clause("fixversion", "was", v("2.2")), "5", "removed on the 1st: held before"),
     (clause("fixVersion", "was", v("10002")), "5", "a version by its id"),
