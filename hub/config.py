@@ -196,6 +196,8 @@ VARIABLES: tuple[_Var, ...] = (
          "How far before the start of the last finished refresh an incremental one looks."),
     _Var("HUB_BUSY_TIMEOUT_SECONDS", "busy_timeout_seconds", "30", _integer(1),
          "How long a database write waits for another writer before giving up."),
+    _Var("HUB_JQL_TIMEOUT_SECONDS", "jql_timeout_seconds", "5", _integer(1, 3600),
+         "How long a JQL query of the issue list may run before it is stopped (503, Retry-After)."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
     _Var("HUB_LOG_FORMAT", "log_format", "text", _log_format,
          "Log lines as text or json (one JSON object per line)."),
@@ -226,6 +228,7 @@ class Config:
     full_refresh_cron: str | None = "0 2 * * *"
     refresh_overlap_minutes: int = 10
     busy_timeout_seconds: int = 30
+    jql_timeout_seconds: float = 5
     log_level: str = "INFO"
     log_format: str = "text"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from peewee import DatabaseProxy, SqliteDatabase
 
+from hub.clock import jira_to_utc
 from hub.errors import HubError
 
 database = DatabaseProxy()
@@ -64,5 +65,15 @@ def open_database(path: Path, *, busy_timeout_seconds: float = 30) -> HubDatabas
             "synchronous": "normal",
         },
     )
+    # JQL compares names case-insensitively in every script; SQLite's lower() and NOCASE
+    # fold ASCII alone, so queries fold through Python's str.casefold (Cyrillic too).
+    db.register_function(casefold, "casefold", 1, deterministic=True)
+    # created is kept as Jira wrote it (with its offset): JQL compares it in UTC.
+    db.register_function(jira_to_utc, "jira_utc", 1, deterministic=True)
     database.initialize(db)
     return db
+
+
+def casefold(text: object) -> object:
+    """SQL ``casefold(x)``: ``x`` folded as :meth:`str.casefold` folds it; other values as they are."""
+    return text.casefold() if isinstance(text, str) else text

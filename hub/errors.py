@@ -52,3 +52,26 @@ class BadRequest(HubError):
 
 class TooLarge(HubError):
     title = "Too large"
+
+
+class InvalidQuery(ContractError):
+    """A JQL query that does not parse or that the mirror cannot answer: the message as
+    Jira words it, and where (``at``: the character, 1-based, on line 1; None for the whole
+    query), which the answer carries as ``position``."""
+
+    def __init__(self, message: str, at: int | None = None, field: str = "jql"):
+        super().__init__(message, field)
+        self.at = at
+        if at is not None:
+            self.extra["position"] = {"line": 1, "character": at}
+
+
+class TooSlow(HubError):
+    """A query that ran past its time bound and was interrupted; nothing was changed.
+    ``retry_after`` is the seconds the client is told to wait."""
+
+    title = "Query too slow"
+
+    def __init__(self, description: str, retry_after: int = 5):
+        super().__init__(description)
+        self.retry_after = retry_after

@@ -67,6 +67,11 @@ def test_the_agent_is_in_the_readme():
     assert "`hub-agent run" in read("README.md") and "docs/agent.md" in read("README.md")
 
 
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "docs").glob("*.md")))
+def test_every_docs_page_is_linked_from_the_readme(page):
+    assert f"(docs/{page})" in read("README.md"), page
+
+
 def spec_scenarios() -> dict[str, list[str]]:
     """Scenario titles of the data-model spec, by requirement."""
     scenarios, requirement = {}, None

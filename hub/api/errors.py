@@ -14,7 +14,7 @@ import logging
 import falcon
 import peewee
 
-from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, Unauthenticated
+from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, TooSlow, Unauthenticated
 from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)
@@ -26,6 +26,7 @@ STATUS: dict[type[HubError], str] = {
     Conflict: falcon.HTTP_409,
     TooLarge: falcon.HTTP_413,
     ContractError: falcon.HTTP_422,
+    TooSlow: falcon.HTTP_503,
 }
 
 
@@ -48,6 +49,8 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     if isinstance(exc, Unauthenticated):
         # As the auth layer's own 401: the client is to present a (new) bearer token.
         resp.set_header("WWW-Authenticate", "Bearer")
+    if isinstance(exc, TooSlow):
+        resp.set_header("Retry-After", str(exc.retry_after))
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 

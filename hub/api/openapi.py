@@ -29,7 +29,10 @@ _PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
 ERROR = {
     "type": "object",
     "properties": {"title": {"type": "string"}, "description": {"type": "string"},
-                   "field": {"type": "string"}},
+                   "field": {"type": "string"},
+                   "position": {"type": "object", "description": "where a JQL query's error is (jql=): "
+                                "line 1, the 1-based character",
+                                "properties": {"line": {"type": "integer"}, "character": {"type": "integer"}}}},
     "required": ["title", "description"],
 }
 # Path parameters by name (or by converter, for ``{name:id}``): what the
@@ -64,7 +67,8 @@ ERROR_STATUSES: dict[int, tuple[str, dict]] = {
     413: ("The body is too large", {}),
     416: ("The range starts past the end of the file", {"Content-Range": _TEXT}),
     422: ("Valid JSON that breaks the contract; field names the offending field", {}),
-    503: ("The database stayed busy, or cannot be used (read-only, I/O error); retry later",
+    503: ("The database stayed busy, or cannot be used (read-only, I/O error), or a JQL query ran past "
+          "HUB_JQL_TIMEOUT_SECONDS and was stopped; retry later",
           {"Retry-After": {**_TEXT, "required": False}}),
     507: ("The hub's disk is full; nothing was written", {}),
 }

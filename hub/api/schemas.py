@@ -400,6 +400,8 @@ UPLOAD_QUERY = {
 
 # The longest ``q``: a search of a few dozen words and phrases (see docs/api.md).
 MAX_QUERY_CHARS = 1000
+# The longest ``jql``: the parser's own bound (hub.services.jql.parser.MAX_LENGTH).
+MAX_JQL_CHARS = 10_000
 ISSUE_LIST = {
     "type": "object",
     "properties": {
@@ -408,6 +410,12 @@ ISSUE_LIST = {
               "description": "words to search for in key, summary, description, comments and other "
                              "(the environment and text custom fields); "
                              "see the query language in docs/api.md"},
+        "jql": {"type": "string", "minLength": 1, "maxLength": MAX_JQL_CHARS,
+                "description": "a JQL query, evaluated over the mirror as Jira would (see docs/jql.md); "
+                               "ANDed with the other filters (gone issues only with gone=true or any), "
+                               "not with q or sort; next_cursor is then an offset. A query that does not "
+                               "parse or that the mirror cannot answer is a 422 with its position; one "
+                               "that runs past HUB_JQL_TIMEOUT_SECONDS a 503 with Retry-After"},
         "status": SHORT, "assignee": SHORT, "epic_key": SHORT, "label": SHORT,
         "project": {**PROJECT_LABEL, "description": "a project's label, one of GET /api/v1/projects: "
                                                    "another is a 422 naming project"},

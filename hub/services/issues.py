@@ -7,19 +7,25 @@ Interfaces read ``issue``, ``issue_link``, ``issue_comment`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
 
 import peewee
 from peewee import JOIN, SQL, Case, fn
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.errors import ContractError, NotFound
+from hub.errors import ContractError, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
 from hub.services.aliases import current_issue, current_keys, moved_from
 from hub.services.catalogues import CatalogueService
 from hub.services.issue_filters import PRIORITY_ORDER, Where, conditions
+from hub.services.jql.bounded import bounded
+from hub.services.jql.compiler import compile_query
+from hub.services.jql.parser import parse
+from hub.services.jql.tree import JqlError
 from hub.services.pagination import listing, page
 from hub.services.search import fts_query
 from hub.services.sprints import IssueSprint, SprintService
@@ -86,6 +92,7 @@ _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
 # can; this is the last guard that keeps a user's text from becoming a 500.
 _FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
+_UTC = ZoneInfo("UTC")
 
 
 
@@ -157,13 +164,17 @@ def key_order(key: str) -> tuple[str, int]:
 
 class IssueService:
     def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None,
-                 sprints: SprintService | None = None):
+                 sprints: SprintService | None = None, *, jql_timeout_seconds: float = 5,
+                 jql_zone: Callable[[], ZoneInfo] | None = None):
         self._clock = clock or Clock()
         self._catalogues = catalogues or CatalogueService()
         self._sprints = sprints or SprintService()
+        self._jql_timeout = jql_timeout_seconds
+        # The zone JQL's dates are read in (the Jira user's); UTC until one is known.
+        self._jql_zone = jql_zone or (lambda: _UTC)
 
-    def list(self, *, q: str | None = None, cursor: int | None = None, limit: int = 50,
-             sort: str | None = None, **filters) -> dict:
+    def list(self, *, q: str | None = None, jql: str | None = None, cursor: int | None = None,
+             limit: int = 50, sort: str | None = None, **filters) -> dict:
         """Issues matching ``filters`` (see :func:`hub.services.issue_filters.conditions`),
         and ``q`` when given, as :class:`Listed` items.
 
@@ -174,7 +185,18 @@ class IssueService:
         ``sort="priority"`` orders either by Jira's priorities (unknown last), then
         key, and ``next_cursor`` counts the issues already shown. The first page
         (no ``cursor``) also tells the ``total`` of matching issues.
+
+        With ``jql``, the rows are ``Issue`` rows matching the JQL query and the other
+        filters (all of them: a query's own words are ``text ~``, so ``q`` is refused
+        beside it, and so is ``sort``, which is ORDER BY), in the query's order, and
+        ``next_cursor`` counts the issues already shown. See :meth:`_jql`.
         """
+        if jql is not None:
+            if q is not None:
+                raise ContractError('jql: cannot be combined with q; search words in the query (text ~ "…")', "jql")
+            if sort is not None:
+                raise ContractError("sort: cannot be combined with jql; order the query with ORDER BY", "sort")
+            return self._with_sprints(self._jql(jql, conditions(**filters), cursor, limit), lambda row: row.key)
         where = conditions(**filters)
         if q is not None:
             result = self._search(fts_query(q, current_keys), where, cursor, limit, by_priority=sort == "priority")
@@ -195,6 +217,33 @@ class IssueService:
         if cursor is None:
             result["total"] = query.count()
         return self._with_sprints(result, lambda row: row.key)
+
+    def _jql(self, jql: str, where: Where, offset: int | None, limit: int) -> dict:
+        """A page of the issues ``jql`` matches (with ``where``), in its order; InvalidQuery (422,
+        with the position) when it does not parse or the mirror cannot answer it, TooSlow
+        (503) when compiling and running it take longer than the bound."""
+        with bounded(self._jql_timeout, what="The JQL query"):
+            try:
+                compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone())
+            except JqlError as exc:
+                raise InvalidQuery(exc.message, exc.at) from None
+            query = ISSUES.select()
+            for sql, params in [*where, *compiled.where]:
+                query = query.where(SQL(f"({sql})", params))  # Peewee joins SQL() unparenthesised
+            offset = offset or 0
+            try:
+                rows = list(query.order_by(*map(SQL, compiled.order)).limit(limit + 1).offset(offset))
+                total = query.count() if offset == 0 else None
+            except peewee.OperationalError as exc:
+                # The words of a ``~`` are written for FTS5 by fts_query; this is the last guard.
+                if not str(exc).startswith(_FTS_SYNTAX):
+                    raise
+                raise InvalidQuery(f"The text of a '~' could not be searched ({exc}).") from None
+        more = len(rows) > limit
+        result = listing(rows[:limit], offset + limit if more else None)
+        if total is not None:
+            result["total"] = total
+        return result
 
     def _with_sprints(self, result: dict, key_of) -> dict:
         """The page's rows as :class:`Listed` items, their sprints and past keys read in a query each."""

@@ -1,0 +1,377 @@
+"""A JQL query (:mod:`hub.services.jql.tree`) as SQL conditions and an order over ``issue``.
+
+What a clause means is its field's kind (:mod:`hub.services.jql.fields`); the SQL is this
+module's own text, chosen by kind and operator, and every value of the query travels as a
+parameter. The semantics are Jira's:
+
+- names compare case-insensitively in every script (the connection's ``casefold``);
+- ``!=`` and ``NOT IN`` never match an issue whose field is empty; ``NOT`` matches every
+  issue the clause does not (an empty field included), so each condition is written to be
+  true or false for every issue, or NULL only where it is false;
+- a multi-value field (labels, components, versions, sprints) matches when any value does;
+- a value that no issue holds matches nothing (the mirror may not have it yet), while a
+  value that cannot be one (a key of the wrong shape, a number that is none) is an error.
+
+Dates are read by :mod:`hub.services.jql.dates` and history operators compiled by
+:mod:`hub.services.jql.history`; functions the mirror cannot answer are errors naming them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from hub.clock import iso
+from hub.errors import ContractError
+from hub.services.jql import dates, operands
+from hub.services.jql.fields import Field, Kind, field
+from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
+from hub.services.search import fold, fts_query
+
+Sql = tuple[str, list]
+
+# The most parameters a query's conditions may bind: below SQLite's own bound (32,766), with
+# room for the list's other filters. The parser's bounds allow more (500 clauses of 1,000 values).
+MAX_PARAMETERS = 30_000
+
+HISTORY_OPERATORS = frozenset({"was", "was in", "was not", "was not in", "changed"})
+_COMPARISONS = {">": ">", ">=": ">=", "<": "<", "<=": "<="}
+# Kinds whose values have an order the mirror knows, and so take >, >=, <, <=.
+_ORDERED = frozenset({Kind.KEY, Kind.ID, Kind.PRIORITY, Kind.DATETIME, Kind.DATE, Kind.NUMBER})
+# Fields searched by words take only these; ``comment`` and ``text`` not even IS.
+_TEXT_OPERATORS = frozenset({"~", "!~", "is", "is not"})
+_EQUALITY = frozenset({"=", "!=", "in", "not in"})
+# The key as people order it: its project, then its number (AURORA-9 before AURORA-10).
+_KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
+_UNKNOWN_LAST = "9223372036854775807"
+_WORD = re.compile(r"\w+")
+_OPERATOR_WORDS = re.compile(r"\b(OR|NOT)\b|(^|\s)-")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """``where``: conditions, every one to hold (as :data:`hub.services.issue_filters.Where`);
+    ``order``: ORDER BY terms, the compiler's own SQL text."""
+
+    where: list[tuple[str, list]]
+    order: list[str]
+
+
+def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
+    """The conditions and the order of ``query``, read at ``now`` in ``zone`` (the zone of the
+    Jira user, whose dates a query writes); JqlError when the mirror cannot answer it."""
+    compiler = _Compiler(now, zone)
+    where = []
+    if query.where is not None:
+        sql, params = compiler.node(query.where)
+        if len(params) > MAX_PARAMETERS:
+            raise JqlError(f"The query holds {len(params)} values to compare; the mirror answers queries "
+                           f"of up to {MAX_PARAMETERS}.")
+        where.append((f"({sql})", params))
+    return Compiled(where, compiler.order(query))
+
+
+class _Compiler:
+    def __init__(self, now: datetime, zone: ZoneInfo):
+        self.now, self.zone = now, zone
+
+    # -- the tree --------------------------------------------------------------
+
+    def node(self, node: Node) -> Sql:
+        if isinstance(node, And | Or):
+            parts = [self.node(operand) for operand in node.operands]
+            joiner = " AND " if isinstance(node, And) else " OR "
+            return joiner.join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+        if isinstance(node, Not):
+            sql, params = self.node(node.operand)
+            # NULL is "does not match" everywhere below: NOT of it matches.
+            return f"coalesce(NOT ({sql}), 1)", params
+        return self.clause(node)
+
+    def clause(self, clause: Clause) -> Sql:
+        f = field(clause.field)
+        op = clause.operator
+        if op in HISTORY_OPERATORS:
+            return self._history(clause, f)
+        if f.kind is Kind.TEXT:
+            return self._text(clause, f)
+        operand = clause.operand
+        if op in ("is", "is not") or (op in ("=", "!=") and isinstance(operand, Empty)):
+            if not isinstance(operand, Empty):
+                raise JqlError(f"The operator '{op.upper()}' can only be used with the value 'EMPTY' or 'NULL'.",
+                               _at(operand, clause))
+            empty = self._empty(f)
+            return empty if op in ("is", "=") else (f"NOT ({empty[0]})", empty[1])
+        if op in _COMPARISONS:
+            if f.kind not in _ORDERED:
+                raise _unsupported(op, f, clause)
+            if not isinstance(operand, Value | Function):
+                raise JqlError(f"The operator '{op}' does not take a list of values.", _at(operand, clause))
+            return self._compare(f, op, operand)
+        if op not in _EQUALITY:
+            raise _unsupported(op, f, clause)
+        return self._equality(f, op, operand, clause)
+
+    def _equality(self, f: Field, op: str, operand, clause: Clause) -> Sql:
+        if op in ("in", "not in"):
+            items = operand.items if isinstance(operand, ValueList) else (operand,)
+        elif isinstance(operand, ValueList):
+            raise JqlError(f"The operator '{op}' does not take a list of values; use IN.", operand.at)
+        else:
+            items = (operand,)
+        values = [item for item in items if not isinstance(item, Empty)]
+        with_empty = len(values) < len(items)
+        matches = self._any(f, values, clause) if values else None
+        empty_sql, empty_params = self._empty(f)
+        if op in ("!=", "not in"):
+            # Jira: a negation never matches an empty field.
+            if matches is None:
+                return f"NOT ({empty_sql})", empty_params
+            return f"NOT ({empty_sql}) AND coalesce(NOT ({matches[0]}), 1)", [*empty_params, *matches[1]]
+        if matches is None:
+            return empty_sql, empty_params
+        if with_empty:
+            return f"({matches[0]}) OR ({empty_sql})", [*matches[1], *empty_params]
+        return matches
+
+    # -- what a field holds ----------------------------------------------------
+
+    def _empty(self, f: Field) -> Sql:
+        """True when the field holds nothing."""
+        kind = f.kind
+        if kind in (Kind.MULTI, Kind.VERSION) or (f.custom_id and kind is Kind.NAME):
+            return f"NOT EXISTS (SELECT 1 FROM json_each({_each(f)}))", []
+        if kind is Kind.SPRINT:
+            return ("issue.sprint IS NULL AND NOT EXISTS (SELECT 1 FROM issue_sprint "
+                    "WHERE issue_sprint.key = issue.key)"), []
+        if kind in (Kind.PROJECT, Kind.KEY, Kind.ID):
+            return "0", []
+        if f.name == "comment":
+            return "NOT EXISTS (SELECT 1 FROM issue_comment WHERE issue_comment.key = issue.key)", []
+        if f.name == "text":
+            return "0", []
+        return f"coalesce({f.sql}, '') = ''", []
+
+    def _any(self, f: Field, items: list, clause: Clause) -> Sql:
+        """True when the field holds any of ``items`` (values and functions)."""
+        values = [item for item in items if isinstance(item, Value)]
+        functions = [item for item in items if isinstance(item, Function)]
+        parts: list[Sql] = [operands.function(self, f, function) for function in functions]
+        if values:
+            parts.append(self._values(f, values))
+        if len(parts) == 1:
+            return parts[0]
+        return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+
+    def _values(self, f: Field, values: list[Value]) -> Sql:
+        kind = f.kind
+        texts = [value.text for value in values]
+        if kind in (Kind.DATETIME, Kind.DATE):
+            parts = [self.date_equal(f, value) for value in values]
+            return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+        if kind is Kind.NUMBER:
+            numbers = [operands.number(f, value) for value in values]
+            return f"CAST({f.sql} AS REAL) IN ({_marks(numbers)})", numbers
+        if kind in (Kind.KEY, Kind.KEY_REF):
+            keys = [operands.issue_key(f, value) for value in values]
+            if kind is Kind.KEY_REF:
+                return f"{f.sql} IN ({_marks(keys)})", keys
+            # An old key of a moved issue finds it, as Jira finds it.
+            return (f"issue.key IN ({_marks(keys)}) OR issue.key IN (SELECT issue_alias.key FROM issue_alias "
+                    f"WHERE issue_alias.old_key IN ({_marks(keys)}))"), [*keys, *keys]
+        if kind is Kind.ID:
+            ids = [operands.jira_id(f, value) for value in values]
+            return f"issue.id IN ({_marks(ids)})", ids
+        if kind is Kind.PROJECT:
+            parts = [_project(text) for text in texts]
+            return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+        folded = [text.casefold() for text in texts]
+        marks = _marks(folded)
+        if kind is Kind.VERSION:
+            return (f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE casefold(json_extract(value, '$.name')) "
+                    f"IN ({marks}) OR json_extract(value, '$.id') IN ({marks}))"), [*folded, *texts]
+        if kind is Kind.SPRINT:
+            ids = [int(text) for text in texts if text.isascii() and text.isdigit() and len(text) <= 18]
+            return (f"casefold(issue.sprint) IN ({marks}) OR issue.key IN (SELECT issue_sprint.key FROM "
+                    "issue_sprint JOIN sprint ON sprint.sprint_id = issue_sprint.sprint_id "
+                    f"WHERE casefold(sprint.name) IN ({marks}) OR sprint.sprint_id IN ({_marks(ids)}))"), \
+                [*folded, *folded, *ids]
+        if kind is Kind.MULTI or (f.custom_id and kind is Kind.NAME):
+            return f"EXISTS (SELECT 1 FROM json_each({_each(f)}) WHERE casefold(value) IN ({marks}))", folded
+        if kind is Kind.USER:
+            # A login name, or a display name as Jira resolves it to the user's login.
+            return (f"casefold({f.sql}) IN ({marks}) OR {f.sql} IN (SELECT jira_user.name FROM jira_user "
+                    f"WHERE casefold(jira_user.display_name) IN ({marks}))"), [*folded, *folded]
+        sql, params = f"casefold({f.sql}) IN ({marks})", folded
+        if f.unresolved and "unresolved" in folded:
+            # Jira's "Unresolved" is no resolution (unless a resolution has that name).
+            sql = f"{sql} OR {f.sql} IS NULL"
+        return sql, params
+
+    # -- comparisons -----------------------------------------------------------
+
+    def _compare(self, f: Field, op: str, operand: Value | Function) -> Sql:
+        kind = f.kind
+        if kind is Kind.DATE:
+            return f"{f.sql} {op} ?", [self.day(f, operand).isoformat()]
+        if kind is Kind.DATETIME:
+            # Jira's implied precision: ``> 2026/10/22`` is after that whole day, ``>=`` from its start.
+            first, last = self.span(f, operand)
+            return f"{f.sql} {op} ?", [iso(first if op in (">=", "<") else last)]
+        if isinstance(operand, Function):
+            raise operands.misplaced(operand, f)
+        if kind is Kind.NUMBER:
+            return f"CAST({f.sql} AS REAL) {op} ?", [operands.number(f, operand)]
+        if kind is Kind.ID:
+            return f"CAST(issue.id AS INTEGER) {op} ?", [int(operands.jira_id(f, operand))]
+        if kind is Kind.PRIORITY:
+            # A higher priority is earlier in Jira's order: ``priority > Major`` is above Major.
+            position = "(SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' AND {})"
+            flipped = {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op]
+            return (f"{position.format('name = issue.priority')} {flipped} "
+                    f"{position.format('casefold(name) = ?')}"), [operand.text.casefold()]
+        key = operands.issue_key(f, operand)
+        project, _, number = key.rpartition("-")
+        sql, params = _project(project)
+        return f"{sql} AND CAST(substr(issue.key, ?) AS INTEGER) {op} ?", [*params, len(project) + 2, int(number)]
+
+    def span(self, f: Field, operand: Value | Function) -> tuple[datetime, datetime]:
+        """The first and last instant (UTC) a date operand stands for (:func:`dates.span`)."""
+        operands.date_function(operand)
+        return dates.span(operand, now=self.now, zone=self.zone, field=f.name)
+
+    def day(self, f: Field, operand: Value | Function) -> date:
+        """The day a date operand names in the zone, for a field of days (:func:`dates.day`)."""
+        operands.date_function(operand)
+        return dates.day(operand, now=self.now, zone=self.zone, field=f.name)
+
+    def date_equal(self, f: Field, operand: Value | Function) -> Sql:
+        """``=``: the field within what the operand stands for (a whole day for ``2026/10/22``)."""
+        if f.kind is Kind.DATE:
+            return f"{f.sql} = ?", [self.day(f, operand).isoformat()]
+        first, last = self.span(f, operand)
+        return f"{f.sql} >= ? AND {f.sql} <= ?", [iso(first), iso(last)]
+
+    # -- words and history -----------------------------------------------------
+
+    def _text(self, clause: Clause, f: Field) -> Sql:
+        op = clause.operator
+        if op not in _TEXT_OPERATORS or (op.startswith("is") and f.name in ("comment", "text")):
+            raise _unsupported(op, f, clause)
+        if op in ("is", "is not"):
+            if not isinstance(clause.operand, Empty):
+                raise JqlError(f"The operator '{op.upper()}' can only be used with the value 'EMPTY' or 'NULL'.",
+                               _at(clause.operand, clause))
+            sql, params = self._empty(f)
+            return (sql, params) if op == "is" else (f"NOT ({sql})", params)
+        operand = clause.operand
+        if not isinstance(operand, Value):
+            raise JqlError(f"The operator '{op}' takes one value of text for the field '{f.name}'.",
+                           _at(operand, clause))
+        try:
+            words = fts_query(operand.text)
+        except ContractError as exc:
+            reason = exc.description.removeprefix("q: ").split("; see")[0]
+            raise JqlError(f"The text query '{operand.text}' for the field '{f.name}' is not valid: {reason}.",
+                           operand.at) from None
+        match = ("issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)",
+                 [f"{f.fts} : ({words})"])
+        if f.fts == "other" and f.sql:
+            # ``other`` also holds the environment and the other text fields: this one must hold
+            # the words too (as text: the index has found the issues that hold them as words).
+            words = _plain_words(operand.text)
+            held = "".join(f" AND instr(replace(casefold({f.sql}), 'ё', 'е'), ?) > 0" for _ in words)
+            match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *words])
+        if op == "~":
+            return match
+        empty_sql, empty_params = self._empty(f)
+        return f"NOT ({empty_sql}) AND coalesce(NOT ({match[0]}), 1)", [*empty_params, *match[1]]
+
+    def _history(self, clause: Clause, f: Field) -> Sql:
+        if not f.history:
+            raise JqlError(f"History searches do not support the '{f.name}' field.", clause.field.at)
+        try:
+            from hub.services.jql import history
+        except ImportError:
+            raise JqlError("history operators are not supported yet", clause.at) from None
+        return history.compile_history(clause, now=self.now, zone=self.zone)
+
+    # -- ORDER BY --------------------------------------------------------------
+
+    def order(self, query: Query) -> list[str]:
+        """ORDER BY terms: each key's field in its direction (or the field's own default),
+        empty values last going up; ties, and a query with no ORDER BY, by key descending."""
+        terms: list[str] = []
+        for key in query.order:
+            f = field(key.field)
+            if not f.sortable:
+                raise JqlError(f"Not able to sort using field '{f.name}'.", key.field.at)
+            descending = key.descending if key.descending is not None else f.kind in (Kind.DATETIME,
+                                                                                      Kind.PRIORITY)
+            direction = " DESC" if descending else " ASC"
+            terms += [term + direction for term in _order_terms(f)]
+        terms += [term.format(c="issue.key") + " DESC" for term in _KEY_ORDER]
+        return terms
+
+
+def _order_terms(f: Field) -> list[str]:
+    """SQL that orders by ``f`` going up, empty values last (greatest)."""
+    kind, sql = f.kind, f.sql
+    if kind in (Kind.KEY, Kind.PROJECT):
+        return [term.format(c="issue.key") for term in _KEY_ORDER][: 1 if kind is Kind.PROJECT else 2]
+    if kind is Kind.KEY_REF:
+        return [f"({sql} IS NULL)", *(term.format(c=sql) for term in _KEY_ORDER)]
+    if kind is Kind.ID:
+        return ["CAST(issue.id AS INTEGER)"]
+    if kind is Kind.PRIORITY:
+        # Going up is from the lowest priority (last in Jira's order) to the highest; unknown lowest.
+        return [f"({sql} IS NULL)", f"-coalesce((SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' "
+                f"AND name = {sql}), {_UNKNOWN_LAST})"]
+    if f.catalogue:
+        return [f"({sql} IS NULL)", f"coalesce((SELECT min(position) FROM jira_catalogue WHERE kind = "
+                f"'{f.catalogue}' AND name = {sql}), {_UNKNOWN_LAST})", f"casefold({sql})"]
+    if kind is Kind.USER:
+        return [f"({sql} IS NULL)",
+                f"casefold(coalesce((SELECT display_name FROM jira_user WHERE name = {sql}), {sql}))"]
+    if kind is Kind.MULTI:
+        return [f"NOT EXISTS (SELECT 1 FROM json_each({sql}))", f"(SELECT min(casefold(value)) FROM json_each({sql}))"]
+    if kind is Kind.NUMBER:
+        return [f"({sql} IS NULL)", f"CAST({sql} AS REAL)"]
+    if kind in (Kind.DATETIME, Kind.DATE):
+        return [f"({sql} IS NULL)", sql]
+    return [f"({sql} IS NULL)", f"casefold({sql})"]
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of a ``~`` value, folded as the index folds them; none when it has operators
+    (OR, NOT, -word), which a check word by word could not follow."""
+    if _OPERATOR_WORDS.search(text):
+        return []
+    return [fold(word.casefold()) for word in _WORD.findall(text)]
+
+
+def _each(f: Field) -> str:
+    """The arguments of json_each over the field's values (a custom field's path is its own)."""
+    if f.custom_id:
+        return f"""issue.custom_fields, '$."{f.custom_id}".value'"""
+    return f.sql
+
+
+def _project(text: str) -> Sql:
+    """The issues of the project whose key is ``text``: a range of the key's index."""
+    key = text.strip().upper()
+    return "issue.key >= ? AND issue.key < ?", [key + "-", key + "."]
+
+
+def _marks(values: list) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def _at(operand, clause: Clause) -> int:
+    return getattr(operand, "at", None) or clause.at
+
+
+def _unsupported(op: str, f: Field, clause: Clause) -> JqlError:
+    return JqlError(f"The operator '{op.upper()}' is not supported by the '{f.name}' field.", clause.at)

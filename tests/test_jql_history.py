@@ -1,0 +1,258 @@
+"""JQL's history operators over a crafted, mirrored changelog: each query with the keys Jira
+would return and why. The mirror is loaded as an agent loads it (states with ``changes`` and the
+users catalogue); each clause's SQL runs on the hub's own database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hub.db import database
+from hub.services.jql.history import compile_history, is_history
+from hub.services.jql.tree import Clause, Empty, FieldRef, Function, JqlError, Predicate, Value, ValueList
+from tests.support import issue, load
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+UTC_ZONE, MOSCOW = ZoneInfo("UTC"), ZoneInfo("Europe/Moscow")
+USERS = [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Иван Иванов"},
+         {"name": "petrov", "key": "JIRAUSER10101", "display_name": "Пётр Петров"},
+         {"name": "sidorov", "key": "sidorov", "display_name": "Сидор Сидоров"}]  # an older, named key
+IVANOV, PETROV = "JIRAUSER10100", "JIRAUSER10101"
+_history_ids = iter(range(20001, 30000))
+
+
+def change(when: str, author: str, *items: tuple) -> dict:
+    """A change history at ``when`` (UTC, as Jira writes it) with items (field, from, from
+    string, to, to string)."""
+    return {"id": str(next(_history_ids)), "author": author, "created": f"2026-{when}:00.000+0000",
+            "items": [{"field": f, "field_type": "jira", "from": a, "from_string": b, "to": c, "to_string": d}
+                      for f, a, b, c, d in items]}
+
+
+def status(a: tuple[str, str], b: tuple[str, str]) -> tuple:
+    return ("status", a[0], a[1], b[0], b[1])
+
+
+OPEN, PROGRESS, DONE = ("1", "Open"), ("3", "In Progress"), ("10001", "Done")
+WORKING, REOPENED = ("10100", "Разработка"), ("10101", "Открыта")
+V22, V23, V24 = {"id": "10000", "name": "2.2"}, {"id": "10001", "name": "2.3"}, {"id": "10002", "name": "2.4"}
+
+MIRROR = [
+    # Opened, taken by ivanov on the 10th, done by petrov on the 15th; assigned to petrov on the 12th.
+    issue("AURORA-1", status="Done", resolution="Fixed", assignee="petrov", reporter="sidorov", changes=[
+        change("10-10T09:00", "ivanov", status(OPEN, PROGRESS)),
+        change("10-12T09:00", "ivanov", ("assignee", None, None, PETROV, "Пётр Петров")),
+        change("10-15T09:00", "petrov", status(PROGRESS, DONE), ("resolution", None, None, "1", "Fixed"))]),
+    # Never changed: it has held what it holds now all along.
+    issue("AURORA-2", status="Open", assignee="ivanov", priority="High", reporter="sidorov", changes=[]),
+    # Taken by sidorov on the 20th; reassigned from ivanov to sidorov on the 19th; Medium→High on the 18th.
+    issue("AURORA-3", status="In Progress", assignee="sidorov", priority="High", reporter="sidorov", changes=[
+        change("10-18T09:00", "ivanov", ("priority", "3", "Medium", "2", "High")),
+        change("10-19T10:00", "sidorov", ("assignee", IVANOV, "Иван Иванов", "sidorov", "Сидор Сидоров")),
+        change("10-20T10:00", "sidorov", status(OPEN, PROGRESS))]),
+    # Cyrillic statuses; a priority set late on the 21st in UTC, early on the 22nd in Moscow.
+    issue("AURORA-4", status="Открыта", priority="Low", reporter="sidorov", changes=[
+        change("10-21T11:00", "petrov", status(WORKING, REOPENED)),
+        change("10-21T22:30", "petrov", ("priority", None, None, "4", "Low"))]),
+    # fixVersion: 2.2 held until removed on the 1st, 2.3 added on the 5th and swapped for 2.4 on the 16th.
+    issue("AURORA-5", status="Done", resolution="Fixed", reporter="sidorov", fix_versions=[V24], changes=[
+        change("10-01T09:00", "ivanov", ("Fix Version", "10000", "2.2", None, None)),
+        change("10-05T09:00", "ivanov", ("Fix Version", None, None, "10001", "2.3")),
+        change("10-16T09:00", "petrov", ("Fix Version", "10001", "2.3", None, None),
+               ("Fix Version", None, None, "10002", "2.4"))]),
+    # Reported by ivanov, handed to petrov as reporter on the 11th; 2.3 since before the changelog.
+    issue("AURORA-6", status="Open", reporter="petrov", fix_versions=[V23], changes=[
+        change("10-11T09:00", "ivanov", ("reporter", IVANOV, "Иван Иванов", PETROV, "Пётр Петров"))]),
+]
+
+
+@pytest.fixture
+def mirror(hub):
+    load(hub, MIRROR, catalogues={"users": USERS})
+    return hub
+
+
+def v(text: str) -> Value:
+    return Value(text, True, 20)
+
+
+def clause(field: str, operator: str, operand=None, *predicates: tuple[str, object]) -> Clause:
+    return Clause(FieldRef(field, 1), operator, operand, 1,
+                  tuple(Predicate(word, op, 40 + i) for i, (word, op) in enumerate(predicates)))
+
+
+def during(a: str, b: str) -> ValueList:
+    return ValueList((Value(a, True, 48), Value(b, True, 60)), 47)
+
+
+def keys(sql: str, params: list) -> list[str]:
+    rows = database.execute_sql(f"SELECT key FROM issue WHERE {sql} ORDER BY key", params).fetchall()
+    return [row[0].removeprefix("AURORA-") for row in rows]
+
+
+# (clause, the issues it matches (AURORA-n), why)
+WAS = [
+    (clause("status", "was", v("In Progress")), "13", "1 on the 10th to 15th, 3 since the 20th"),
+    (clause("status", "was", v("Open")), "1236", "1 and 3 from before their first change, 2 and 6 now"),
+    (clause("STATUS", "was", v("open")), "1236", "names of fields and values in any case"),
+    (clause("status", "was", v("рАзрАботкА")), "4", "Cyrillic folds too: 4's first status"),
+    (clause("status", "was", v("3")), "13", "a status by its id"),
+    (clause("status", "was in", ValueList((v("Done"), v("открыта")), 20)), "145", "any of a list"),
+    (clause("status", "was not", v("Open")), "45", "never Open"),
+    (clause("status", "was not in", ValueList((v("Open"), v("Done")), 20)), "4", "neither"),
+    (clause("status", "was", v("Closed")), "", "a status no issue held: nothing, no error"),
+    (clause("status", "was", v("In Progress"), ("before", v("2026/10/12"))), "1", "3 only from the 20th"),
+    (clause("status", "was", v("In Progress"), ("after", v("2026/10/16"))), "3", "1 left it on the 15th"),
+    (clause("status", "was", v("In Progress"), ("on", v("2026/10/15"))), "1", "until 09:00 that day"),
+    (clause("status", "was", v("In Progress"), ("on", v("2026/10/16"))), "", "nobody on the 16th"),
+    (clause("status", "was", v("In Progress"), ("during", during("2026/10/11", "2026/10/21"))), "13", "both"),
+    (clause("status", "was", v("In Progress"), ("during", during("2026/10/16", "2026/10/19"))), "", "a gap"),
+    (clause("status", "was", v("In Progress"), ("by", v("ivanov"))), "1", "ivanov set it on 1"),
+    (clause("status", "was", v("In Progress"), ("by", v("SIDOROV"))), "3", "sidorov on 3, any case"),
+    (clause("status", "was", v("Open"), ("by", v("ivanov"))), "", "a first value is set by no change"),
+    (clause("status", "was", v("Open"), ("before", v("2026/10/01"))), "1236",
+     "a first value is held from before the changelog's first change"),
+    (clause("status", "was", v("Open"), ("after", v("2026/10/21"))), "26", "1 and 3 had left Open"),
+    (clause("status", "was", v("In Progress"), ("after", v("2026/10/09")), ("before", v("2026/10/12"))), "1",
+     "AFTER and BEFORE together: some moment between"),
+    (clause("status", "was not", v("In Progress"), ("during", during("2026/10/11", "2026/10/12"))), "23456",
+     "all but 1"),
+    (clause("status", "was", v("Done"), ("before", v("-7d"))), "15", "1 Done since 09:00 on the 15th"),
+    (clause("status", "was", v("Done"), ("before", v("-8d"))), "5", "before 12:00 on the 14th: 5 alone"),
+    (clause("status", "was", v("Done"), ("before", Function("startOfDay", (Value("-6", False, 30),), 21))),
+     "15", "before the 16th"),
+    (clause("assignee", "was", v("petrov")), "1", "JIRAUSER10101 in the changelog, petrov now"),
+    (clause("assignee", "was", v("ivanov")), "23", "2 now; 3's first, JIRAUSER10100"),
+    (clause("assignee", "was", v("IVANOV")), "23", "login names in any case"),
+    (clause("assignee", "was", v("sidorov")), "3", "a key that is the login name"),
+    (clause("assignee", "was", Empty(20)), "1456", "1 before the 12th; 4, 5, 6 unassigned throughout"),
+    (clause("assignee", "was not", Empty(20)), "23", "always assigned"),
+    (clause("assignee", "was", v("ivanov"), ("before", v("2026/10/19"))), "23", "3's ivanov until the 19th"),
+    (clause("assignee", "was", v("ivanov"), ("after", v("2026/10/19"))), "2", "3's ended on the 19th"),
+    (clause("assignee", "was", v("sidorov"), ("by", v("sidorov"))), "3", "sidorov took it"),
+    (clause("priority", "was", v("Medium")), "3", "3's first"),
+    (clause("priority", "was", v("high")), "23", "2 now, 3 since the 18th"),
+    (clause("priority", "was", Empty(20)), "1456", "1, 5, 6 never had one; 4 until the 21st"),
+    (clause("resolution", "was", Empty(20)), "12346", "1 before the 15th; the rest unresolved"),
+    (clause("resolution", "was", v("fixed")), "15", "1 since the 15th, 5 throughout"),
+    (clause("resolution", "was not", Empty(20)), "5", "resolved throughout"),
+    (clause("fixVersion", "was", v("2.3")), "56", "5 from the 5th to the 16th, 6 throughout"),
+    (clause("fixversion", "was", v("2.2")), "5", "removed on the 1st: held before"),
+    (clause("fixVersion", "was", v("10002")), "5", "a version by its id"),
+    (clause("fixVersion", "was", v("2.3"), ("before", v("2026/10/05"))), "6", "5 had it only from the 5th"),
+    (clause("fixVersion", "was", v("2.3"), ("after", v("2026/10/16"))), "6", "5 lost it on the 16th"),
+    (clause("fixVersion", "was", v("2.3"), ("on", v("2026/10/16"))), "56", "until 09:00 that day"),
+    (clause("fixVersion", "was", v("2.3"), ("by", v("ivanov"))), "5", "ivanov added it"),
+    (clause("fixVersion", "was in", ValueList((v("2.2"), v("2.4")), 20)), "5", "either"),
+    (clause("fixVersion", "was not", v("2.3")), "1234", "never 2.3"),
+    (clause("reporter", "was", v("ivanov")), "6", "6's first reporter, JIRAUSER10100"),
+    (clause("reporter", "was", v("petrov")), "6", "and its reporter since the 11th"),
+    (clause("reporter", "was", v("sidorov")), "12345", "reporters throughout"),
+]
+
+CHANGED = [
+    (clause("status", "changed"), "134", "a status change on each"),
+    (clause("status", "changed", None, ("from", v("Open")), ("to", v("In Progress"))), "13", "both"),
+    (clause("status", "changed", None, ("from", v("in progress"))), "1", "1 left In Progress"),
+    (clause("status", "changed", None, ("to", v("Done")), ("by", v("petrov"))), "1", "petrov did it"),
+    (clause("status", "changed", None, ("to", v("Done")), ("by", v("ivanov"))), "", "not ivanov"),
+    (clause("status", "changed", None, ("by", v("ivanov"))), "1", "ivanov changed 1's status"),
+    (clause("status", "changed", None, ("by", ValueList((v("ivanov"), v("sidorov")), 40))), "13", "either"),
+    (clause("status", "changed", None, ("from", ValueList((v("Open"), v("Разработка")), 40))), "134", "any of"),
+    (clause("status", "changed", None, ("after", v("2026/10/15"))), "34", "after the day of 1's last"),
+    (clause("status", "changed", None, ("on", v("2026/10/15"))), "1", "09:00 on the 15th"),
+    (clause("status", "changed", None, ("before", v("2026/10/15"))), "1", "the 10th"),
+    (clause("status", "changed", None, ("during", during("2026/10/11", "2026/10/20"))), "13",
+     "the 15th and the 20th: the end date is a whole day"),
+    (clause("status", "changed", None, ("after", v("-2d"))), "4", "after 12:00 on the 20th"),
+    (clause("status", "changed", None, ("after", Function("startOfDay", (Value("-2", False, 30),), 21))), "34",
+     "after midnight of the 20th"),
+    (clause("status", "changed", None, ("after", v("2026/10/20 09:59"))), "34", "a minute is a whole minute"),
+    (clause("status", "changed", None, ("after", v("2026/10/20 10:00"))), "4", "not within the minute"),
+    (clause("assignee", "changed"), "13", "assignments"),
+    (clause("assignee", "changed", None, ("from", Empty(45))), "1", "from unassigned"),
+    (clause("assignee", "changed", None, ("to", v("petrov"))), "1", "to JIRAUSER10101"),
+    (clause("assignee", "changed", None, ("from", v("ivanov")), ("to", v("sidorov"))), "3", "keys both"),
+    (clause("assignee", "changed", None, ("by", v("SIDOROV"))), "3", "any case"),
+    (clause("priority", "changed", None, ("from", v("medium")), ("to", v("HIGH"))), "3", "case"),
+    (clause("priority", "changed", None, ("on", v("2026/10/21"))), "4", "22:30 UTC is the 21st"),
+    (clause("resolution", "changed", None, ("to", v("Fixed"))), "1", "resolved on the 15th"),
+    (clause("resolution", "changed", None, ("from", Empty(45))), "1", "from unresolved"),
+    (clause("fixVersion", "changed"), "5", "three version changes"),
+    (clause("fixVersion", "changed", None, ("to", v("2.4"))), "5", "2.4 added"),
+    (clause("fixVersion", "changed", None, ("from", v("2.3")), ("by", v("petrov"))), "5", "2.3 removed"),
+    (clause("fixVersion", "changed", None, ("from", v("2.3")), ("by", v("ivanov"))), "", "not by ivanov"),
+    (clause("fixVersion", "changed", None, ("before", v("2026/10/02"))), "5", "2.2 removed on the 1st"),
+    (clause("reporter", "changed", None, ("from", v("ivanov")), ("to", v("petrov")), ("by", v("ivanov"))), "6",
+     "reporter handed over"),
+    (clause("reporter", "changed", None, ("after", v("2026/10/11"))), "", "on the 11th, not after"),
+]
+
+
+@pytest.mark.parametrize(("query", "expected", "why"), WAS + CHANGED,
+                         ids=[f"{c.field.name} {c.operator} {why}" for c, _, why in WAS + CHANGED])
+def test_history_matches_what_jira_would(mirror, query, expected, why):
+    assert is_history(query)
+    sql, params = compile_history(query, now=NOW, zone=UTC_ZONE)
+    assert keys(sql, params) == list(expected), why
+
+
+@pytest.mark.parametrize(("query", "zone", "expected"), [
+    (clause("priority", "changed", None, ("on", v("2026/10/21"))), UTC_ZONE, "4"),
+    (clause("priority", "changed", None, ("on", v("2026/10/21"))), MOSCOW, ""),   # 01:30 on the 22nd there
+    (clause("priority", "changed", None, ("on", v("2026/10/22"))), MOSCOW, "4"),
+    (clause("status", "changed", None, ("on", v("2026/10/21"))), MOSCOW, "4"),    # 14:00 there
+    (clause("priority", "was", Empty(20), ("on", v("2026/10/22"))), MOSCOW, "1456"),  # 4: none until 01:30
+    (clause("priority", "was", Empty(20), ("on", v("2026/10/22"))), UTC_ZONE, "156"),  # 4: Low since the 21st
+])
+def test_history_dates_are_read_in_the_zone(mirror, query, zone, expected):
+    sql, params = compile_history(query, now=NOW, zone=zone)
+    assert keys(sql, params) == list(expected)
+
+
+def test_the_query_text_reaches_sql_only_as_parameters(mirror):
+    hostile = "x') OR 1=1 --"
+    sql, params = compile_history(clause("status", "was", v(hostile), ("by", v(hostile))), now=NOW, zone=UTC_ZONE)
+    assert hostile not in sql and hostile in params
+    assert keys(sql, params) == []
+
+
+# (clause, the message, the character it is at)
+REFUSED = [
+    (clause("labels", "was", v("x")), "History searches do not support the 'labels' field.", 1),
+    (clause("summary", "changed"), "History searches do not support the 'summary' field.", 1),
+    (Clause(FieldRef("cf[10012]", 1, 10012), "was", v("x"), 1),
+     "History searches do not support the 'cf[10012]' field.", 1),
+    (clause("status", "was", v("Open"), ("from", v("x"))),
+     "The operator 'WAS' does not support the predicate 'FROM'.", 40),
+    (clause("status", "was not in", ValueList((v("Open"),), 20), ("to", v("x"))),
+     "The operator 'WAS NOT IN' does not support the predicate 'TO'.", 40),
+    (clause("status", "was", ValueList((v("Open"), v("Done")), 20)),
+     "The operator 'was' does not support the list value for field 'status'.", 20),
+    (clause("status", "was in", v("Open")),
+     "The operator 'was in' does not support the non-list value for field 'status'.", 20),
+    (clause("assignee", "was", Function("currentUser", (), 20)),
+     "The function 'currentUser' is not supported by the mirror in a history search.", 20),
+    (clause("status", "changed", None, ("on", Value("soon", True, 45))),
+     "Date value 'soon' for field 'status' is invalid. Valid formats include: 'yyyy/MM/dd HH:mm', "
+     "'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd', or a period format e.g. '-5d', '4w 2d'.", 45),
+    (clause("status", "changed", None, ("during", ValueList((v("-1d"),), 44))),
+     "DURING takes two dates: DURING (start, end).", 44),
+    (clause("status", "changed", None, ("by", Empty(45))), "BY takes a user's login name, not EMPTY.", 45),
+    (clause("fixVersion", "was", Empty(20)),
+     "History searches for an empty 'fixVersion' are not supported by the mirror.", 20),
+]
+
+
+@pytest.mark.parametrize(("query", "message", "at"), REFUSED, ids=[m for _, m, _ in REFUSED])
+def test_what_history_cannot_answer_is_refused_in_jiras_words(query, message, at):
+    with pytest.raises(JqlError) as refused:
+        compile_history(query, now=NOW, zone=UTC_ZONE)
+    assert (refused.value.message, refused.value.at) == (message, at)
+
+
+def test_only_the_history_operators_are_history():
+    assert not is_history(clause("status", "=", v("Open")))
+    assert not is_history(clause("status", "in", ValueList((v("Open"),), 20)))
