@@ -48,6 +48,23 @@ class Stopped(Exception):
     """The command stopped between pages: cancelled by an interface, or the agent is stopping."""
 
 
+# The shape of a zone's name the hub accepts in a heartbeat (docs/agent-protocol.md, v17).
+_ZONE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}\Z")
+
+
+def known_zone(name: object) -> str | None:
+    """``name`` if it names a time zone this machine's zone database holds (Jira's ``timeZone`` is
+    an IANA name, e.g. ``Europe/Moscow``), in the shape the hub accepts; None otherwise, which the
+    hub and JQL read as UTC."""
+    if not isinstance(name, str) or len(name) > 64 or not _ZONE_NAME.match(name):
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
 def updated_clause(updated_since: str, zone: str | None) -> str:
     """``AND updated >= "yyyy/MM/dd HH:mm"``: JQL reads dates in the Jira user's time zone, to the minute,
     so the instant is converted to that zone and floored (never later than asked)."""
@@ -130,7 +147,7 @@ class Runner:
         """Check Jira (``/myself``; learns the user's time zone) and the hub (a heartbeat); StartupError if not."""
         try:
             me = self.jira.myself()
-            self.time_zone = me.get("timeZone")
+            self.time_zone = known_zone(me.get("timeZone"))
             self.custom = mapping.find_custom_fields(self.jira.fields(), self.config.planned_start_field,
                                                      self.config.planned_end_field)
         except JiraAuthError as exc:
@@ -139,7 +156,7 @@ class Runner:
         except (JiraError, GaveUp) as exc:
             raise StartupError(f"Jira: {exc}") from exc
         try:
-            self.hub.heartbeat("starting", f"Jira user {me.get('name')}")
+            self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone)
         except HubAuthError as exc:
             raise StartupError(f"the hub refused the token ({exc.status}): check HUB_AGENT_TOKEN", 2) from exc
         except (HubError, GaveUp) as exc:
@@ -232,7 +249,7 @@ class Runner:
 
     def _beat(self, state: str, detail: str | None) -> None:
         try:
-            cancelled = self.hub.heartbeat(state, detail)
+            cancelled = self.hub.heartbeat(state, detail, self.time_zone)
         except (HubError, GaveUp) as exc:
             log.warning("heartbeat: %s", exc)
             return

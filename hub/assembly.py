@@ -34,8 +34,10 @@ from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore
+from hub.services.filters import FilterService
 from hub.services.health import HealthService
 from hub.services.issues import IssueService
+from hub.services.jql_zone import JqlZone
 from hub.services.mirror import MirrorService
 from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
@@ -69,6 +71,8 @@ class Services:
     metrics: Metrics
     catalogues: CatalogueService
     sprints: SprintService
+    filters: FilterService
+    jql_zone: JqlZone
 
 
 @dataclass(frozen=True)
@@ -103,10 +107,13 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     store = FileStore(config.files_dir)
     attachments = AttachmentService(store, signal, clock)
     commands = CommandService(projects, attachments, signal, clock)
-    overview = OverviewService(projects, agents, config.files_dir, clock)
+    jql_zone = JqlZone(config.jql_time_zone)
+    overview = OverviewService(projects, agents, config.files_dir, clock, zone=jql_zone)
     metrics.watch(HubCollector(overview, agents, clock))
     catalogues = CatalogueService()
     sprints = SprintService()
+    issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
+                          jql_zone=jql_zone)
     return Services(
         tokens=TokenService(clock),
         commands=commands,
@@ -116,7 +123,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         runs=SyncRunService(clock, signal),
         agents=agents,
         attachments=attachments,
-        issues=IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds),
+        issues=issues,
         projects=projects,
         batches=BatchService(clock),
         health=HealthService(config, clock),
@@ -126,6 +133,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         metrics=metrics,
         catalogues=catalogues,
         sprints=sprints,
+        filters=FilterService(issues, clock),
+        jql_zone=jql_zone,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # A UTC time as the hub writes it, or with Z for +00:00: whole seconds, no other
 # offset, so that what a client sends reads the same to every agent. Written for
@@ -16,6 +17,10 @@ from datetime import UTC, datetime, timedelta
 UTC_TIME_PATTERN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|\+00:00)"
                     r"(?![\s\S])")
 _UTC_TIME = re.compile(UTC_TIME_PATTERN)
+# An IANA time zone's name as Jira's /myself gives it (``Europe/Moscow``, ``UTC``,
+# ``America/Argentina/Buenos_Aires``, ``Etc/GMT+3``): no path of a file, no spaces.
+TIME_ZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}(?![\s\S])"
+_TIME_ZONE = re.compile(TIME_ZONE_PATTERN)
 
 
 class Clock:
@@ -61,4 +66,15 @@ def jira_to_utc(value: object) -> str | None:
     try:
         return iso(parsed)
     except OverflowError:
+        return None
+
+
+def known_zone(name: object) -> ZoneInfo | None:
+    """The IANA time zone ``name`` names, or None when it has not the shape of a zone's name
+    or the zone database does not hold it."""
+    if not isinstance(name, str) or len(name) > 64 or not _TIME_ZONE.match(name):
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
         return None

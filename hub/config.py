@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hub.clock import known_zone
+
 MIB = 1024**2
 GIB = 1024**3
 
@@ -123,6 +125,16 @@ def _host(name: str, raw: str) -> str:
     return value
 
 
+def _zone_or_unset(name: str, raw: str) -> str | None:
+    """An IANA time zone's name (``Europe/Moscow``), or nothing (unset: None)."""
+    value = raw.strip()
+    if not value:
+        return None
+    if known_zone(value) is None:
+        raise ConfigError(f"{name} must be an IANA time zone's name such as Europe/Moscow or UTC, got {raw!r}")
+    return value
+
+
 def _path(name: str, raw: str) -> Path:
     return Path(_text(name, raw)).expanduser()
 
@@ -198,6 +210,8 @@ VARIABLES: tuple[_Var, ...] = (
          "How long a database write waits for another writer before giving up."),
     _Var("HUB_JQL_TIMEOUT_SECONDS", "jql_timeout_seconds", "5", _integer(1, 3600),
          "How long a JQL query of the issue list may run before it is stopped (503, Retry-After)."),
+    _Var("HUB_JQL_TIME_ZONE", "jql_time_zone", "", _zone_or_unset,
+         "The time zone JQL's dates are read in; unset: the Jira user's, as the agent reports it, else UTC."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
     _Var("HUB_LOG_FORMAT", "log_format", "text", _log_format,
          "Log lines as text or json (one JSON object per line)."),
@@ -229,6 +243,7 @@ class Config:
     refresh_overlap_minutes: int = 10
     busy_timeout_seconds: int = 30
     jql_timeout_seconds: float = 5
+    jql_time_zone: str | None = None
     log_level: str = "INFO"
     log_format: str = "text"
 

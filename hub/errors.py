@@ -23,6 +23,12 @@ class NotFound(HubError):
     title = "Not found"
 
 
+class Forbidden(HubError):
+    """The token may not do this to this object (another token's saved filter, ...)."""
+
+    title = "Forbidden"
+
+
 class Conflict(HubError):
     """The request does not fit the current state (a command already finished, ...)."""
 

@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 20 tables at schema version 11.
+"""Peewee models of the hub's 21 tables at schema version 12.
 
 The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
 view) has no model: the loader writes it and the issue service reads it in SQL.
@@ -330,6 +330,22 @@ class Token(BaseModel):
     created_at = TextField()
 
 
+class SavedFilter(BaseModel):
+    """A JQL query kept under a name by the token that saved it (``owner_token_id``; a revoked
+    token's id stays, naming no token). A name is unique per owner."""
+
+    id = AutoField()
+    name = TextField()
+    jql = TextField()
+    owner_token_id = IntegerField(null=True)
+    created_at = TextField()
+    updated_at = TextField()
+
+    class Meta:
+        table_name = "saved_filter"
+        indexes = ((("owner_token_id", "name"), True),)
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Setting,
     Issue,
@@ -351,4 +367,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     JiraCatalogue,
     JiraUser,
     IssueAlias,
+    SavedFilter,
 )

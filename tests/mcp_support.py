@@ -16,10 +16,11 @@ from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 from tests.support import BASE, MCP_FILES, PNG, TEXT_FILE, call, scripted_agent
 
 TOOLS = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
-         "list_projects", "sync_status", "request_refresh", "fetch_attachment", "read_attachment", "list_notes",
-         "add_note"}
+         "list_projects", "list_filters", "run_filter", "sync_status", "request_refresh", "fetch_attachment",
+         "read_attachment", "list_notes", "add_note"}
 READ_ONLY = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
-             "list_projects", "sync_status", "read_attachment", "list_notes"}
+             "list_projects", "list_filters", "run_filter", "sync_status", "read_attachment", "list_notes"}
+
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -73,8 +74,10 @@ async def check_tool_list(client: Client) -> None:
         assert tool.input_schema["type"] == "object" and tool.output_schema, name
         assert tool.annotations.read_only_hint is (name in READ_ONLY), name
     search = tools["search_issues"].input_schema["properties"]
-    assert {"q", "project", "issue_type", "sprint", "updated_since", "limit", "cursor", "resolution", "component",
-            "fix_version", "affects_version", "parent", "gone", "sort"} <= set(search)
+    assert {"q", "jql", "project", "issue_type", "sprint", "updated_since", "limit", "cursor", "resolution",
+            "component", "fix_version", "affects_version", "parent", "gone", "sort"} <= set(search)
+    assert "ORDER BY" in tools["search_issues"].description and "currentUser()" in tools["search_issues"].description
+    assert tools["run_filter"].input_schema["required"] == ["filter_id"]
     assert search["parent"]["anyOf"][0]["pattern"] == ISSUE_KEY_PATTERN
     assert tools["get_worklogs"].input_schema["required"] == ["key"]
     assert tools["list_sprints"].input_schema["properties"]["state"]["anyOf"][0]["enum"] == [
@@ -174,6 +177,24 @@ async def check_notes(client: Client) -> None:
     await refused(client, "list_notes", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
 
 
+async def check_filters(client: Client, url: str, interface: str) -> None:
+    """The team's saved filters: listed, run; and JQL in search_issues."""
+    assert (await data(client, "list_filters"))["items"] == []
+    saved = call(url, interface, "/api/v1/filters", {"name": "Done", "jql": "status = done ORDER BY key"})
+    listed = await data(client, "list_filters")
+    assert [(f["id"], f["name"], f["jql"], f["owner"]) for f in listed["items"]] == [
+        (saved["id"], "Done", "status = done ORDER BY key", "ui")]
+    assert listed["next_cursor"] is None
+    await refused(client, "run_filter", {"filter_id": 999}, "404", "no saved filter 999")
+    await refused(client, "run_filter", {"filter_id": 0}, "filter_id")
+    await refused(client, "list_filters", {"limit": 0}, "limit")
+    ran = await data(client, "run_filter", {"filter_id": saved["id"]})
+    assert [i["key"] for i in ran["items"]] == ["AURORA-2"] and ran["total"] == 1
+    found = await data(client, "search_issues", {"jql": "status in (Done, Open) ORDER BY key ASC"})
+    assert [i["key"] for i in found["items"]] == ["AURORA-2", "AURORA-3"]
+    await refused(client, "search_issues", {"jql": "status = "}, "jql", "character")
+
+
 async def check_commands(client: Client, url: str, agent: str) -> None:
     """Refreshes and attachments, served by a scripted agent: read as text, as an image, described."""
     queued = await data(client, "request_refresh", {"jql": "key = AURORA-1"})
@@ -243,6 +264,7 @@ async def check_every_tool(client: Client, url: str, agent: str, interface: str)
     await check_reading(client)
     await check_hostile_ids(client)
     await check_notes(client)
+    await check_filters(client, url, interface)
     await check_commands(client, url, agent)
     load_whole_issues(url, agent, interface)
     await check_whole_issue(client)

@@ -215,8 +215,10 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
-    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 16 for a in agents), \
+    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 17 for a in agents), \
         json.dumps(agents)
+    # The Jira user's zone, from /myself, reported with the heartbeat: JQL reads dates in it.
+    assert get(url, interface, "/api/v1/overview")["jql_time_zone"] == {"name": "Europe/Moscow", "source": "jira"}
 
 
 def test_edits_in_jira_show_after_the_next_refresh(setup):

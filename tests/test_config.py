@@ -43,6 +43,8 @@ def test_environment_overrides_and_empty_means_default():
         ("HUB_CLEANUP_CRON", "daily", "HUB_CLEANUP_CRON must be a five-field cron"),
         ("HUB_LOG_LEVEL", "LOUD", "HUB_LOG_LEVEL must be DEBUG"),
         ("HUB_LOG_FORMAT", "xml", "HUB_LOG_FORMAT must be text or json"),
+        ("HUB_JQL_TIME_ZONE", "Mars/Olympus", "HUB_JQL_TIME_ZONE must be an IANA time zone"),
+        ("HUB_JQL_TIME_ZONE", "../../etc/passwd", "HUB_JQL_TIME_ZONE must be an IANA time zone"),
     ],
 )
 def test_bad_values_name_the_variable(name, value, message):

@@ -28,11 +28,22 @@ def test_the_listed_tools_are_exactly_as_documented():
 LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'description': 'Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over '
                            'key, summary, description, comments, environment and text custom fields, ranked, each '
-                           'item with a highlighted `snippet`) and/or by exact filters (status, resolution, '
-                           'component, fix or affects version, sprint, parent, ...); page with `cursor`. Returns '
-                           '`items`, `total` (all matches, on the first page; null when the hub does not count) and '
-                           "`next_cursor`. Issues gone from Jira (deleted, or no longer visible to the agent's user) "
-                           "are left out unless `gone` asks for them. Then use get_issue for one issue's details.",
+                           'item with a highlighted `snippet`), by a JQL query (`jql`), and/or by exact filters '
+                           '(status, resolution, component, fix or affects version, sprint, parent, ...); page with '
+                           "`cursor`. `jql` takes Jira's JQL, evaluated over the mirror as Jira would: AND, OR, NOT, "
+                           'parentheses; = != > >= < <= ~ !~ IN, NOT IN, IS [NOT] EMPTY; fields project, key, '
+                           'summary, description, comment, text, status, resolution, priority, type, assignee, '
+                           'reporter, labels, component, fixVersion, affectedVersion, sprint, "Epic Link", parent, '
+                           'created, updated, resolved, duedate and custom fields (by name or cf[10012]); dates '
+                           '"2026/10/22" or -7d and startOfDay(), endOfWeek(), ... in the Jira user\'s time zone; '
+                           'openSprints(), closedSprints(), futureSprints(), linkedIssues(KEY); WAS, CHANGED (FROM, '
+                           'TO, BY, AFTER, BEFORE, ON, DURING) over the mirrored changelog; ORDER BY field '
+                           '[ASC|DESC], default key DESC. currentUser() and what else needs Jira itself is refused, '
+                           'naming it; a query that does not parse is refused with its position (line 1, character '
+                           'N). Returns `items`, `total` (all matches, on the first page; null when the hub does not '
+                           'count) and `next_cursor`. Issues gone from Jira (deleted, or no longer visible to the '
+                           "agent's user) are left out unless `gone` asks for them. Then use get_issue for one "
+                           "issue's details; list_filters and run_filter for the team's saved JQL.",
             'inputSchema': {'properties': {'affects_version': {'anyOf': [{'maxLength': 255,
                                                                           'minLength': 1,
                                                                           'type': 'string'},
@@ -83,6 +94,12 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                     {'type': 'null'}],
                                                           'default': None,
                                                           'title': 'Issue Type'},
+                                           'jql': {'anyOf': [{'maxLength': 10000, 'minLength': 1, 'type': 'string'},
+                                                             {'type': 'null'}],
+                                                   'default': None,
+                                                   'description': 'a JQL query, e.g. assignee = ivanov AND status in '
+                                                                  '("In Progress", Review) ORDER BY priority DESC',
+                                                   'title': 'Jql'},
                                            'label': {'anyOf': [{'maxLength': 255, 'minLength': 1, 'type': 'string'},
                                                                {'type': 'null'}],
                                                      'default': None,
@@ -628,6 +645,80 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                       'title': 'Scope'}},
                              'required': ['items', 'scope', 'base_jql'],
                              'title': 'ProjectList',
+                             'type': 'object'}},
+           {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
+            'description': "The team's saved filters: JQL queries kept in the hub under a name, newest first, each "
+                           'with its `id`, `name`, `jql` and `owner` (the token that saved it). Use it to find the '
+                           'filter a person names ("my open bugs", "the release board"), then run_filter, or to '
+                           'reuse its JQL in search_issues(jql=...).',
+            'inputSchema': {'properties': {'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': '`next_cursor` of the previous page',
+                                                      'title': 'Cursor'},
+                                           'limit': {'default': 50,
+                                                     'description': 'filters per page',
+                                                     'maximum': 100,
+                                                     'minimum': 1,
+                                                     'title': 'Limit',
+                                                     'type': 'integer'}},
+                            'title': 'list_filtersArguments',
+                            'type': 'object'},
+            'name': 'list_filters',
+            'outputSchema': {'description': "One page of the team's saved filters.",
+                             'properties': {'items': {'description': 'saved filters: `id`, `name`, `jql`, `owner` '
+                                                                     "(the saving token's name), `created_at`, "
+                                                                     '`updated_at`',
+                                                      'items': {'additionalProperties': True, 'type': 'object'},
+                                                      'title': 'Items',
+                                                      'type': 'array'},
+                                            'next_cursor': {'anyOf': [{'type': 'integer'}, {'type': 'null'}],
+                                                            'description': 'pass back as `cursor` for the next page; '
+                                                                           'null on the last',
+                                                            'title': 'Next Cursor'}},
+                             'required': ['items', 'next_cursor'],
+                             'title': 'FilterList',
+                             'type': 'object'}},
+           {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
+            'description': 'Run a saved filter (see list_filters): the issues its JQL finds in the mirror now, as '
+                           "search_issues(jql=...) finds them, in the filter's ORDER BY; page with `cursor`. Returns "
+                           '`items`, `total` (on the first page) and `next_cursor`.',
+            'inputSchema': {'properties': {'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': '`next_cursor` of the previous page',
+                                                      'title': 'Cursor'},
+                                           'filter_id': {'description': "the saved filter's id (see list_filters)",
+                                                         'maximum': 9223372036854775807,
+                                                         'minimum': 1,
+                                                         'title': 'Filter Id',
+                                                         'type': 'integer'},
+                                           'limit': {'default': 20,
+                                                     'description': 'issues per page',
+                                                     'maximum': 100,
+                                                     'minimum': 1,
+                                                     'title': 'Limit',
+                                                     'type': 'integer'}},
+                            'required': ['filter_id'],
+                            'title': 'run_filterArguments',
+                            'type': 'object'},
+            'name': 'run_filter',
+            'outputSchema': {'description': 'One page of issues.',
+                             'properties': {'items': {'description': 'issues, as GET /api/v1/issues lists them (with '
+                                                                     '`snippet` for `q`), but for `custom_fields`, '
+                                                                     'by display name as get_issue shows them',
+                                                      'items': {'additionalProperties': True, 'type': 'object'},
+                                                      'title': 'Items',
+                                                      'type': 'array'},
+                                            'next_cursor': {'anyOf': [{'type': 'integer'}, {'type': 'null'}],
+                                                            'description': 'pass back as `cursor` for the next page; '
+                                                                           'null on the last',
+                                                            'title': 'Next Cursor'},
+                                            'total': {'anyOf': [{'type': 'integer'}, {'type': 'null'}],
+                                                      'description': 'how many issues match in all: the hub counts '
+                                                                     'them on the first page (no `cursor`); null on '
+                                                                     'later pages or when the hub does not count',
+                                                      'title': 'Total'}},
+                             'required': ['items', 'total', 'next_cursor'],
+                             'title': 'IssuePage',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'description': 'How fresh the mirror is: agents (how many, how many online, and a few of them), the last '

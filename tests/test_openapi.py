@@ -35,6 +35,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
         "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
         "/api/v1/whoami", "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
+        "/api/v1/filters", "/api/v1/filters/{filter_id}", "/api/v1/filters/{filter_id}/issues",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM
@@ -52,6 +53,13 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         name: schemas.SPRINT_LIST["properties"][name] for name in ("cursor", "limit", "state", "board")}
     worklogs = paths["/api/v1/issues/{key}/worklogs"]["get"]
     assert {p["name"] for p in worklogs["parameters"]} == {"key", "cursor", "limit"}
+    filters = paths["/api/v1/filters"]
+    assert filters["post"]["requestBody"]["content"]["application/json"]["schema"] == schemas.NEW_FILTER
+    assert set(filters["post"]["responses"]) >= {"201", "409", "422"}
+    assert set(paths["/api/v1/filters/{filter_id}"]) == {"get", "patch", "delete"}
+    assert "403" in paths["/api/v1/filters/{filter_id}"]["delete"]["responses"]
+    heartbeat = paths["/agent/v1/heartbeat"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert heartbeat["properties"]["jira_time_zone"] == schemas.HEARTBEAT["properties"]["jira_time_zone"]
 
 
 def test_openapi_tells_roles_per_method(hub):
@@ -96,7 +104,8 @@ def test_real_success_statuses_and_media_types(hub):
     paths = document(hub)["paths"]
     created = {path: op for path, _, op in operations(document(hub)) if "201" in op["responses"]}
     assert set(created) == {"/api/v1/commands", "/api/v1/issues/{key}/notes", "/api/v1/batches",
-                            "/api/v1/projects", "/api/v1/tokens", "/api/v1/attachments/{attachment_id}/fetch"}
+                            "/api/v1/projects", "/api/v1/tokens", "/api/v1/attachments/{attachment_id}/fetch",
+                            "/api/v1/filters"}
     for op in created.values():
         assert op["responses"]["201"]["headers"]["Location"]["required"] is True
     assert set(paths["/api/v1/notes/{note_id}"]["delete"]["responses"]) >= {"204"}

@@ -31,7 +31,8 @@ def test_an_empty_hub_shows_nothing_queued_no_runs_and_an_empty_store(hub):
     assert overview(hub) == {"queue": [], "oldest_queued_at": None, "oldest_queued_age_seconds": None,
                              "agents": {"total": 0, "online": 0},
                              "last_runs": {"full": None, "incremental": None},
-                             "store": {"files": 0, "bytes": 0}, "gone_issues": 0}
+                             "store": {"files": 0, "bytes": 0}, "gone_issues": 0,
+                             "jql_time_zone": {"name": "UTC", "source": "default"}}
 
 
 def test_the_queue_is_counted_by_type_and_status_with_the_oldest_queued_age(make_hub):

@@ -67,6 +67,8 @@ V11_TABLES = {"issue_alias"}
 V11_ISSUE_COLUMNS = [("gone_at", "TEXT", 0, None, 0), ("gone_reason", "TEXT", 0, None, 0)]
 V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"]), "issue_gone": (
     0, ["gone_at"], "CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL")}
+# What v12 adds: the saved filters' table (with its unique index of names per owner).
+V12_TABLES = {"saved_filter"}
 V11_RUN_COLUMNS = [("agent_version", "INTEGER", 0, None, 0), ("checks_enqueued", "INTEGER", 0, None, 0)]
 
 
@@ -82,7 +84,7 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -93,7 +95,8 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v6 is v5 plus two tables: every v5 table, column and index is as v5.sql has it
     (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
-    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES, *V11_TABLES}
+    assert set(fresh) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES,
+                                    *V11_TABLES, *V12_TABLES}
     for table, shape in v5.items():
         if table in ("command", "sync_run", "issue", "agent_status"):
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"], table
@@ -105,7 +108,7 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
     (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
-    assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES}
+    assert set(fresh) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES}
     widened = {"command": ["token_id"], "sync_run": ["neighbors_due", *(c[0] for c in V11_RUN_COLUMNS)],
                "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS + V11_ISSUE_COLUMNS)],
                "agent_status": ["token_id"]}
@@ -121,7 +124,7 @@ def test_schema_of_v7_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)
     (save what v9 adds to ``agent_status`` and v10 to ``issue``)."""
     v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
-    assert set(fresh) - set(v7) == {*SEARCH, *V10_TABLES, *V11_TABLES}
+    assert set(fresh) - set(v7) == {*SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES}
     for table, shape in v7.items():
         if table == "agent_status":
             assert fresh[table]["columns"][:len(shape["columns"])] == shape["columns"]
@@ -141,7 +144,7 @@ def test_schema_of_v8_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``
     (save what v10 adds)."""
     v8 = describe(make_db(tmp_path / "v8.sqlite", 8, rows=False))
-    assert set(fresh) - set(v8) == V10_TABLES | V11_TABLES
+    assert set(fresh) - set(v8) == V10_TABLES | V11_TABLES | V12_TABLES
     for table, shape in v8.items():
         if table in V10_SEARCH:
             continue
@@ -163,7 +166,7 @@ def test_schema_of_v9_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v10 is v9 plus five tables, columns and indexes of ``issue``, and a fifth column of the
     full-text view and table (``other``) (save what v11 adds)."""
     v9 = describe(make_db(tmp_path / "v9.sqlite", 9, rows=False))
-    assert set(fresh) - set(v9) == V10_TABLES | V11_TABLES
+    assert set(fresh) - set(v9) == V10_TABLES | V11_TABLES | V12_TABLES
     for table, shape in v9.items():
         if table == "issue":
             assert fresh[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS, *V11_ISSUE_COLUMNS]
@@ -180,7 +183,7 @@ def test_schema_of_v10_is_kept_exactly(tmp_path: Path, fresh: dict):
     """v11 is v10 plus the alias table, ``issue.gone_at`` and ``gone_reason``, and a unique index
     of ``issue.id``."""
     v10 = describe(make_db(tmp_path / "v10.sqlite", 10, rows=False))
-    assert set(fresh) - set(v10) == V11_TABLES
+    assert set(fresh) - set(v10) == V11_TABLES | V12_TABLES
     for table, shape in v10.items():
         if table == "issue":
             assert fresh[table]["columns"] == [*shape["columns"], *V11_ISSUE_COLUMNS]
@@ -189,3 +192,12 @@ def test_schema_of_v10_is_kept_exactly(tmp_path: Path, fresh: dict):
             assert fresh[table] == _with_v11_run(shape), table
         else:
             assert fresh[table] == shape, table
+
+
+def test_schema_of_v11_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v12 is v11 plus the saved filters' table: every v11 table, column and index is as
+    v11.sql has it."""
+    v11 = describe(make_db(tmp_path / "v11.sqlite", 11, rows=False))
+    assert set(fresh) - set(v11) == V12_TABLES
+    for table, shape in v11.items():
+        assert fresh[table] == shape, table

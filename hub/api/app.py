@@ -15,7 +15,7 @@ from collections.abc import Callable
 import falcon
 
 from hub import startup
-from hub.api import admin, agent, attachments, errors, interface, issues
+from hub.api import admin, agent, attachments, errors, filters, interface, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
@@ -76,6 +76,9 @@ def routes(services: Services, config: Config,
         ("/api/v1/sprints", issues.SprintsResource(s.sprints)),
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
         ("/api/v1/notes/{note_id:id}", issues.NoteResource(s.issues)),
+        ("/api/v1/filters", filters.FiltersResource(s.filters)),
+        ("/api/v1/filters/{filter_id:id}", filters.FilterResource(s.filters)),
+        ("/api/v1/filters/{filter_id:id}/issues", filters.FilterIssuesResource(s.filters)),
         ("/api/v1/projects", admin.ProjectsResource(s.projects)),
         ("/api/v1/projects/{label}", admin.ProjectResource(s.projects)),
         ("/api/v1/scope", admin.ScopeResource(s.projects)),

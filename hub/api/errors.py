@@ -14,7 +14,17 @@ import logging
 import falcon
 import peewee
 
-from hub.errors import BadRequest, Conflict, ContractError, HubError, NotFound, TooLarge, TooSlow, Unauthenticated
+from hub.errors import (
+    BadRequest,
+    Conflict,
+    ContractError,
+    Forbidden,
+    HubError,
+    NotFound,
+    TooLarge,
+    TooSlow,
+    Unauthenticated,
+)
 from hub.services.health import HealthService
 
 log = logging.getLogger(__name__)
@@ -22,6 +32,7 @@ log = logging.getLogger(__name__)
 STATUS: dict[type[HubError], str] = {
     BadRequest: falcon.HTTP_400,
     Unauthenticated: falcon.HTTP_401,
+    Forbidden: falcon.HTTP_403,
     NotFound: falcon.HTTP_404,
     Conflict: falcon.HTTP_409,
     TooLarge: falcon.HTTP_413,

@@ -9,9 +9,10 @@ is most likely a typo that would otherwise be silently ignored.
 from __future__ import annotations
 
 from hub import vocabulary
-from hub.clock import UTC_TIME_PATTERN
+from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
 from hub.services.issue_filters import GONE_FILTERS
+from hub.services.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
 from hub.services.projects import LABEL_PATTERN
 from hub.services.sync_runs import CHECK_KEYS
 from hub.services.tokens import NAME_PATTERN
@@ -226,6 +227,9 @@ HEARTBEAT = {
                   "description": "what the agent is doing in a word, e.g. idle or working"},
         "detail": {"type": ["string", "null"], "maxLength": MAX_DETAIL_CHARS,
                    "description": "one line for the operations page; an agent cuts a longer one"},
+        "jira_time_zone": {"type": ["string", "null"], "maxLength": 64, "pattern": TIME_ZONE_PATTERN,
+                           "description": "v17: the Jira user's time zone (timeZone of /myself), an IANA "
+                                          "name; JQL's dates are read in it unless HUB_JQL_TIME_ZONE is set"},
     },
     "required": ["agent_id", "version"],
 }
@@ -455,6 +459,40 @@ NOTE = {
     "properties": {"body": {"type": "string", "minLength": 1, "maxLength": 100_000}},
     "required": ["body"],
     "additionalProperties": False,
+}
+
+# Saved filters (/api/v1/filters): a name, and JQL that parses, no longer than the parser reads.
+FILTER_NAME = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S",
+               "description": "the filter's name: unique among the saving token's filters"}
+FILTER_JQL = {"type": "string", "minLength": 1, "maxLength": MAX_JQL_LENGTH,
+              "description": "a JQL query (docs/jql.md); one that does not parse is a 422 naming jql, "
+                             "with the character in at"}
+NEW_FILTER = {
+    "type": "object",
+    "properties": {"name": FILTER_NAME, "jql": FILTER_JQL},
+    "required": ["name", "jql"],
+    "additionalProperties": False,
+}
+FILTER_EDIT = {
+    "type": "object",
+    "properties": {"name": FILTER_NAME, "jql": FILTER_JQL},
+    "minProperties": 1,
+    "additionalProperties": False,
+}
+FILTER_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
+SAVED_FILTER = {
+    "type": "object",
+    "properties": {"id": ID, "name": {"type": "string"}, "jql": {"type": "string"},
+                   "owner": {"type": ["string", "null"],
+                             "description": "the saving token's name; null once it is revoked"},
+                   "created_at": {"type": "string"}, "updated_at": {"type": "string"}},
+    "required": ["id", "name", "jql", "owner", "created_at", "updated_at"],
+}
+FILTER_PAGE = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": SAVED_FILTER},
+                   "next_cursor": {"type": ["integer", "null"]}},
+    "required": ["items", "next_cursor"],
 }
 
 NEW_BATCH = {

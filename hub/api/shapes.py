@@ -28,6 +28,7 @@ from hub.models import (
 )
 from hub.services.agents import ListedAgent
 from hub.services.batches import CountedBatch
+from hub.services.filters import Filter
 from hub.services.issues import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, USER_FIELDS, IssueDetail, Link, Listed, Names
 from hub.services.sprints import IssueSprint, ListedSprint
 
@@ -177,6 +178,12 @@ def note(row: IssueNote) -> dict:
     """A note an interface keeps on an issue."""
     return {"id": row.id, "key": row.key, "author": row.author, "body": row.body,
             "created_at": row.created_at, "updated_at": row.updated_at}
+
+
+def saved_filter(item: Filter) -> dict:
+    """A saved filter: its name, its JQL, and the name of the token that saved it."""
+    return {"id": item.id, "name": item.name, "jql": item.jql, "owner": item.owner,
+            "created_at": item.created_at, "updated_at": item.updated_at}
 
 
 def project(row: Project) -> dict:

@@ -30,17 +30,33 @@ TOOLS: list[Tool] = []
 INT64_MAX = 2**63 - 1
 
 
+# What search_issues' description teaches of JQL: the subset the hub evaluates, in a few lines.
+JQL_SUBSET = (
+    "`jql` takes Jira's JQL, evaluated over the mirror as Jira would: AND, OR, NOT, parentheses; = != > >= "
+    "< <= ~ !~ IN, NOT IN, IS [NOT] EMPTY; fields project, key, summary, description, comment, text, status, "
+    "resolution, priority, type, assignee, reporter, labels, component, fixVersion, affectedVersion, sprint, "
+    "\"Epic Link\", parent, created, updated, resolved, duedate and custom fields (by name or cf[10012]); "
+    "dates \"2026/10/22\" or -7d and startOfDay(), endOfWeek(), ... in the Jira user's time zone; "
+    "openSprints(), closedSprints(), futureSprints(), linkedIssues(KEY); WAS, CHANGED (FROM, TO, BY, AFTER, "
+    "BEFORE, ON, DURING) over the mirrored changelog; ORDER BY field [ASC|DESC], default key DESC. "
+    "currentUser() and what else needs Jira itself is refused, naming it; a query that does not parse is "
+    "refused with its position (line 1, character N). ")
+
+
 @tool(TOOLS, annotations=READ_ONLY, description=(
     "Search the mirrored Jira issues. Use it to find issues by words (`q`: full-text over key, summary, "
     "description, comments, environment and text custom fields, ranked, each item with a highlighted "
-    "`snippet`) and/or by exact filters (status, resolution, component, fix or affects version, sprint, "
-    "parent, ...); page with `cursor`. Returns `items`, `total` (all matches, on the first page; null when "
-    "the hub does not count) and `next_cursor`. Issues gone from Jira (deleted, or no longer visible to "
-    "the agent's user) are left out unless `gone` asks for them. "
-    "Then use get_issue for one issue's details."))
+    "`snippet`), by a JQL query (`jql`), and/or by exact filters (status, resolution, component, fix or "
+    "affects version, sprint, parent, ...); page with `cursor`. " + JQL_SUBSET + "Returns `items`, `total` "
+    "(all matches, on the first page; null when the hub does not count) and `next_cursor`. Issues gone "
+    "from Jira (deleted, or no longer visible to the agent's user) are left out unless `gone` asks for them. "
+    "Then use get_issue for one issue's details; list_filters and run_filter for the team's saved JQL."))
 async def search_issues(
     ctx: ToolContext,
     q: Annotated[str | None, Field(min_length=1, max_length=1000, description="words to search for")] = None,
+    jql: Annotated[str | None, Field(min_length=1, max_length=10_000, description=(
+        "a JQL query, e.g. assignee = ivanov AND status in (\"In Progress\", Review) ORDER BY priority DESC"
+    ))] = None,
     project: Annotated[str | None, Field(min_length=1, max_length=255,
                                          description="a project's label (see list_projects)")] = None,
     issue_type: Filter = None,
@@ -67,11 +83,16 @@ async def search_issues(
     cursor: Annotated[int | None, Field(ge=1, description="`next_cursor` of the previous page")] = None,
 ) -> IssuePage:
     async with hub_client(ctx) as h:
-        page = await h.get("/api/v1/issues", q=q, project=project, issue_type=issue_type, sprint=sprint,
+        page = await h.get("/api/v1/issues", q=q, jql=jql, project=project, issue_type=issue_type, sprint=sprint,
                            updated_since=updated_since, status=status, assignee=assignee,
                            epic_key=epic_key, label=label, resolution=resolution, component=component,
                            fix_version=fix_version, affects_version=affects_version, parent=parent,
                            gone=gone, sort=sort, limit=limit, cursor=cursor)
+    return issue_page(page)
+
+
+def issue_page(page: dict) -> IssuePage:
+    """A page of the hub's issues as the search tools answer it."""
     return IssuePage(items=[_readable(item) for item in page["items"]], total=page.get("total"),
                      next_cursor=page["next_cursor"])
 

@@ -125,6 +125,14 @@ class SprintPage(BaseModel):
     next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
 
 
+class FilterList(BaseModel):
+    """One page of the team's saved filters."""
+
+    items: list[Item] = Field(description="saved filters: `id`, `name`, `jql`, `owner` (the saving token's "
+                                          "name), `created_at`, `updated_at`")
+    next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
+
+
 class ProjectList(BaseModel):
     items: list[Item] = Field(description="projects: one Jira label each, with a name and maybe a board")
     scope: str | None = Field(description="the JQL before the labels clause")

@@ -18,19 +18,20 @@ from importlib import metadata
 import httpx
 from mcp.server.mcpserver import MCPServer
 
-from hub.mcp import attachments, issues, notes, sync
+from hub.mcp import attachments, filters, issues, notes, sync
 from hub.mcp.base import HubAccess, bearer_token
 
 __all__ = ["INSTRUCTIONS", "TOOLS", "bearer_token", "build_server"]
 
 INSTRUCTIONS = """\
 A mirror of a team's Jira issues, kept by sdlc-hub. It answers from the mirror, so it works while
-Jira is unreachable; request_refresh asks the hub's agent to reload issues from Jira, and
+Jira is unreachable; search_issues takes JQL as Jira does, and the team's saved filters are
+list_filters and run_filter; request_refresh asks the hub's agent to reload issues from Jira, and
 sync_status says how fresh the mirror is. Text fields are Jira wiki markup, returned as they are.
 Attachments are fetched on demand: fetch_attachment, then read_attachment."""
 
-# In the order assistants list them (docs/mcp.md): reading, freshness, attachments, notes.
-TOOLS = (*issues.TOOLS, *sync.TOOLS, *attachments.TOOLS, *notes.TOOLS)
+# In the order assistants list them (docs/mcp.md): reading, saved filters, freshness, attachments, notes.
+TOOLS = (*issues.TOOLS, *filters.TOOLS, *sync.TOOLS, *attachments.TOOLS, *notes.TOOLS)
 
 
 def build_server(url: str, token: str | None = None, *,

@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (11), as a new hub creates it.
+-- sdlc-hub database schema, current version (12), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -260,6 +260,17 @@ CREATE TABLE token (
   sha256     TEXT NOT NULL UNIQUE,
   created_at TEXT NOT NULL
 );
+
+-- JQL queries kept under a name by the token that saved it; see steps/v12_saved_filters.py.
+CREATE TABLE saved_filter (
+  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  name           TEXT NOT NULL,
+  jql            TEXT NOT NULL,
+  owner_token_id INTEGER,
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX saved_filter_owner_name ON saved_filter (owner_token_id, name);
 
 -- Full-text search: the index of issue_fts only; its text is read back from
 -- the view. The state loader keeps it in step; see steps/v8_search.py and

@@ -25,6 +25,7 @@ from hub.errors import Conflict, NotFound, Unauthenticated
 from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.agents import AgentService
+from hub.services.jql_zone import remember_jira_zone, reported_zone
 from hub.services.sync_runs import fail_runs_of_expired, open_runs
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
 from hub.services.tokens import token_exists
@@ -112,14 +113,21 @@ class Dispatcher:
     # -- agents ---------------------------------------------------------------
 
     def heartbeat(self, agent_id: str, version: int, state: str | None = None,
-                  detail: str | None = None, *, token_id: int | None = None) -> dict:
+                  detail: str | None = None, *, token_id: int | None = None,
+                  jira_time_zone: str | None = None) -> dict:
         """Record the agent as seen, extend its leases, name its cancelled commands.
 
         Only commands that this agent claimed with this token are its own. An
-        ``agent_id`` new to this token past its bound raises Conflict.
+        ``agent_id`` new to this token past its bound raises Conflict. A
+        ``jira_time_zone`` (the Jira user's, from ``/myself``) is kept for JQL's
+        dates (:mod:`hub.services.jql_zone`); one the hub does not know is a ContractError.
         """
+        if jira_time_zone is not None:
+            reported_zone(jira_time_zone)
         now = self._clock.now()
         with database.atomic():
+            if jira_time_zone is not None:
+                remember_jira_zone(jira_time_zone)
             written = self._seen(agent_id, token_id, version, now, state, detail)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == CLAIMED, Command.agent_id == agent_id,

@@ -222,18 +222,19 @@ class IssueService:
         """A page of the issues ``jql`` matches (with ``where``), in its order; InvalidQuery (422,
         with the position) when it does not parse or the mirror cannot answer it, TooSlow
         (503) when compiling and running it take longer than the bound."""
+        offset = offset or 0
         with bounded(self._jql_timeout, what="The JQL query"):
             try:
                 compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone())
             except JqlError as exc:
                 raise InvalidQuery(exc.message, exc.at) from None
-            query = ISSUES.select()
-            for sql, params in [*where, *compiled.where]:
-                query = query.where(SQL(f"({sql})", params))  # Peewee joins SQL() unparenthesised
-            offset = offset or 0
+            conditions_ = [*where, *compiled.where]
+            filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or "1"
+            params = [p for _, ps in conditions_ for p in ps]
             try:
-                rows = list(query.order_by(*map(SQL, compiled.order)).limit(limit + 1).offset(offset))
-                total = query.count() if offset == 0 else None
+                rows = list(Issue.raw(_jql_page(filters, compiled.order), *params, limit + 1, offset))
+                total = database.execute_sql(f"SELECT count(*) FROM issue WHERE {filters}",
+                                             params).fetchone()[0] if offset == 0 else None
             except peewee.OperationalError as exc:
                 # The words of a ``~`` are written for FTS5 by fts_query; this is the last guard.
                 if not str(exc).startswith(_FTS_SYNTAX):
@@ -397,6 +398,17 @@ class IssueService:
         if note is None:
             raise NotFound(f"no note {note_id}")
         return note
+
+
+def _jql_page(filters: str, order: list[str]) -> str:
+    """A JQL page's SQL: the page chosen on the conditions and the order's keys alone (the
+    sorter holds those, not whole rows), then only its rows read whole, in the same order."""
+    terms = [term.rsplit(" ", 1) for term in order]  # the compiler's "<expression> ASC|DESC"
+    keys = ", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms))
+    return (f"SELECT issue.* FROM (SELECT issue.rowid AS doc, {keys} FROM issue WHERE {filters} "
+            f"ORDER BY {', '.join(f'o{n} {way}' for n, (_, way) in enumerate(terms))} LIMIT ? OFFSET ?) AS hit "
+            f"CROSS JOIN issue ON issue.rowid = hit.doc "
+            f"ORDER BY {', '.join(f'hit.o{n} {way}' for n, (_, way) in enumerate(terms))}")
 
 
 def _row(issue: Issue) -> Issue:

@@ -16,6 +16,7 @@ from peewee import fn
 from hub.clock import Clock
 from hub.models import Command, Issue, SyncRun
 from hub.services.agents import AgentService
+from hub.services.jql_zone import JqlZone
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import FULL, INCREMENTAL, refresh_kind
 from hub.vocabulary import DONE, QUEUED, REFRESH
@@ -26,15 +27,17 @@ RECENT_RUNS = 200
 
 class OverviewService:
     def __init__(self, projects: ProjectService, agents: AgentService, files_dir: str | os.PathLike[str],
-                 clock: Clock | None = None):
+                 clock: Clock | None = None, zone: JqlZone | None = None):
         self._projects = projects
+        self._zone = zone or JqlZone()
         self._agents = agents
         self._files_dir = files_dir
         self._clock = clock or Clock()
 
     def overview(self) -> dict:
         """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store,
-        gone_issues}`` (``last_runs`` holds the rows: the edge gives them their shape)."""
+        gone_issues, jql_time_zone}`` (``last_runs`` holds the rows: the edge gives them their shape;
+        ``jql_time_zone`` is ``{name, source}``, the zone JQL reads dates in and where it comes from)."""
         oldest = self._oldest_queued_at()
         return {
             "queue": self.queue_depth(),
@@ -45,7 +48,13 @@ class OverviewService:
             "last_runs": self.last_runs(),
             "store": self.store(),
             "gone_issues": self.gone_issues(),
+            "jql_time_zone": self.jql_time_zone(),
         }
+
+    def jql_time_zone(self) -> dict:
+        """The zone JQL's dates are read in, and whence: HUB_JQL_TIME_ZONE, jira or default."""
+        in_use = self._zone.in_use()
+        return {"name": in_use.name, "source": in_use.source}
 
     @staticmethod
     def gone_issues() -> int:

@@ -17,6 +17,7 @@ from hub.migrations.steps import (
     v9_agent_tokens,
     v10_whole_issue,
     v11_moves,
+    v12_saved_filters,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -32,5 +33,6 @@ STEPS: tuple[Step, ...] = tuple(
         v9_agent_tokens,
         v10_whole_issue,
         v11_moves,
+        v12_saved_filters,
     )
 )

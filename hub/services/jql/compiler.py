@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 
 from hub.clock import iso
 from hub.errors import ContractError
-from hub.services.jql import dates, operands
+from hub.services.jql import dates, operands, spellings
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
 from hub.services.search import fold, fts_query
@@ -187,28 +187,7 @@ class _Compiler:
         if kind is Kind.PROJECT:
             parts = [_project(text) for text in texts]
             return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
-        folded = [text.casefold() for text in texts]
-        marks = _marks(folded)
-        if kind is Kind.VERSION:
-            return (f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE casefold(json_extract(value, '$.name')) "
-                    f"IN ({marks}) OR json_extract(value, '$.id') IN ({marks}))"), [*folded, *texts]
-        if kind is Kind.SPRINT:
-            ids = [int(text) for text in texts if text.isascii() and text.isdigit() and len(text) <= 18]
-            return (f"casefold(issue.sprint) IN ({marks}) OR issue.key IN (SELECT issue_sprint.key FROM "
-                    "issue_sprint JOIN sprint ON sprint.sprint_id = issue_sprint.sprint_id "
-                    f"WHERE casefold(sprint.name) IN ({marks}) OR sprint.sprint_id IN ({_marks(ids)}))"), \
-                [*folded, *folded, *ids]
-        if kind is Kind.MULTI or (f.custom_id and kind is Kind.NAME):
-            return f"EXISTS (SELECT 1 FROM json_each({_each(f)}) WHERE casefold(value) IN ({marks}))", folded
-        if kind is Kind.USER:
-            # A login name, or a display name as Jira resolves it to the user's login.
-            return (f"casefold({f.sql}) IN ({marks}) OR {f.sql} IN (SELECT jira_user.name FROM jira_user "
-                    f"WHERE casefold(jira_user.display_name) IN ({marks}))"), [*folded, *folded]
-        sql, params = f"casefold({f.sql}) IN ({marks})", folded
-        if f.unresolved and "unresolved" in folded:
-            # Jira's "Unresolved" is no resolution (unless a resolution has that name).
-            sql = f"{sql} OR {f.sql} IS NULL"
-        return sql, params
+        return _named(f, texts)
 
     # -- comparisons -----------------------------------------------------------
 
@@ -316,6 +295,44 @@ class _Compiler:
         return terms
 
 
+def _named(f: Field, texts: list[str]) -> Sql:
+    """The field holds one of the names ``texts`` (folded): versions, sprints, several names,
+    users and single names, compared with the spellings the catalogues hold where they can be."""
+    kind = f.kind
+    folded = [text.casefold() for text in texts]
+    marks = _marks(folded)
+    if kind is Kind.VERSION:
+        return (f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE casefold(json_extract(value, '$.name')) "
+                f"IN ({marks}) OR json_extract(value, '$.id') IN ({marks}))"), [*folded, *texts]
+    if kind is Kind.SPRINT:
+        ids = [int(text) for text in texts if text.isascii() and text.isdigit() and len(text) <= 18]
+        sprint_ids, names = spellings.sprints(folded, ids)
+        # Or, for an issue loaded before the mirror kept sprints, its current sprint's name.
+        names = _unique([*names, *texts])
+        return (f"issue.sprint IN ({_marks(names)}) OR issue.key IN (SELECT issue_sprint.key FROM "
+                f"issue_sprint WHERE issue_sprint.sprint_id IN ({_marks(sprint_ids)}))"), [*names, *sprint_ids]
+    if kind is Kind.MULTI or (f.custom_id and kind is Kind.NAME):
+        return f"EXISTS (SELECT 1 FROM json_each({_each(f)}) WHERE casefold(value) IN ({marks}))", folded
+    if kind is Kind.USER:
+        # A login name, or a display name as Jira resolves it to the user's login.
+        logins = spellings.users(folded)
+        if logins is not None:
+            logins = _unique([*logins, *texts])
+            return f"{f.sql} IN ({_marks(logins)})", logins
+        return (f"casefold({f.sql}) IN ({marks}) OR {f.sql} IN (SELECT jira_user.name FROM jira_user "
+                f"WHERE casefold(jira_user.display_name) IN ({marks}))"), [*folded, *folded]
+    names = spellings.catalogue(f.catalogue, folded) if f.catalogue else None
+    if names is not None:
+        names = _unique([*names, *texts])
+        sql, params = f"{f.sql} IN ({_marks(names)})", names
+    else:
+        sql, params = f"casefold({f.sql}) IN ({marks})", folded
+    if f.unresolved and "unresolved" in folded:
+        # Jira's "Unresolved" is no resolution (unless a resolution has that name).
+        sql = f"{sql} OR {f.sql} IS NULL"
+    return sql, params
+
+
 def _order_terms(f: Field) -> list[str]:
     """SQL that orders by ``f`` going up, empty values last (greatest)."""
     kind, sql = f.kind, f.sql
@@ -340,7 +357,7 @@ def _order_terms(f: Field) -> list[str]:
     if kind is Kind.NUMBER:
         return [f"({sql} IS NULL)", f"CAST({sql} AS REAL)"]
     if kind in (Kind.DATETIME, Kind.DATE):
-        return [f"({sql} IS NULL)", sql]
+        return [sql] if f.always else [f"({sql} IS NULL)", sql]
     return [f"({sql} IS NULL)", f"casefold({sql})"]
 
 
@@ -363,6 +380,10 @@ def _project(text: str) -> Sql:
     """The issues of the project whose key is ``text``: a range of the key's index."""
     key = text.strip().upper()
     return "issue.key >= ? AND issue.key < ?", [key + "-", key + "."]
+
+
+def _unique(values: list) -> list:
+    return list(dict.fromkeys(values))
 
 
 def _marks(values: list) -> str:

@@ -55,6 +55,9 @@ class Field:
     sortable: bool = True
     history: bool = False
     unresolved: bool = False  # resolution: the value "Unresolved" is EMPTY, as in Jira
+    # Jira always gives it a value: its order needs no term for empty values, and so can walk
+    # the column's index.
+    always: bool = False
 
 
 def _fts(*columns: str) -> str:
@@ -88,8 +91,8 @@ for _names, _field in (
     (("epic link", "epiclink"), Field("Epic Link", Kind.KEY_REF, "issue.epic_key")),
     (("parent",), Field("parent", Kind.KEY_REF, "issue.parent_key")),
     # created is kept as Jira wrote it (with its offset): jira_utc reads it as UTC.
-    (("created", "createddate"), Field("created", Kind.DATETIME, "jira_utc(issue.created)")),
-    (("updated", "updateddate"), Field("updated", Kind.DATETIME, "issue.jira_updated_at")),
+    (("created", "createddate"), Field("created", Kind.DATETIME, "jira_utc(issue.created)", always=True)),
+    (("updated", "updateddate"), Field("updated", Kind.DATETIME, "issue.jira_updated_at", always=True)),
     (("resolved", "resolutiondate"), Field("resolved", Kind.DATETIME, "issue.resolved_at")),
     (("duedate", "due"), Field("duedate", Kind.DATE, "issue.duedate")),
 ):
