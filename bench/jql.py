@@ -359,6 +359,18 @@ def compare(hub: dict, raw: tuple[list[str], int]) -> str | None:
     return "; ".join(lines)
 
 
+def print_summary(rows: list[tuple[Filter, list[float], list[float] | None, str]]) -> None:
+    """The filters' p50s side by side: raw, over HTTP, their ratio, and whether the pages agreed."""
+    print(f"\n{'raw p50':>9} {'HTTP p50':>9} {'ratio':>7}  {'pages':<24} filter")
+    for f, raw, over_http, note in rows:
+        base = statistics.median(raw) * 1000
+        if over_http is None:
+            print(f"{base:6.1f} ms {'-':>9} {'-':>7}  {note:<24} {f.jql}")
+            continue
+        hub = statistics.median(over_http) * 1000
+        print(f"{base:6.1f} ms {hub:6.1f} ms {hub / base:6.2f}x  {note:<24} {f.jql}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -367,7 +379,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=20, help="timed requests of each filter (default 20)")
     args = parser.parse_args()
 
-    mismatches = 0
+    mismatches, summary = 0, []
     with ScratchHub("hub-bench-jql-") as scratch:
         token = scratch.token("ui", "interface")
         db = scratch.data_dir / "hub.sqlite"
@@ -391,10 +403,12 @@ def main() -> int:
             _, status, body = http_times(port, token, f.jql, 2)
             if status in (400, 422):
                 print(f"  hub: jql not available ({status}: {body.get('description') or body.get('title')})")
+                summary.append((f, raw, None, f"jql not available ({status})"))
                 continue
             over_http, status, body = http_times(port, token, f.jql, args.rounds)
             if status != 200:
                 print(f"  hub: answered {status}: {body.get('description') or body.get('title') or body}")
+                summary.append((f, raw, None, f"answered {status}"))
                 continue
             print(latency("  GET /api/v1/issues?jql=…", over_http))
             p50, ratio = statistics.median(over_http) * 1000, statistics.median(over_http) / statistics.median(raw)
@@ -407,6 +421,8 @@ def main() -> int:
             if difference:
                 mismatches += 1
                 print(f"  !!! MISMATCH: the hub and the raw query disagree: {difference}")
+            summary.append((f, raw, over_http, "MISMATCH" if difference else "same keys"))
+        print_summary(summary)
     if mismatches:
         print(f"!!! {mismatches} filters answered otherwise over HTTP than by the raw query")
     return 1 if mismatches else 0
