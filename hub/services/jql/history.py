@@ -73,7 +73,7 @@ _SINGLE_SEGMENTS = (
     f"SELECT key, from_value, from_string, created_at, row_number() OVER (PARTITION BY key {_ORDER}) AS n "
     "FROM issue_change WHERE field = ?) WHERE n = 1 "
     "UNION ALL SELECT issue.key, {current_id}, {current_name}, NULL, NULL, NULL FROM issue "
-    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND c.field = ?)")
+    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND +c.field = ?)")
 # The segments of fixVersion: per version (its id), from the item that added it to the next item
 # on it; a version whose first item removed it held it before; one held now that no item names
 # held it throughout (parameters: the changelog's field name, three times).
@@ -89,8 +89,10 @@ _VERSION_SEGMENTS = (
     "FROM issue_change WHERE field = ?) WHERE n = 1 AND to_value IS NULL "
     "UNION ALL SELECT issue.key, json_extract(v.value, '$.id'), json_extract(v.value, '$.name'), "
     "NULL, NULL, NULL FROM issue, json_each(issue.fix_versions) AS v "
-    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND c.field = ? "
+    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND +c.field = ? "
     "AND coalesce(c.to_value, c.from_value) = json_extract(v.value, '$.id'))")
+# In the NOT EXISTS above, ``+c.field`` keeps SQLite to the (key, created_at) index: without
+# statistics it would pick (field, created_at) and read every change of the field per issue.
 # The user keys of a login name (any case), from the users catalogue.
 _KEYS_OF = "(SELECT casefold(user_key) FROM jira_user WHERE casefold(name) = ? AND user_key IS NOT NULL)"
 
@@ -131,6 +133,8 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
         which = "non-list" if listed else "list"
         raise JqlError(f"The operator '{clause.operator}' does not support the {which} value for field "
                        f"'{clause.field.name}'.", operand.at)
+    if not clause.predicates:
+        return _ever(clause, field, operand)
     match, params = _matches(field, operand, "vid", "vname", clause)
     conditions, more = [match], list(params)
     for predicate in clause.predicates:
@@ -138,19 +142,44 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
         conditions.append(condition)
         more.extend(values)
     if field.kind == "versions":
-        segments, seg_params = _VERSION_SEGMENTS, [field.changelog] * 3
+        segments = _VERSION_SEGMENTS
     else:
-        current_id = ("NULL" if field.catalogue is None else
-                      f"(SELECT jira_id FROM jira_catalogue WHERE kind = '{field.catalogue}' "
-                      f"AND name = {field.current} LIMIT 1)")
-        current_id = field.current if field.kind == "user" else current_id
-        current_name = "NULL" if field.kind == "user" else field.current
-        segments = _SINGLE_SEGMENTS.format(current_id=current_id, current_name=current_name)
-        seg_params = [field.changelog] * 3
+        segments = _SINGLE_SEGMENTS.format(current_id=_current_id(field),
+                                           current_name="NULL" if field.kind == "user" else field.current)
     sql = f"issue.key IN (SELECT key FROM ({segments}) WHERE {' AND '.join(conditions)})"
-    if clause.operator in ("was not", "was not in"):
-        sql = f"NOT {sql}"
-    return sql, seg_params + more
+    return _negated(clause, sql), [field.changelog] * 3 + more
+
+
+def _ever(clause: Clause, field: _Field, operand: Operand) -> tuple[str, list]:
+    """WAS without predicates: held now, or before or after any change. The same as the segments
+    on a changelog that agrees with itself, without ordering the field's changes."""
+    if field.kind == "versions":
+        held, params = _matches(field, operand, "json_extract(v.value, '$.id')", "json_extract(v.value, '$.name')",
+                                clause)
+        now_sql = f"EXISTS (SELECT 1 FROM json_each({field.current}) AS v WHERE {held})"
+    else:
+        now_sql, params = _matches(field, operand, _current_id(field),
+                                   "NULL" if field.kind == "user" else field.current, clause)
+    before, before_params = _matches(field, operand, "from_value", "from_string", clause)
+    after, after_params = _matches(field, operand, "to_value", "to_string", clause)
+    sql = (f"({now_sql} OR issue.key IN (SELECT key FROM issue_change WHERE field = ? "
+           f"AND ({before} OR {after})))")
+    return _negated(clause, sql), [*params, field.changelog, *before_params, *after_params]
+
+
+def _current_id(field: _Field) -> str:
+    """SQL over ``issue``: the id of the value held now (a user's login name; a name's Jira id
+    from the catalogue, NULL when it has none)."""
+    if field.kind == "user":
+        return field.current
+    if field.catalogue is None:
+        return "NULL"
+    return (f"(SELECT jira_id FROM jira_catalogue WHERE kind = '{field.catalogue}' "
+            f"AND name = {field.current} LIMIT 1)")
+
+
+def _negated(clause: Clause, sql: str) -> str:
+    return f"NOT {sql}" if clause.operator in ("was not", "was not in") else sql
 
 
 def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tuple[str, list]:
@@ -191,7 +220,8 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
                 params.extend([item.text.casefold(), item.text])
         else:  # a list inside a list: the parser makes none
             raise JqlError(f"A list is not a value for the field '{clause.field.name}'.", item.at)
-    return f"({' OR '.join(parts)})", params
+    # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
+    return f"coalesce({' OR '.join(parts)}, 0)", params
 
 
 def _author(operand: Operand, clause: Clause) -> tuple[str, list]:
@@ -205,7 +235,8 @@ def _author(operand: Operand, clause: Clause) -> tuple[str, list]:
             raise JqlError(f"BY takes a user's login name, not {what}.", item.at)
         parts.append(f"(casefold(author) = ? OR casefold(author) IN {_KEYS_OF})")
         params.extend([item.text.casefold(), item.text.casefold()])
-    return f"({' OR '.join(parts)})", params
+    # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
+    return f"coalesce({' OR '.join(parts)}, 0)", params
 
 
 def _bounds(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, str]:
