@@ -44,6 +44,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/jira_requests.py
 	$(BIN)/python bench/backup.py
 	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/jql.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
