@@ -33,7 +33,8 @@ _FLOAT = "com.atlassian.jira.plugin.system.customfieldtypes:float"
 _TEXTAREA = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
 
 
-def _custom(points=None, team=None, platforms=None, notes=None, reviewer=None, start=None) -> dict:
+def _custom(points=None, team=None, platforms=None, notes=None, reviewer=None, start=None, region=None,
+            deployed=None) -> dict:
     fields = {}
     if points is not None:
         fields["customfield_10002"] = {"name": "Story Points", "type": "number", "custom": _FLOAT, "value": points}
@@ -48,6 +49,11 @@ def _custom(points=None, team=None, platforms=None, notes=None, reviewer=None, s
         fields["customfield_10400"] = {"name": "Reviewer", "type": "user", "custom": None, "value": reviewer}
     if start is not None:
         fields["customfield_10600"] = {"name": "Start date", "type": "date", "custom": None, "value": start}
+    if region is not None:
+        fields["customfield_10300"] = {"name": "Region", "type": "option-with-child", "custom": None,
+                                       "value": region}
+    if deployed is not None:
+        fields["customfield_10700"] = {"name": "Deployed", "type": "datetime", "custom": None, "value": deployed}
     return fields
 
 
@@ -70,14 +76,15 @@ ISSUES = [
            updated="2026-11-01T12:00:00.000+0000", duedate="2026-11-05",
            description="Safari 17 shows a blank page", environment="macOS 14",
            custom_fields=_custom(points=5, team="Platform", platforms=["iOS", "Android"], reviewer="petrov",
-                                 start="2026-10-01"),
+                                 start="2026-10-01", region={"parent": "EMEA", "child": "Kazan"}),
            links=[{"type": "Blocks", "outward": "AURORA-2"}]),
     _issue("AURORA-2", "10002", issue_type="Story", summary="Checkout flow", status="In Progress",
            priority="Major", assignee="petrov", reporter="ivanov", labels=["frontend"],
            components=["Web", "Payments"], fix_versions=[V23], sprint="AURORA Sprint 14", sprints=[SPRINTS[24]],
            created="2026-10-15T09:00:00.000+0300", updated="2026-10-30T08:00:00.000+0000", duedate="2026-11-01",
            epic_key="AURORA-10", description="Кнопка оплаты не нажимается",
-           custom_fields=_custom(points=3, team="Core", notes="Ships with the new receipts")),
+           custom_fields=_custom(points=3, team="Core", notes="Ships with the new receipts",
+                                 deployed="2026-10-20T15:00:00.000+0300")),
     _issue("AURORA-3", "10003", issue_type="Task", summary="Receipts", status="Done", resolution="Fixed",
            resolved="2026-10-20T15:00:00.000+0300", priority="Minor", reporter="ivanov", fix_versions=[V22],
            sprint="AURORA Sprint 13", sprints=[SPRINTS[23]], created="2026-09-01T12:00:00.000+0300",

@@ -221,6 +221,8 @@ ROWS = [
     ("environment is not EMPTY", "A1 A101", "some environment"),
     ("comment ~ build", "A3", "a comment"),
     ("comment ~ стенде", "A4", "a Cyrillic comment"),
+    ("comment is not EMPTY", "A3 A4", "issues with comments"),
+    ("comment is EMPTY and project = OTHER", "O1 O2 O3", "none"),
     ("text ~ safari", "A1 O1", "text: summary, description, environment, comments, custom text"),
     ("text ~ receipts", "A2 A3", "A3's summary, A2's release notes"),
     ("text ~ build", "A3", "a comment"),
@@ -290,6 +292,29 @@ ROWS = [
     ('Reviewer = "Пётр Петров"', "A1", "by display name"),
     ('"Start date" = 2026-10-01', "A1", "a date custom field"),
     ('"Start date" < 2026-10-02', "A1", "compared as days"),
+    ("Region = EMEA", "A1", "a cascading select by its parent"),
+    ("region = kazan", "A1", "or by its child, folded"),
+    ('Deployed >= "2026/10/20"', "A2", "a date-time custom field, in UTC (12:00)"),
+    ('Deployed < "2026/10/20 12:00"', "", "< a minute is before its start"),
+    ('Deployed = "2026/10/20"', "A2", "= a day: within it"),
+    ("Reviewer is EMPTY and project = AURORA", "A2 A3 A4 A5 A9 A10 A100 A101", "no reviewer"),
+    # -- more of each operator --------------------------------------------------------------
+    ("labels is not EMPTY order by labels", "A100 A5 A1 A2 A4", "by the first label, folded; ties by key"),
+    ("labels = EMPTY and project = OTHER", "O1 O2 O3", "= EMPTY on a multi-value field"),
+    ('"Epic Link" in (AURORA-10, EMPTY) and project = AURORA', "A1 A2 A3 A4 A5 A9 A10 A100 A101",
+     "the epic's issue, or none"),
+    ("component not in (Web)", "A10", "has components, not Web"),
+    ("affectedVersion != 2.2", "", "A1 has only 2.2; the others none"),
+    ("sprint in (openSprints(), 25)", "A1 A2 A101 O1", "a function and a value in one list"),
+    ("fixVersion in (releasedVersions(), 2.3)", "A1 A2 A3", "the same for versions"),
+    ('issue in linkedIssues("AURORA-1")', "A2 A3", "a quoted key"),
+    ("key in linkedIssues(AURORA-2)", "A1", "key takes linkedIssues too"),
+    ('created in ("2026/10/31", "2026/10/01")', "A1 A4", "IN of days"),
+    ('updated not in ("2026/11/02")', "A1 A2 A3 A9 A10 A100 A101 O1 O2 O3", "NOT IN a day"),
+    ('resolved = "2026/11/01"', "O2", "= a day on resolved"),
+    ("duedate is EMPTY and project = AURORA", "A3 A4 A9 A10 A100 A101", "no due date"),
+    ("priority not in (Major, Minor)", "A1 A4 A100 A101", "NOT IN leaves out A9, which has none"),
+    ("status in (Open, EMPTY) and type = Epic", "A10", "IN with EMPTY on a field never empty"),
     # -- gone issues --------------------------------------------------------------------------
     ("assignee = ivanov and type = Bug", "A1 A101 O1", "the gone issue stays out"),
 ]
@@ -460,3 +485,20 @@ def test_values_reach_sql_only_as_parameters(mirror):
         if resp.status_code == 200:
             assert resp.json["items"] == [] or query == "cf[10002] = 1"
     assert mirror.jql("key = AURORA-1").json["total"] == 1
+
+
+def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
+    from zoneinfo import ZoneInfo
+
+    from hub.services.jql.compiler import compile_query
+    from hub.services.jql.parser import parse
+    from tests.jql_reference import NOW
+
+    marker = "zq9marker"
+    for text in (f"status = {marker}", f'summary ~ "{marker}"', f"labels in ({marker}, x)", f'assignee = "{marker}"',
+                 f"sprint = {marker}", f"Team = {marker} ORDER BY Team", f"issue in linkedIssues(AURORA-1, {marker})",
+                 f"fixVersion = {marker}", f"resolution != {marker}", f"Reviewer = {marker}", f"project = {marker}"):
+        compiled = compile_query(parse(text), now=NOW, zone=ZoneInfo("UTC"))
+        sql = " ".join(sql for sql, _ in compiled.where) + " " + " ".join(compiled.order)
+        assert marker not in sql.casefold(), text
+        assert any(marker in str(param).casefold() for _, params in compiled.where for param in params), text

@@ -256,3 +256,56 @@ def test_what_history_cannot_answer_is_refused_in_jiras_words(query, message, at
 def test_only_the_history_operators_are_history():
     assert not is_history(clause("status", "=", v("Open")))
     assert not is_history(clause("status", "in", ValueList((v("Open"),), 20)))
+
+
+# Jira's catalogues as the agent reports them: the names' spellings and ids. Status 3 has been
+# renamed "In Work" since the changelog wrote "In Progress"; Jira matches a renamed status by id.
+STATUSES = [{"id": "1", "name": "Open"}, {"id": "3", "name": "In Work"}, {"id": "10001", "name": "Done"},
+            {"id": "10100", "name": "Разработка"}, {"id": "10101", "name": "Открыта"}]
+
+
+@pytest.fixture
+def catalogued(hub):
+    load(hub, MIRROR, catalogues={"users": USERS, "statuses": STATUSES,
+                                  "priorities": [{"id": "2", "name": "High"}, {"id": "3", "name": "Medium"},
+                                                 {"id": "4", "name": "Low"}]})
+    return hub
+
+
+@pytest.mark.parametrize(("query", "expected", "why"), [
+    (clause("status", "was", v("in work")), "13", "the renamed status, by its id"),
+    (clause("status", "was", v("In Progress")), "13", "and by the name the changelog wrote"),
+    (clause("status", "was", v("рАзрАботкА")), "4", "the catalogue's spelling, folded"),
+    (clause("status", "was", v("1")), "1236", "an id: 2 and 6 hold Open (id 1) now"),
+    (clause("status", "was", v("1"), ("after", v("2026/10/21"))), "26", "the id of what is held now"),
+    (clause("status", "was not", v("open")), "45", "never Open"),
+    (clause("priority", "was", v("MEDIUM")), "3", "3's first priority"),
+    (clause("assignee", "was", v("иван иванов")), "23", "a display name, as Jira resolves one"),
+    (clause("status", "changed", None, ("by", v("пётр петров"))), "14", "petrov, by his display name"),
+    (clause("assignee", "changed", None, ("to", v("PETROV"))), "1", "a login name to its key"),
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_history_uses_the_catalogues_spellings(catalogued, query, expected, why):
+    sql, params = compile_history(query, now=NOW, zone=UTC_ZONE)
+    assert "casefold(" not in sql or query.field.name == "fixVersion", "the spellings, not a fold per row"
+    assert keys(sql, params) == list(expected), why
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ('status WAS "In Progress" AFTER 2026/10/16', ["AURORA-3"]),
+    ("status was open and not status changed", ["AURORA-6", "AURORA-2"]),
+    ("assignee was ivanov or reporter changed by ivanov", ["AURORA-6", "AURORA-3", "AURORA-2"]),
+    ('status changed from open to "in progress" during ("2026/10/01", "2026/10/12") or fixVersion was 2.2',
+     ["AURORA-5", "AURORA-1"]),
+    ("status was not in (Open, Done) order by key asc", ["AURORA-4"]),
+])
+def test_history_through_the_issue_list(mirror, query, expected):
+    resp = mirror.api("GET", "/api/v1/issues", params={"jql": query, "limit": 100})
+    assert resp.status_code == 200, resp.json
+    assert [item["key"] for item in resp.json["items"]] == expected
+
+
+def test_a_history_query_the_mirror_cannot_answer_is_a_422_at_its_place(mirror):
+    resp = mirror.api("GET", "/api/v1/issues", params={"jql": "status = Open and fixVersion was EMPTY"})
+    assert resp.status_code == 422, resp.json
+    assert resp.json["position"] == {"line": 1, "character": 34}
+    assert "empty 'fixVersion'" in resp.json["description"]

@@ -5,11 +5,13 @@ the longest length, and random text, all refused with a JqlError and nothing els
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
-from hub.services.jql.lexer import PREFIX
-from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, parse
+from hub.services.jql.lexer import KEYWORDS, PREFIX, RESERVED_CHARS, RESERVED_WORDS
+from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER, parse
 from hub.services.jql.tree import Clause, FieldRef, JqlError, Not, Value, ValueList
 
 OPERATORS = "'=', '!=', '<', '>', '<=', '>=', '~', '!~', 'IN', 'NOT IN', 'IS' and 'IS NOT'"
@@ -74,6 +76,19 @@ ERRORS = [
     ("f = fn(a,)", "The function argument before ')' is empty.", 10),
     ("f = fn(now())", "Expecting ')' or ',' but got '('.", 11),
     ("f = fn(EMPTY)", "Expecting a function argument but got 'EMPTY'. " + NEEDS_VALUE.format("'EMPTY'"), 8),
+    # numbers beyond Jira's (and SQLite's) 64 bits
+    (
+        "votes = 9223372036854775808",
+        "The number '9223372036854775808' is not valid: a number lies between "
+        "-9223372036854775808 and 9223372036854775807.",
+        9,
+    ),
+    (
+        "votes in (1, -9223372036854775809)",
+        "The number '-9223372036854775809' is not valid: a number lies "
+        "between -9223372036854775808 and 9223372036854775807.",
+        14,
+    ),
     # clauses not joined
     ("a = b c = d", "Expecting either 'OR' or 'AND' but got 'c'.", 7),
     ("a = b x", "Expecting either 'OR' or 'AND' but got 'x'.", 7),
@@ -290,6 +305,12 @@ def test_a_list_longer_than_the_limit_is_refused() -> None:
     assert error.message == f"{PREFIX}The function has more than {MAX_LIST} arguments."
 
 
+def test_an_order_by_of_more_keys_than_the_limit_is_refused() -> None:
+    assert len(parse("ORDER BY " + ", ".join(["key"] * MAX_ORDER)).order) == MAX_ORDER
+    error = refused("ORDER BY " + ", ".join(["key"] * (MAX_ORDER + 1)))
+    assert (error.message, error.at) == (f"{PREFIX}The ORDER BY has more than {MAX_ORDER} fields.", 10 + 5 * MAX_ORDER)
+
+
 # Shapes that make naive parsers slow or deep, each about MAX_LENGTH characters. Each parses
 # or is refused in well under a tenth of a second (20-80 ms on a shared two-core machine): the
 # lexer and parser are linear in the text and never recurse deeper than MAX_DEPTH levels.
@@ -304,10 +325,12 @@ ADVERSARIAL = [
     ('a = "' + "\\\\" * (MAX_LENGTH // 2 - 3), "completed"),
     ("a = " + "\\ " * (MAX_LENGTH // 2 - 2), "parses"),
     ("a = " + "x" * (MAX_LENGTH - 4), "parses"),
+    ("a = " + "9" * (MAX_LENGTH - 4), "number"),
+    ("a = -" + "0" * (MAX_LENGTH - 6) + "1", "parses"),
     ("a = '" + "\\'" * (MAX_LENGTH // 2 - 3) + "'", "parses"),
     ("a = " + "-" * (MAX_LENGTH - 4), "parses"),
     ("a = b " * (MAX_LENGTH // 6), "OR"),
-    ("ORDER BY " + "a, " * (MAX_LENGTH // 3 - 4) + "a", "parses"),
+    ("ORDER BY " + "a, " * (MAX_LENGTH // 3 - 4) + "a", "ORDER BY"),
     ("a = fn(" + "x, " * (MAX_LENGTH // 3 - 3) + "x)", "arguments"),
     ("a" * MAX_LENGTH, "operator"),
     ("(a=b OR " * (MAX_DEPTH - 1) + "a=b" + ")" * (MAX_DEPTH - 1) + " AND a=b" * 600, "clauses"),
@@ -384,3 +407,32 @@ def test_random_text_either_parses_or_gets_a_jql_error_never_another_exception()
         else:
             outcomes["parsed"] += 1
     assert outcomes["parsed"] and outcomes["refused"]
+
+
+# -- Jira's reserved words ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", sorted(RESERVED_WORDS - KEYWORDS))
+def test_each_reserved_word_is_an_error_unquoted_and_a_value_quoted(word: str) -> None:
+    error = refused(f"labels = {word.upper()}")
+    assert (error.message, error.at) == (
+        f"{PREFIX}'{word.upper()}' is a reserved JQL word. You must surround it in quotation marks to use it in a "
+        "query.",
+        10,
+    )
+    assert parse(f'labels = "{word}"').where == Clause(FieldRef("labels", 1), "=", Value(word, True, 10), 1)
+
+
+def test_the_docs_list_every_reserved_word_and_character() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "jql.md").read_text("utf-8")
+    section = page[page.index("### Reserved words and characters") :]
+    section = section[: section.index("\n### ", 1)]
+    listed = set(re.findall(r"[a-z]+", " ".join(re.findall(r"`([a-z ]+)`", section.replace("\n", " ")))))
+    assert RESERVED_WORDS - listed == set()
+    assert all(char in section for char in RESERVED_CHARS)
+
+
+def test_the_docs_state_each_limit_as_the_parser_has_it() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "jql.md").read_text("utf-8")
+    for limit in (MAX_LENGTH, MAX_DEPTH, MAX_CLAUSES, MAX_LIST, MAX_ORDER):
+        assert f"**{limit:,}**" in page, limit

@@ -40,7 +40,7 @@ HISTORY_OPERATORS = frozenset({"was", "was in", "was not", "was not in", "change
 _COMPARISONS = {">": ">", ">=": ">=", "<": "<", "<=": "<="}
 # Kinds whose values have an order the mirror knows, and so take >, >=, <, <=.
 _ORDERED = frozenset({Kind.KEY, Kind.ID, Kind.PRIORITY, Kind.DATETIME, Kind.DATE, Kind.NUMBER})
-# Fields searched by words take only these; ``comment`` and ``text`` not even IS.
+# Fields searched by words take only these; ``text`` not even IS.
 _TEXT_OPERATORS = frozenset({"~", "!~", "is", "is not"})
 _EQUALITY = frozenset({"=", "!=", "in", "not in"})
 # The key as people order it: its project, then its number (AURORA-9 before AURORA-10).
@@ -237,7 +237,7 @@ class _Compiler:
 
     def _text(self, clause: Clause, f: Field) -> Sql:
         op = clause.operator
-        if op not in _TEXT_OPERATORS or (op.startswith("is") and f.name in ("comment", "text")):
+        if op not in _TEXT_OPERATORS or (op.startswith("is") and f.name == "text"):
             raise _unsupported(op, f, clause)
         if op in ("is", "is not"):
             if not isinstance(clause.operand, Empty):

@@ -31,6 +31,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from hub.clock import iso
+from hub.db import database
 from hub.services.jql import dates
 from hub.services.jql.tree import Clause, Empty, Function, JqlError, Operand, Predicate, Value, ValueList
 
@@ -43,7 +44,7 @@ _TAKES = {"was": {"after", "before", "by", "during", "on"},
 @dataclass(frozen=True)
 class _Field:
     """A field history answers: its name in the changelog, the kind of its values, the catalogue
-    kind that gives a current name's id, and how its current value is read from ``issue``."""
+    kind that holds its names' spellings and ids, and how its current value is read from ``issue``."""
 
     changelog: str
     kind: str  # "named" (a name or an id), "user" (a login name), "versions" (a JSON list)
@@ -61,38 +62,26 @@ _FIELDS = {
 }
 HISTORY_FIELDS = ("status", "priority", "resolution", "assignee", "reporter", "fixVersion")
 
-# One change's place in its field's order: by time, then Jira's history id, then the item.
-_ORDER = "ORDER BY created_at, CAST(history_id AS INTEGER), item_no"
-# The segments of a single-value field (parameters: the changelog's field name, three times).
-# vid/vname: the value's id (a user's key or login name for users) and its name.
-_SINGLE_SEGMENTS = (
-    "SELECT key, to_value AS vid, to_string AS vname, created_at AS s, "
-    f"lead(created_at) OVER (PARTITION BY key {_ORDER}) AS e, author "
-    "FROM issue_change WHERE field = ? "
-    "UNION ALL SELECT key, from_value, from_string, NULL, created_at, NULL FROM ("
-    f"SELECT key, from_value, from_string, created_at, row_number() OVER (PARTITION BY key {_ORDER}) AS n "
-    "FROM issue_change WHERE field = ?) WHERE n = 1 "
-    "UNION ALL SELECT issue.key, {current_id}, {current_name}, NULL, NULL, NULL FROM issue "
-    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND c.field = ?)")
-# The segments of fixVersion: per version (its id), from the item that added it to the next item
-# on it; a version whose first item removed it held it before; one held now that no item names
-# held it throughout (parameters: the changelog's field name, three times).
-_VERSION = "coalesce(to_value, from_value)"
-_VERSION_SEGMENTS = (
-    "SELECT key, vid, vname, s, e, author FROM ("
-    "SELECT key, to_value AS vid, to_string AS vname, created_at AS s, "
-    f"lead(created_at) OVER (PARTITION BY key, {_VERSION} {_ORDER}) AS e, author "
-    "FROM issue_change WHERE field = ?) WHERE vid IS NOT NULL "
-    "UNION ALL SELECT key, from_value, from_string, NULL, created_at, NULL FROM ("
-    f"SELECT key, from_value, from_string, to_value, created_at, "
-    f"row_number() OVER (PARTITION BY key, {_VERSION} {_ORDER}) AS n "
-    "FROM issue_change WHERE field = ?) WHERE n = 1 AND to_value IS NULL "
-    "UNION ALL SELECT issue.key, json_extract(v.value, '$.id'), json_extract(v.value, '$.name'), "
-    "NULL, NULL, NULL FROM issue, json_each(issue.fix_versions) AS v "
-    "WHERE NOT EXISTS (SELECT 1 FROM issue_change c WHERE c.key = issue.key AND c.field = ? "
-    "AND coalesce(c.to_value, c.from_value) = json_extract(v.value, '$.id'))")
-# The user keys of a login name (any case), from the users catalogue.
-_KEYS_OF = "(SELECT casefold(user_key) FROM jira_user WHERE casefold(name) = ? AND user_key IS NOT NULL)"
+# Each segment of a field's history is one of three (see the module's docstring), found from the
+# changes whose value matches, never by ordering all of a field's changes: a change ``c`` began
+# one, ended by the field's next change ``n`` (on the same version, for fixVersion); a first
+# change (none before it) ended the one its ``from`` held; an issue that no change of the field
+# names held its value throughout. Changes are in order of time, then Jira's history id, then
+# item. ``+field`` keeps SQLite off the (field, created_at) index, which would read a field's
+# changes in time order, one page per row: a scan of the table in its own order is many times
+# faster, and the correlated look-ups go by (key, created_at).
+_PLACE = "(CAST({t}.history_id AS INTEGER), {t}.item_no)"
+_NEXT = ("(SELECT min(n.created_at) FROM issue_change n WHERE n.key = c.key AND +n.field = c.field "
+         "AND n.created_at >= c.created_at AND (n.created_at > c.created_at OR "
+         f"{_PLACE.format(t='n')} > {_PLACE.format(t='c')}){{version}})")
+_FIRST = ("NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = c.key AND +n.field = c.field "
+          "AND n.created_at <= c.created_at AND (n.created_at < c.created_at OR "
+          f"{_PLACE.format(t='n')} < {_PLACE.format(t='c')}){{version}})")
+_SAME_VERSION = " AND coalesce(n.to_value, n.from_value) = coalesce(c.to_value, c.from_value)"
+_UNCHANGED = "NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = issue.key AND +n.field = ?{version})"
+_HELD_VERSION = " AND coalesce(n.to_value, n.from_value) = json_extract(v.value, '$.id')"
+_CATALOGUE = "SELECT jira_id, name FROM jira_catalogue WHERE kind = ?"
+_USERS = "SELECT name, user_key, display_name FROM jira_user"
 
 
 def is_history(clause: Clause) -> bool:
@@ -131,30 +120,69 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
         which = "non-list" if listed else "list"
         raise JqlError(f"The operator '{clause.operator}' does not support the {which} value for field "
                        f"'{clause.field.name}'.", operand.at)
-    match, params = _matches(field, operand, "vid", "vname", clause)
-    conditions, more = [match], list(params)
-    for predicate in clause.predicates:
-        condition, values = _segment_time(predicate, now=now, zone=zone, clause=clause)
-        conditions.append(condition)
-        more.extend(values)
+    if not clause.predicates:
+        return _ever(clause, field, operand)
+    versions = field.kind == "versions"
+    branches: list[str] = []
+    params: list = []
+    # (the rows, the value's id and name, the segment's start, end and author, conditions)
+    for rows, vid, vname, start, end, author, where in (
+            ("issue_change c", "c.to_value", "c.to_string", "c.created_at",
+             _NEXT.format(version=_SAME_VERSION if versions else ""), "c.author",
+             "+c.field = ?" + (" AND c.to_value IS NOT NULL" if versions else "")),
+            ("issue_change c", "c.from_value", "c.from_string", "NULL", "c.created_at", "NULL",
+             "+c.field = ?" + (" AND c.to_value IS NULL" if versions else "") + " AND "
+             + _FIRST.format(version=_SAME_VERSION if versions else "")),
+            ("issue, json_each(issue.fix_versions) AS v" if versions else "issue",
+             "json_extract(v.value, '$.id')" if versions else _current_id(field),
+             "json_extract(v.value, '$.name')" if versions else
+             ("NULL" if field.kind == "user" else field.current),
+             "NULL", "NULL", "NULL", _UNCHANGED.format(version=_HELD_VERSION if versions else ""))):
+        match, values = _matches(field, operand, vid, vname, clause)
+        conditions, more = [where, match], [field.changelog, *values]
+        for predicate in clause.predicates:
+            condition, given = _segment_time(predicate, start, end, author, now=now, zone=zone, clause=clause)
+            conditions.append(condition)
+            more.extend(given)
+        key = "issue.key" if rows.startswith("issue,") or rows == "issue" else "c.key"
+        branches.append(f"SELECT {key} FROM {rows} WHERE {' AND '.join(conditions)}")
+        params.extend(more)
+    sql = f"issue.key IN ({' UNION ALL '.join(branches)})"
+    return _negated(clause, sql), params
+
+
+def _ever(clause: Clause, field: _Field, operand: Operand) -> tuple[str, list]:
+    """WAS without predicates: held now, or before or after any change. The same as the segments
+    on a changelog that agrees with itself, without ordering the field's changes."""
     if field.kind == "versions":
-        segments, seg_params = _VERSION_SEGMENTS, [field.changelog] * 3
+        held, params = _matches(field, operand, "json_extract(v.value, '$.id')", "json_extract(v.value, '$.name')",
+                                clause)
+        now_sql = f"EXISTS (SELECT 1 FROM json_each({field.current}) AS v WHERE {held})"
     else:
-        current_id = ("NULL" if field.catalogue is None else
-                      f"(SELECT jira_id FROM jira_catalogue WHERE kind = '{field.catalogue}' "
-                      f"AND name = {field.current} LIMIT 1)")
-        current_id = field.current if field.kind == "user" else current_id
-        current_name = "NULL" if field.kind == "user" else field.current
-        segments = _SINGLE_SEGMENTS.format(current_id=current_id, current_name=current_name)
-        seg_params = [field.changelog] * 3
-    sql = f"issue.key IN (SELECT key FROM ({segments}) WHERE {' AND '.join(conditions)})"
-    if clause.operator in ("was not", "was not in"):
-        sql = f"NOT {sql}"
-    return sql, seg_params + more
+        now_sql, params = _matches(field, operand, _current_id(field),
+                                   "NULL" if field.kind == "user" else field.current, clause)
+    before, before_params = _matches(field, operand, "from_value", "from_string", clause)
+    after, after_params = _matches(field, operand, "to_value", "to_string", clause)
+    sql = (f"({now_sql} OR issue.key IN (SELECT key FROM issue_change WHERE +field = ? "
+           f"AND ({before} OR {after})))")
+    return _negated(clause, sql), [*params, field.changelog, *before_params, *after_params]
+
+
+def _current_id(field: _Field) -> str:
+    """SQL over ``issue``: the id of the value held now: a user's login name; none for a name,
+    which holds no id (an id written is matched by its name, see _catalogue_spellings)."""
+    return field.current if field.kind == "user" else "NULL"
+
+
+def _negated(clause: Clause, sql: str) -> str:
+    return f"NOT {sql}" if clause.operator in ("was not", "was not in") else sql
 
 
 def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tuple[str, list]:
-    conditions, params = ["field = ?"], [field.changelog]
+    # A time predicate reads a range of the (field, created_at) index; without one, the field's
+    # changes are found by scanning the table in its own order (see _NEXT).
+    timed = any(p.word in ("after", "before", "on", "during") for p in clause.predicates)
+    conditions, params = ["field = ?" if timed else "+field = ?"], [field.changelog]
     for predicate in clause.predicates:
         if predicate.word in ("from", "to"):
             side = predicate.word
@@ -173,6 +201,7 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
     items = operand.items if isinstance(operand, ValueList) else (operand,)
     parts: list[str] = []
     params: list = []
+    texts: list[str] = []
     for item in items:
         if isinstance(item, Empty):
             if field.kind == "versions" and not empty_versions:
@@ -183,29 +212,84 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
             raise JqlError(f"The function '{item.name}' is not supported by the mirror in a history "
                            "search.", item.at)
         elif isinstance(item, Value):
-            if field.kind == "user":
-                parts.append(f"(casefold({vid}) = ? OR casefold({vid}) IN {_KEYS_OF})")
-                params.extend([item.text.casefold(), item.text.casefold()])
-            else:
-                parts.append(f"(casefold({vname}) = ? OR {vid} = ?)")
-                params.extend([item.text.casefold(), item.text])
+            texts.append(item.text)
         else:  # a list inside a list: the parser makes none
             raise JqlError(f"A list is not a value for the field '{clause.field.name}'.", item.at)
-    return f"({' OR '.join(parts)})", params
+    if texts:
+        sql, values = _named(field, texts, vid, vname)
+        parts.append(sql)
+        params.extend(values)
+    # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
+    return f"coalesce({' OR '.join(parts)}, 0)", params
 
 
-def _author(operand: Operand, clause: Clause) -> tuple[str, list]:
-    """SQL that a change's ``author`` (a login name, or a key) is the user(s) of ``BY``."""
+def _named(field: _Field, texts: list[str], vid: str, vname: str) -> tuple[str, list]:
+    """SQL that a value is one of ``texts``, in any case: compared with the spellings the
+    catalogues hold (and as written) where the mirror has them, so that SQLite compares the
+    changelog's own text rather than calling into Python for each of its rows; folded where not."""
+    folded = _unique([text.casefold() for text in texts])
+    if field.kind == "user":
+        users = _user_spellings(folded)
+        if users is not None:
+            terms = _unique([*users, *texts])
+            return f"{vid} IN ({_marks(terms)})", terms
+        return f"casefold({vid}) IN ({_marks(folded)})", folded
+    spelt = _catalogue_spellings(field.catalogue, folded, texts) if field.catalogue else None
+    if spelt is not None:
+        names, ids = _unique([*spelt[0], *texts]), _unique([*spelt[1], *texts])
+        return f"({vname} IN ({_marks(names)}) OR {vid} IN ({_marks(ids)}))", [*names, *ids]
+    return f"(casefold({vname}) IN ({_marks(folded)}) OR {vid} IN ({_marks(texts)}))", [*folded, *texts]
+
+
+def _author(operand: Operand, clause: Clause, column: str = "author") -> tuple[str, list]:
+    """SQL that a change's ``author`` (a login name) is the user(s) of ``BY``."""
     items = operand.items if isinstance(operand, ValueList) else (operand,)
-    parts: list[str] = []
-    params: list = []
     for item in items:
         if not isinstance(item, Value):
             what = f"the function '{item.name}'" if isinstance(item, Function) else "EMPTY"
             raise JqlError(f"BY takes a user's login name, not {what}.", item.at)
-        parts.append(f"(casefold(author) = ? OR casefold(author) IN {_KEYS_OF})")
-        params.extend([item.text.casefold(), item.text.casefold()])
-    return f"({' OR '.join(parts)})", params
+    texts = [item.text for item in items if isinstance(item, Value)]
+    folded = _unique([text.casefold() for text in texts])
+    users = _user_spellings(folded)
+    if users is not None:
+        terms = _unique([*users, *texts])
+        return f"coalesce({column} IN ({_marks(terms)}), 0)", terms
+    return f"coalesce(casefold({column}) IN ({_marks(folded)}), 0)", folded
+
+
+def _catalogue_spellings(kind: str, folded: list[str], texts: list[str]) -> tuple[list[str], list[str]] | None:
+    """The names and Jira ids in catalogue ``kind`` whose name folds to one of ``folded`` or
+    whose id is one of ``texts``; None while the mirror holds no such catalogue. A status renamed
+    in Jira keeps its id, so its changes under the old name match by id, as in Jira; a value
+    held now is a name, so an id written is matched through its name."""
+    rows = database.execute_sql(_CATALOGUE, [kind]).fetchall()
+    if not rows:
+        return None
+    wanted, ids = set(folded), set(texts)
+    found = [(jira_id, name) for jira_id, name in rows if name.casefold() in wanted or jira_id in ids]
+    return [name for _, name in found], [jira_id for jira_id, _ in found]
+
+
+def _user_spellings(folded: list[str]) -> list[str] | None:
+    """The login names and user keys of the users whose login or display name folds to one of
+    ``folded`` (as Jira resolves a user's name); None while the mirror knows no users."""
+    rows = database.execute_sql(_USERS).fetchall()
+    if not rows:
+        return None
+    wanted = set(folded)
+    found: list[str] = []
+    for name, key, display in rows:
+        if name.casefold() in wanted or (display or "").casefold() in wanted:
+            found.extend([name, key] if key else [name])
+    return found
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _marks(values: list) -> str:
+    return ", ".join("?" * len(values)) if values else "NULL"
 
 
 def _bounds(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, str]:
@@ -223,16 +307,18 @@ def _bounds(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clau
     return iso(first), iso(last)
 
 
-def _segment_time(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, list]:
-    """SQL that a segment [s, e) (None: unbounded) meets the predicate (BY: was begun by)."""
+def _segment_time(predicate: Predicate, s: str, e: str, author: str, *, now: datetime, zone: ZoneInfo,
+                  clause: Clause) -> tuple[str, list]:
+    """SQL that a segment [s, e) (SQL for its start and end, NULL: unbounded) meets the predicate
+    (BY: was begun by ``author``)."""
     if predicate.word == "by":
-        return _author(predicate.operand, clause)
+        return _author(predicate.operand, clause, author)
     first, last = _bounds(predicate, now=now, zone=zone, clause=clause)
     if predicate.word == "before":
-        return "(s IS NULL OR s < ?)", [first]
+        return f"({s} IS NULL OR {s} < ?)", [first]
     if predicate.word == "after":
-        return "(e IS NULL OR e > ?)", [last]
-    return "((s IS NULL OR s <= ?) AND (e IS NULL OR e > ?))", [last, first]  # on, during
+        return f"({e} IS NULL OR {e} > ?)", [last]
+    return f"(({s} IS NULL OR {s} <= ?) AND ({e} IS NULL OR {e} > ?))", [last, first]  # on, during
 
 
 def _change_time(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, list]:

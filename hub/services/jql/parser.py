@@ -17,10 +17,11 @@ The grammar is Jira's (Server 8/9, ``Jql.g``)::
 
 NOT binds tighter than AND, AND tighter than OR. Errors are worded as Jira words them and
 say where (the 1-based character of the query's text, every character counted, line breaks
-too, all on "line 1"). A query is bounded before it is read: :data:`MAX_LENGTH` characters,
+too, all on "line 1"). A query is bounded as it is read: :data:`MAX_LENGTH` characters,
 :data:`MAX_DEPTH` levels of parentheses and NOT, :data:`MAX_CLAUSES` clauses,
-:data:`MAX_LIST` values in a list; the descent recurses only as deep as the depth limit
-allows, so no query reaches Python's recursion limit, and the time is linear in the text.
+:data:`MAX_LIST` values in a list, :data:`MAX_ORDER` keys of ORDER BY; the descent recurses
+only as deep as the depth limit allows, so no query reaches Python's recursion limit, and the
+time is linear in the text.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ MAX_LENGTH = 10_000  # characters of text
 MAX_DEPTH = 32  # parentheses and NOTs, nested
 MAX_CLAUSES = 500  # clauses (field operator operand) in the whole query
 MAX_LIST = 1_000  # values in one list, arguments of one function
+MAX_ORDER = 100  # keys of ORDER BY (SQLite allows 2,000 terms; no one sorts by more than a few)
 
 OPERATORS = "'=', '!=', '<', '>', '<=', '>=', '~', '!~', 'IN', 'NOT IN', 'IS' and 'IS NOT'"
 HISTORY_OPERATORS = frozenset({"was", "was in", "was not", "was not in", "changed"})
@@ -65,6 +67,21 @@ def parse(text: str) -> Query:
     if len(text) > MAX_LENGTH:
         raise JqlError(f"{PREFIX}The query is longer than {MAX_LENGTH} characters.")
     return _Parser(lexer.tokens(text)).query()
+
+
+def _is_number(text: str) -> bool:
+    """Jira's numbers: ASCII digits, a minus before them or not (its POSNUMBER, NEGNUMBER)."""
+    digits = text[1:] if text.startswith("-") else text
+    return digits.isascii() and digits.isdigit()
+
+
+def _beyond_64_bits(number: str) -> bool:
+    """Whether a number (as :func:`_is_number` reads) lies beyond a signed 64-bit integer;
+    its digits are counted first, so a number of thousands of digits is never converted."""
+    digits = number.lstrip("-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return True
+    return int(digits) > (2**63 if number.startswith("-") else 2**63 - 1)
 
 
 def _quote(token: Token) -> str:
@@ -288,6 +305,13 @@ class _Parser:
     def value_or_function(self) -> Value | Function:
         token = self.advance()
         if not self.is_punct("("):
+            if token.kind == WORD and _is_number(token.text) and _beyond_64_bits(token.text):
+                # As Jira (whose numbers are Java longs) refuses it; SQLite's integers are as wide.
+                raise JqlError(
+                    f"{PREFIX}The number '{token.text}' is not valid: a number lies between "
+                    f"{-(2**63)} and {2**63 - 1}.",
+                    token.at,
+                )
             return Value(token.text, token.kind == STRING, token.at)
         if not token.text.strip():
             raise JqlError(
@@ -379,6 +403,8 @@ class _Parser:
         while self.is_punct(","):
             self.advance()
             keys.append(self.sort_key())
+            if len(keys) > MAX_ORDER:
+                raise JqlError(f"{PREFIX}The ORDER BY has more than {MAX_ORDER} fields.", keys[-1].at)
         return tuple(keys)
 
     def sort_key(self) -> OrderKey:
