@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from hub.db import database
+from hub.services.jql import dates
 from hub.services.jql.history import compile_history, is_history
 from hub.services.jql.tree import Clause, Empty, FieldRef, Function, JqlError, Predicate, Value, ValueList
 from tests.support import issue, load
@@ -138,6 +139,8 @@ WAS = [
     (clause("resolution", "was", Empty(20)), "12346", "1 before the 15th; the rest unresolved"),
     (clause("resolution", "was", v("fixed")), "15", "1 since the 15th, 5 throughout"),
     (clause("resolution", "was not", Empty(20)), "5", "resolved throughout"),
+    (clause("resolution", "was", v("Unresolved")), "12346", "Jira's Unresolved is no resolution"),
+    (clause("resolution", "changed", None, ("from", v("unresolved"))), "1", "from no resolution"),
     (clause("fixVersion", "was", v("2.3")), "56", "5 from the 5th to the 16th, 6 throughout"),
     (clause("fixversion", "was", v("2.2")), "5", "removed on the 1st: held before"),
     (clause("fixVersion", "was", v("10002")), "5", "a version by its id"),
@@ -309,3 +312,174 @@ def test_a_history_query_the_mirror_cannot_answer_is_a_422_at_its_place(mirror):
     assert resp.status_code == 422, resp.json
     assert resp.json["position"] == {"line": 1, "character": 34}
     assert "empty 'fixVersion'" in resp.json["description"]
+
+
+# -- random changelogs against an evaluator that walks each issue's history in Python -----------
+
+_NAMES = ["Open", "In Progress", "Review", "Done"]
+_USERS_RANDOM = ["ivanov", "petrov", "sidorov"]
+_VERSIONS = [{"id": "10000", "name": "2.2"}, {"id": "10001", "name": "2.3"}, {"id": "10002", "name": "2.4"}]
+
+
+def _random_mirror(rng) -> tuple[list[dict], dict]:
+    """Issues with status and fixVersion changelogs that agree with their current values; several
+    changes fall in the same second, ordered by their history ids. Also the histories, as the
+    evaluator reads them: key -> field -> [(time, history id, item, author, from, to)]."""
+    states, histories = [], {}
+    history_id = 40000
+    for n in range(1, 13):
+        key = f"AURORA-{n}"
+        held = rng.choice(_NAMES)
+        versions = {v["id"] for v in _VERSIONS if rng.random() < 0.3}
+        changes, rows = [], {"status": [], "Fix Version": []}
+        # Jira's history ids grow with time; a second may hold several changes.
+        times = sorted(f"10-{rng.randrange(5, 15):02d}T{rng.choice(['00:00', '09:00', '09:00', '17:30'])}"
+                       for _ in range(rng.randrange(0, 7)))
+        for when in times:
+            history_id += rng.randrange(1, 3)
+            author = rng.choice(_USERS_RANDOM)
+            items = []
+            if rng.random() < 0.6:
+                new = rng.choice([name for name in _NAMES if name != held])
+                items.append(("status", str(_NAMES.index(held) + 1), held, str(_NAMES.index(new) + 1), new))
+                rows["status"].append((when, history_id, len(items) - 1, author, held, new))
+                held = new
+            else:
+                version = rng.choice(_VERSIONS)
+                name = version["name"]
+                if version["id"] in versions:
+                    versions.discard(version["id"])
+                    items.append(("Fix Version", version["id"], name, None, None))
+                    rows["Fix Version"].append((when, history_id, 0, author, name, None))
+                else:
+                    versions.add(version["id"])
+                    items.append(("Fix Version", None, None, version["id"], name))
+                    rows["Fix Version"].append((when, history_id, 0, author, None, name))
+            changes.append({"id": str(history_id), "author": author, "created": f"2026-{when}:00.000+0000",
+                            "items": [{"field": f, "field_type": "jira", "from": a, "from_string": b, "to": c,
+                                       "to_string": d} for f, a, b, c, d in items]})
+        states.append(issue(key, status=held, changes=changes,
+                            fix_versions=[v for v in _VERSIONS if v["id"] in versions]))
+        histories[key] = (held, {v["name"] for v in _VERSIONS if v["id"] in versions}, rows)
+    return states, histories
+
+
+def _segments(current, rows, multi: bool):
+    """(value, start, end, author) of each value held, as the module's docstring defines them."""
+    rows = sorted(rows, key=lambda r: (r[0], r[1], r[2]))
+    if not multi:
+        if not rows:
+            return [(current, None, None, None)]
+        out = [(rows[0][4], None, rows[0][0], None)]
+        for i, (when, _, _, author, _, new) in enumerate(rows):
+            out.append((new, when, rows[i + 1][0] if i + 1 < len(rows) else None, author))
+        return out
+    out = []
+    for name in {v["name"] for v in _VERSIONS}:
+        mine = [r for r in rows if name in (r[4], r[5])]
+        if not mine:
+            if name in current:
+                out.append((name, None, None, None))
+            continue
+        if mine[0][5] is None:  # first removed it
+            out.append((name, None, mine[0][0], None))
+        for i, (when, _, _, author, _, added) in enumerate(mine):
+            if added is not None:
+                out.append((name, when, mine[i + 1][0] if i + 1 < len(mine) else None, author))
+    return out
+
+
+def _time_bounds(query: Clause) -> dict[str, tuple[str, str]]:
+    """Each time predicate's first and last second, as "MM-DDTHH:MM:SS"."""
+    bounds = {}
+    for p in query.predicates:
+        if p.word in ("after", "before", "on", "during"):
+            a = p.operand.items[0] if p.word == "during" else p.operand
+            b = p.operand.items[1] if p.word == "during" else p.operand
+            first = dates.span(a, now=NOW, zone=UTC_ZONE)[0].strftime("%m-%dT%H:%M:%S")
+            last = dates.span(b, now=NOW, zone=UTC_ZONE)[1].strftime("%m-%dT%H:%M:%S")
+            bounds[p.word] = (first, last)
+    return bounds
+
+
+def _evaluate(query: Clause, histories) -> list[str]:
+    multi = query.field.name == "fixVersion"
+    field = "Fix Version" if multi else "status"
+    bounds = _time_bounds(query)
+    by = next((p.operand.text.casefold() for p in query.predicates if p.word == "by"), None)
+
+    def in_time(s, e):  # times as "MM-DDTHH:MM" (+ ":00"), the same day format as the bounds
+        s, e = s and s + ":00", e and e + ":00"
+        for word, (first, last) in bounds.items():
+            if word == "before" and not (s is None or s < first):
+                return False
+            if word == "after" and not (e is None or e > last):
+                return False
+            if word in ("on", "during") and not ((s is None or s <= last) and (e is None or e > first)):
+                return False
+        return True
+
+    def at_time(t):  # a change's moment
+        t = t + ":00"
+        return all((t < first) if word == "before" else (t > last) if word == "after" else (first <= t <= last)
+                   for word, (first, last) in bounds.items())
+
+    matched = []
+    for key, (status_now, versions_now, rows) in histories.items():
+        if query.operator == "changed":
+            wanted = {p.word: p.operand.text.casefold() for p in query.predicates if p.word in ("from", "to")}
+            hit = any((wanted.get("from") in (None, (f or "").casefold()))
+                      and (wanted.get("to") in (None, (t or "").casefold()))
+                      and (by is None or author == by) and at_time(when)
+                      for when, _, _, author, f, t in rows[field])
+        else:
+            values = ({i.text.casefold() for i in query.operand.items} if isinstance(query.operand, ValueList)
+                      else {query.operand.text.casefold()})
+            segments = _segments(versions_now if multi else status_now, rows[field], multi)
+            hit = any(value is not None and value.casefold() in values and in_time(s, e)
+                      and (by is None or (author or "") == by) for value, s, e, author in segments)
+            if query.operator in ("was not", "was not in"):
+                hit = not hit
+        if hit:
+            matched.append(key.removeprefix("AURORA-"))
+    return sorted(matched)
+
+
+def _random_clause(rng) -> Clause:
+    multi = rng.random() < 0.35
+    field, names = ("fixVersion", [v["name"] for v in _VERSIONS]) if multi else ("status", _NAMES)
+
+    def day() -> Value:
+        return Value(f"2026/10/{rng.randrange(4, 16):02d}", True, 50)
+
+    def name() -> Value:
+        text = rng.choice(names)
+        return v(text.upper() if rng.random() < 0.3 else text)
+
+    predicates = []
+    if rng.random() < 0.3:
+        operator = "changed"
+        for word in rng.sample(["from", "to", "by", "after", "before", "on", "during"], rng.randrange(0, 3)):
+            operand = (name() if word in ("from", "to") else v(rng.choice(_USERS_RANDOM)) if word == "by"
+                       else ValueList((day(), day()), 47) if word == "during" else day())
+            predicates.append((word, operand))
+        return clause(field, operator, None, *predicates)
+    operator = rng.choice(["was", "was in", "was not", "was not in"])
+    operand = ValueList(tuple(name() for _ in range(rng.randrange(1, 3))), 20) if operator.endswith("in") else name()
+    for word in rng.sample(["by", "after", "before", "on", "during"], rng.randrange(0, 3)):
+        predicates.append((word, v(rng.choice(_USERS_RANDOM)) if word == "by"
+                           else ValueList((day(), day()), 47) if word == "during" else day()))
+    return clause(field, operator, operand, *predicates)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_history_agrees_with_walking_it(hub, seed):
+    import random
+
+    rng = random.Random(seed)
+    states, histories = _random_mirror(rng)
+    load(hub, states)
+    for _ in range(150):
+        query = _random_clause(rng)
+        sql, params = compile_history(query, now=NOW, zone=UTC_ZONE)
+        assert keys(sql, params) == _evaluate(query, histories), query

@@ -219,6 +219,9 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
         sql, values = _named(field, texts, vid, vname)
         parts.append(sql)
         params.extend(values)
+        if field.changelog == "resolution" and "unresolved" in {text.casefold() for text in texts}:
+            # Jira's "Unresolved" is no resolution, as in resolution = Unresolved.
+            parts.append(f"({vid} IS NULL AND {vname} IS NULL)")
     # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
     return f"coalesce({' OR '.join(parts)}, 0)", params
 
