@@ -33,6 +33,8 @@ def seed(url: str, agent: str, interface: str) -> None:
          {"agent_id": AGENT_ID, "delivery": 1, "issues": issues})
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(issues)}})
+    # The Jira user's zone, as a v17 agent reports it.
+    call(url, agent, "/agent/v1/heartbeat", {"agent_id": AGENT_ID, "version": 17, "jira_time_zone": "Europe/Moscow"})
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +173,12 @@ def test_filters_are_saved_run_and_deleted(web, site):
     expect(page.get_by_text('Deleted the filter "Done ones".')).to_be_visible()
     expect(saved).to_have_count(1)
     assert call(site["url"], site["other"], f"/api/v1/filters/{theirs['id']}")["name"] == "Their open ones"
+
+
+def test_the_operations_page_says_which_zone_jql_reads_dates_in(web, site):
+    from playwright.sync_api import expect
+
+    page, _ = web
+    page.goto(site["url"] + "/#/ops")
+    expect(page.locator("#jql-time-zone")).to_have_text(
+        "JQL reads dates in Europe/Moscow: the Jira user's, as the agent reported it.")

@@ -17,6 +17,11 @@ export async function renderOps(main, signal) {
     h("p", {class: "note"}, "Operators use an admin token here; the hub answers these reads to interface tokens too."),
     h("div", {class: "buttons"}, refresh, reloadButton), line, body);
 
+  // Where the zone JQL reads dates in comes from (GET /api/v1/overview's jql_time_zone.source).
+  const ZONE_SOURCES = {HUB_JQL_TIME_ZONE: "set by HUB_JQL_TIME_ZONE",
+                        jira: "the Jira user's, as the agent reported it",
+                        default: "UTC, as neither HUB_JQL_TIME_ZONE nor an agent has said another"};
+
   async function load() {
     let overview, online, offline, runs, queued, claimed;
     try {
@@ -58,7 +63,10 @@ export async function renderOps(main, signal) {
         `${overview.store.files} file${overview.store.files === 1 ? "" : "s"}, ${bytes(overview.store.bytes)}`)),
       "gone_issues" in overview ? part("Gone issues", h("p", {id: "gone-issues"},
         `${overview.gone_issues} issue${overview.gone_issues === 1 ? "" : "s"} no longer returned by Jira `,
-        overview.gone_issues ? h("a", {href: "#/issues?gone=true"}, "(list them)") : null)) : null);
+        overview.gone_issues ? h("a", {href: "#/issues?gone=true"}, "(list them)") : null)) : null,
+      overview.jql_time_zone ? part("JQL time zone", h("p", {id: "jql-time-zone"},
+        `JQL reads dates in ${overview.jql_time_zone.name}: `
+        + (ZONE_SOURCES[overview.jql_time_zone.source] || overview.jql_time_zone.source) + ".")) : null);
   }
 
   async function cancel(id) {
