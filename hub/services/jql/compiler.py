@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 
 from hub.clock import iso
 from hub.errors import ContractError
-from hub.services.jql import dates, operands, spellings
+from hub.services.jql import dates, history, operands, spellings
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
 from hub.services.search import fold, fts_query
@@ -260,9 +260,9 @@ class _Compiler:
         if f.fts == "other" and f.sql:
             # ``other`` also holds the environment and the other text fields: this one must hold
             # the words too (as text: the index has found the issues that hold them as words).
-            words = _plain_words(operand.text)
-            held = "".join(f" AND instr(replace(casefold({f.sql}), 'ё', 'е'), ?) > 0" for _ in words)
-            match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *words])
+            plain = _plain_words(operand.text)
+            held = "".join(f" AND instr(replace(casefold({f.sql}), 'ё', 'е'), ?) > 0" for _ in plain)
+            match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *plain])
         if op == "~":
             return match
         empty_sql, empty_params = self._empty(f)
@@ -271,10 +271,6 @@ class _Compiler:
     def _history(self, clause: Clause, f: Field) -> Sql:
         if not f.history:
             raise JqlError(f"History searches do not support the '{f.name}' field.", clause.field.at)
-        try:
-            from hub.services.jql import history
-        except ImportError:
-            raise JqlError("history operators are not supported yet", clause.at) from None
         return history.compile_history(clause, now=self.now, zone=self.zone)
 
     # -- ORDER BY --------------------------------------------------------------
@@ -321,10 +317,10 @@ def _named(f: Field, texts: list[str]) -> Sql:
             return f"{f.sql} IN ({_marks(logins)})", logins
         return (f"casefold({f.sql}) IN ({marks}) OR {f.sql} IN (SELECT jira_user.name FROM jira_user "
                 f"WHERE casefold(jira_user.display_name) IN ({marks}))"), [*folded, *folded]
-    names = spellings.catalogue(f.catalogue, folded) if f.catalogue else None
-    if names is not None:
-        names = _unique([*names, *texts])
-        sql, params = f"{f.sql} IN ({_marks(names)})", names
+    spelled = spellings.catalogue(f.catalogue, folded) if f.catalogue else None
+    if spelled is not None:
+        spelled = _unique([*spelled, *texts])
+        sql, params = f"{f.sql} IN ({_marks(spelled)})", spelled
     else:
         sql, params = f"casefold({f.sql}) IN ({marks})", folded
     if f.unresolved and "unresolved" in folded:
