@@ -68,9 +68,9 @@ V11_ISSUE_COLUMNS = [("gone_at", "TEXT", 0, None, 0), ("gone_reason", "TEXT", 0,
 V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"]), "issue_gone": (
     0, ["gone_at"], "CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL")}
 # What v12 adds: the saved filters' table (with its unique index of names per owner), and two
-# indexes for JQL: a field's changes per issue with their values, and the current sprint's name.
+# indexes for JQL: a field's changes with their values, the current sprint's name, the priority.
 V12_TABLES = {"saved_filter"}
-V12_INDEXES = {"issue_change": {"issue_change_field_key"}, "issue": {"issue_current_sprint"}}
+V12_INDEXES = {"issue_change": {"issue_change_field_key"}, "issue": {"issue_current_sprint", "issue_priority"}}
 V11_RUN_COLUMNS = [("agent_version", "INTEGER", 0, None, 0), ("checks_enqueued", "INTEGER", 0, None, 0)]
 
 

@@ -60,6 +60,8 @@ CREATE UNIQUE INDEX issue_jira_id ON issue (id);
 CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL;
 -- JQL's sprint = … also matches the current sprint by name (see steps/v12_saved_filters.py).
 CREATE INDEX issue_current_sprint ON issue (sprint);
+-- JQL's priority = / IN (v12).
+CREATE INDEX issue_priority ON issue (priority);
 
 -- The keys issues had before they moved, and the key each has now.
 CREATE TABLE issue_alias (

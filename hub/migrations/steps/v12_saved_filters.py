@@ -8,6 +8,8 @@
   it on its own (a seek per issue, no table row read), and reads one field's changes alone.
 - Index ``issue_current_sprint (sprint)``: ``sprint = …`` also matches an issue's current sprint by
   name (for issues loaded before the mirror kept ``issue_sprint``); without it, every issue is read.
+- Index ``issue_priority (priority)``: ``priority in (Blocker, Critical)``, a team's filter as
+  common as status, reads the few issues of those priorities rather than every issue.
 """
 
 from __future__ import annotations
@@ -30,3 +32,4 @@ def apply(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX issue_change_field_key ON issue_change"
                  " (field, key, from_value, from_string, to_value, to_string)")
     conn.execute("CREATE INDEX issue_current_sprint ON issue (sprint)")
+    conn.execute("CREATE INDEX issue_priority ON issue (priority)")
