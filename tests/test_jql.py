@@ -502,3 +502,18 @@ def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
         sql = " ".join(sql for sql, _ in compiled.where) + " " + " ".join(compiled.order)
         assert marker not in sql.casefold(), text
         assert any(marker in str(param).casefold() for _, params in compiled.where for param in params), text
+
+
+@pytest.mark.parametrize("query", [
+    "project = AURORA ORDER BY updated DESC",  # the index of updated gives the order: a count of its own
+    "updated >= 2000-01-01 ORDER BY updated",
+    "project = AURORA ORDER BY priority DESC",  # every match sorted: counted on the same pass
+    "project = AURORA",
+    "project = AURORA AND status = Nowhere",  # no match: the total is 0 either way
+])
+def test_the_first_page_total_counts_every_match_whichever_way_it_is_counted(mirror, query):
+    whole = mirror.jql(query)
+    resp = mirror.api("GET", "/api/v1/issues", params={"jql": query, "limit": 2})
+    assert resp.status_code == 200, resp.json
+    assert resp.json["total"] == whole.json["total"] == len(whole.json["items"])
+    assert [item["key"] for item in resp.json["items"]] == [item["key"] for item in whole.json["items"]][:2]

@@ -49,7 +49,8 @@ INDEXES = {
     "agent_status_token", "agent_status_last_seen",
     "issue_parent_key", "issue_resolution", "sprint_state", "issue_sprint_sprint", "jira_catalogue_name",
     "jira_user_key", "issue_jira_id", "issue_alias_key", "issue_gone",
-    "saved_filter_owner_name",
+    "saved_filter_owner_name", "issue_change_field_key", "issue_current_sprint",
+    "issue_priority",
 }
 
 

@@ -58,6 +58,10 @@ CREATE INDEX issue_resolution ON issue (resolution);
 CREATE UNIQUE INDEX issue_jira_id ON issue (id);
 -- Gone issues: few, counted and left out of lists by default.
 CREATE INDEX issue_gone ON issue (gone_at) WHERE gone_at IS NOT NULL;
+-- JQL's sprint = … also matches the current sprint by name (see steps/v12_saved_filters.py).
+CREATE INDEX issue_current_sprint ON issue (sprint);
+-- JQL's priority = / IN (v12).
+CREATE INDEX issue_priority ON issue (priority);
 
 -- The keys issues had before they moved, and the key each has now.
 CREATE TABLE issue_alias (
@@ -233,6 +237,8 @@ CREATE TABLE issue_change (
 );
 CREATE INDEX issue_change_key_created ON issue_change (key, created_at);
 CREATE INDEX issue_change_field_created ON issue_change (field, created_at);
+-- JQL's WAS: a field's changes from or to a value, per issue, from the index alone (v12).
+CREATE INDEX issue_change_field_key ON issue_change (field, key, from_value, from_string, to_value, to_string);
 
 CREATE TABLE issue_attachment (
   attachment_id TEXT PRIMARY KEY,
@@ -261,7 +267,7 @@ CREATE TABLE token (
   created_at TEXT NOT NULL
 );
 
--- JQL queries kept under a name by the token that saved it; see steps/v12_saved_filters.py.
+-- JQL queries kept under a name by the token that saved it; see steps/v12_saved_filters.py).
 CREATE TABLE saved_filter (
   id             INTEGER PRIMARY KEY AUTOINCREMENT,
   name           TEXT NOT NULL,

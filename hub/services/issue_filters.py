@@ -20,6 +20,9 @@ GONE_FILTERS = ("false", "true", "any")
 # Whether any issue is gone, on the partial index issue_gone: while none is, the default
 # filter adds no condition, so a search needs no join with ``issue`` for it.
 _ANY_GONE = "SELECT EXISTS (SELECT 1 FROM issue WHERE gone_at IS NOT NULL)"
+# ``gone_at IS NULL``, written as the rowids not among the few gone issues (read once from
+# issue_gone): every index holds the rowid, so a count on an index needs no table row for it.
+_NOT_GONE = "issue.rowid NOT IN (SELECT gone.rowid FROM issue AS gone WHERE gone.gone_at IS NOT NULL)"
 
 # ``resolution=none``: the issues without a resolution (unresolved).
 UNRESOLVED = "none"
@@ -88,5 +91,5 @@ def _gone(gone: str) -> Where:
     if gone == "true":
         return [("issue.gone_at IS NOT NULL", [])]
     if gone != "any" and database.execute_sql(_ANY_GONE).fetchone()[0]:
-        return [("issue.gone_at IS NULL", [])]
+        return [(_NOT_GONE, [])]
     return []

@@ -88,6 +88,9 @@ _SEARCH_BY_PRIORITY = (
 )
 _WORKLOG_TOTALS = "SELECT count(*), coalesce(sum(time_spent), 0) FROM issue_worklog WHERE key = ?"
 _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
+# EXPLAIN QUERY PLAN's words for a sort of every row (not "… RIGHT PART OF ORDER BY", which an
+# index ordered by the first terms leaves, nor "… LAST TERM OF ORDER BY").
+_FULL_SORT = "USE TEMP B-TREE FOR ORDER BY"
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
 # can; this is the last guard that keeps a user's text from becoming a 500.
@@ -232,9 +235,16 @@ class IssueService:
             filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or "1"
             params = [p for _, ps in conditions_ for p in ps]
             try:
-                rows = list(Issue.raw(_jql_page(filters, compiled.order), *params, limit + 1, offset))
-                total = database.execute_sql(f"SELECT count(*) FROM issue WHERE {filters}",
-                                             params).fetchone()[0] if offset == 0 else None
+                counted = offset == 0 and _sorts_every_match(filters, compiled.order, params)
+                rows = list(Issue.raw(_jql_page(filters, compiled.order, total=counted), *params,
+                                      limit + 1, offset))
+                if counted:
+                    # The first page carries the total on its rows; none means no match at all.
+                    total = rows[0].total if rows else 0
+                elif offset == 0:
+                    total = database.execute_sql(f"SELECT count(*) FROM issue WHERE {filters}", params).fetchone()[0]
+                else:
+                    total = None
             except peewee.OperationalError as exc:
                 # The words of a ``~`` are written for FTS5 by fts_query; this is the last guard.
                 if not str(exc).startswith(_FTS_SYNTAX):
@@ -400,15 +410,29 @@ class IssueService:
         return note
 
 
-def _jql_page(filters: str, order: list[str]) -> str:
+def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
     """A JQL page's SQL: the page chosen on the conditions and the order's keys alone (the
-    sorter holds those, not whole rows), then only its rows read whole, in the same order."""
+    sorter holds those, not whole rows), then only its rows read whole, in the same order.
+    With ``total``, each row also carries the count of every match (``total``): counted on the
+    same pass that finds the matches for the sorter, rather than by finding them all again."""
     terms = [term.rsplit(" ", 1) for term in order]  # the compiler's "<expression> ASC|DESC"
     keys = ", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms))
-    return (f"SELECT issue.* FROM (SELECT issue.rowid AS doc, {keys} FROM issue WHERE {filters} "
+    counted = ", count(*) OVER () AS total" if total else ""
+    return (f"SELECT issue.*{', hit.total' if total else ''} FROM (SELECT issue.rowid AS doc, {keys}{counted} "
+            f"FROM issue WHERE {filters} "
             f"ORDER BY {', '.join(f'o{n} {way}' for n, (_, way) in enumerate(terms))} LIMIT ? OFFSET ?) AS hit "
             f"CROSS JOIN issue ON issue.rowid = hit.doc "
             f"ORDER BY {', '.join(f'hit.o{n} {way}' for n, (_, way) in enumerate(terms))}")
+
+
+def _sorts_every_match(filters: str, order: list[str], params: list) -> bool:
+    """Whether SQLite's plan for the page sorts every match (no index gives the order): then
+    the page visits them all anyway and counts them on the way (:func:`_jql_page`'s ``total``).
+    When an index gives the order, the page stops after its rows, and a count of its own (often
+    on an index alone) is cheaper than visiting every match for the page."""
+    sql = f"SELECT issue.rowid FROM issue WHERE {filters} ORDER BY {', '.join(order)}"
+    plan = database.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
+    return any(row[-1] == _FULL_SORT for row in plan)
 
 
 def _row(issue: Issue) -> Issue:

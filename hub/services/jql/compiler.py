@@ -152,7 +152,9 @@ class _Compiler:
             return "NOT EXISTS (SELECT 1 FROM issue_comment WHERE issue_comment.key = issue.key)", []
         if f.name == "text":
             return "0", []
-        return f"coalesce({f.sql}, '') = ''", []
+        # Not coalesce(…, '') = '': written as two comparisons, an indexed column is searched
+        # on its index (resolution IS EMPTY), not read from every issue.
+        return f"({f.sql} IS NULL OR {f.sql} = '')", []
 
     def _any(self, f: Field, items: list, clause: Clause) -> Sql:
         """True when the field holds any of ``items`` (values and functions)."""

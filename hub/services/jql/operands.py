@@ -57,8 +57,10 @@ def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
         raise misplaced(call, f)
     if name in _SPRINT_STATES:
         _arguments(call, 0, 0)
-        return ("issue.key IN (SELECT issue_sprint.key FROM issue_sprint JOIN sprint ON sprint.sprint_id = "
-                "issue_sprint.sprint_id WHERE lower(sprint.state) = ?)"), [_SPRINT_STATES[name]]
+        # The few sprints of the state first, then their issues on issue_sprint_sprint: a join
+        # would let SQLite read every membership and look each one's sprint up.
+        return ("issue.key IN (SELECT issue_sprint.key FROM issue_sprint WHERE issue_sprint.sprint_id IN "
+                "(SELECT sprint.sprint_id FROM sprint WHERE lower(sprint.state) = ?))"), [_SPRINT_STATES[name]]
     if name in _VERSION_STATES:
         _arguments(call, 0, 1)
         sql = f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE coalesce(json_extract(value, '$.released'), 0) = ?)"
