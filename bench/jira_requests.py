@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sqlite3
 import subprocess
@@ -27,10 +26,9 @@ from collections import Counter
 from pathlib import Path
 
 from bench.figures import verdict
-from bench.server import ScratchHub, hub_command
+from bench.server import ScratchHub
 from demo.fakejira import FakeJira, sample_project
 
-AGENT = str(Path(sys.executable).parent / "hub-agent")
 PAGE = 100  # the agent's page size, and the neighbour batch
 PER_RUN = 6  # /field and the five catalogues
 
@@ -102,19 +100,7 @@ def main() -> int:
     with ScratchHub("bench-agent-requests-") as scratch:
         jira = sample_project(FakeJira(max_results=100, embedded=args.embedded).start(), issues=args.issues)
         scratch.callback(jira.stop)
-        agent_token = scratch.token("agent", "agent")
-        ui_token = scratch.token("ui", "interface")
-        hub_command(scratch.data_dir, "scope", "set", "project = AURORA")
-        hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench")
-        port = scratch.serve()
-        agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
-                                  "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "bench"],
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True)
-        scratch.callback(end, agent)
-        while not re.search(r"running as", agent.stdout.readline() or "ended"):
-            if agent.poll() is not None:
-                raise SystemExit("hub-agent ended before running")
+        port, ui_token, agent = scratch.serve_with_agent(jira.url, jira.token)
         with jira.lock:
             jira.requests.clear()  # /myself and /field at start are the agent's, not the run's
         refresh(port, ui_token, agent)
@@ -139,11 +125,6 @@ def main() -> int:
         ratio = total / minimum
         print(f"ratio to the fewest {ratio:5.2f} {verdict(ratio <= 1.0, '1.00')}")
     return 0
-
-
-def end(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ through ``issue_change_field_key`` (v12), as SQLite chooses for it.
 from __future__ import annotations
 
 import argparse
-import http.client
 import itertools
 import json
 import random
@@ -33,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench.figures import latency, verdict
-from bench.server import ScratchHub
+from bench.server import ScratchHub, timed_gets
 
 PAGE = 50
 # The mirror's two years end here, so that the filters' absolute dates always find issues.
@@ -328,19 +327,8 @@ def raw_times(db: Path, f: Filter, count: int) -> tuple[list[float], tuple[list[
 def http_times(port: int, token: str, jql: str | None, count: int) -> tuple[list[float], int, dict]:
     """``count`` requests of ``jql``'s first page over one keep-alive connection (``/healthz``
     for None); the times, the last status and its body."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     path = "/healthz" if jql is None else "/api/v1/issues?" + urllib.parse.urlencode({"jql": jql, "limit": PAGE})
-    times, status, body = [], 0, b"{}"
-    for _ in range(count):
-        started = time.perf_counter()
-        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
-        resp = conn.getresponse()
-        body = resp.read()
-        times.append(time.perf_counter() - started)
-        status = resp.status
-        if status != 200:
-            break
-    conn.close()
+    times, status, body = timed_gets(port, token, path, count)
     try:
         return times, status, json.loads(body)
     except ValueError:

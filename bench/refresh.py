@@ -26,27 +26,24 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import re
 import subprocess
 import sys
 import time
 import urllib.request
 from contextlib import ExitStack
-from pathlib import Path
 
 import httpx
 import orjson
 
 from agent.jira_client import SEARCH_FIELDS
 from bench.figures import verdict
-from bench.server import ScratchHub, hub_command
+from bench.server import ScratchHub
 from demo.fakejira import FakeJira, sample_project
 
 TARGET = 0.5
 SCALE_TARGET = 0.9  # the big scope's issues/s against the small one's
 WINDOW = 10_000  # Data Center's default jira.search.platform.max.result.window
-AGENT = str(Path(sys.executable).parent / "hub-agent")
 JQL = 'project = AURORA AND labels in ("AWPCA") ORDER BY key ASC'
 
 
@@ -103,19 +100,7 @@ def started(scratch: ScratchHub, issues: int, window: int | None = None) -> tupl
     # The demo Jira's issues are millions of objects that live as long as the run: left to the cyclic
     # collector, each full collection walks them all, which slowed its pages at 25,000 issues by half.
     gc.freeze()
-    agent_token = scratch.token("agent", "agent")
-    ui_token = scratch.token("ui", "interface")
-    hub_command(scratch.data_dir, "scope", "set", "project = AURORA")
-    hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench")
-    port = scratch.serve()
-    agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
-                              "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "bench"],
-                             env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
-    scratch.callback(end, agent)
-    while not re.search(r"running as", agent.stdout.readline() or "ended"):
-        if agent.poll() is not None:
-            raise SystemExit("hub-agent ended before running")
+    port, ui_token, agent = scratch.serve_with_agent(jira.url, jira.token)
     return jira, port, ui_token, agent
 
 
@@ -175,11 +160,6 @@ def main() -> int:
         print(f"ratio {args.scale:,} to {args.issues:,} issues {ratio:5.2f}"
               f" {verdict(ratio >= SCALE_TARGET, f'>= {SCALE_TARGET}', 'UNDER TARGET')}")
     return 0
-
-
-def end(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Targets: HTTP p50 within 3x of the raw query, and < 50 ms.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import random
 import sqlite3
@@ -26,7 +25,7 @@ import urllib.parse
 from pathlib import Path
 
 from bench.figures import latency, verdict
-from bench.server import ScratchHub
+from bench.server import ScratchHub, timed_gets
 
 T = "2026-11-02T09:00:00+00:00"
 COMMON, RARE = "report", "quokka"
@@ -99,17 +98,9 @@ def raw_times(db: Path, word: str, count: int) -> list[float]:
 
 def http_times(port: int, token: str, word: str | None, count: int) -> tuple[list[float], dict]:
     """``count`` searches for ``word`` over one keep-alive connection; ``/healthz`` for None."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     path = "/healthz" if word is None else "/api/v1/issues?" + urllib.parse.urlencode({"q": word, "limit": 50})
-    times, body = [], None
-    for _ in range(count):
-        started = time.perf_counter()
-        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
-        resp = conn.getresponse()
-        body = resp.read()
-        times.append(time.perf_counter() - started)
-        assert resp.status == 200, (resp.status, body[:200])
-    conn.close()
+    times, status, body = timed_gets(port, token, path, count)
+    assert status == 200, (status, body[:200])
     return times, json.loads(body)
 
 

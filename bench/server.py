@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 HUB = str(Path(sys.executable).parent / "hub")
+AGENT = str(Path(sys.executable).parent / "hub-agent")
 
 
 def hub_command(data_dir: Path, *args: str) -> str:
@@ -40,6 +42,27 @@ def serve(data_dir: Path, **settings: str) -> tuple[subprocess.Popen, int]:
         if proc.poll() is not None:
             raise SystemExit(f"hub serve ended before serving:\n{log_path.read_text(errors='replace')[-2000:]}")
         time.sleep(0.02)
+
+
+def timed_gets(port: int, token: str, path: str, count: int) -> tuple[list[float], int, bytes]:
+    """``count`` GETs of ``path`` over one keep-alive connection, as a client that reads each
+    answer whole; the times, the last status and its body (stopping at the first that is not 200)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times: list[float] = []
+    status, body = 0, b"{}"
+    try:
+        for _ in range(count):
+            started = time.perf_counter()
+            conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+            resp = conn.getresponse()
+            body = resp.read()
+            times.append(time.perf_counter() - started)
+            status = resp.status
+            if status != 200:
+                break
+    finally:
+        conn.close()
+    return times, status, body
 
 
 def stop(proc: subprocess.Popen | None) -> None:
@@ -82,3 +105,22 @@ class ScratchHub(ExitStack):
         self.proc, port = serve(self.data_dir, **settings)
         self.callback(stop, self.proc)
         return port
+
+    def serve_with_agent(self, jira_url: str, jira_token: str) -> tuple[int, str, subprocess.Popen]:
+        """This hub served with the scope ``project = AURORA`` and one project, and ``hub-agent``
+        running against it and the Jira at ``jira_url``: ``(port, interface token, agent)``. The
+        agent's output is a pipe, read by whoever waits on its lines; it stops when the ``with`` ends."""
+        agent_token = self.token("agent", "agent")
+        ui_token = self.token("ui", "interface")
+        hub_command(self.data_dir, "scope", "set", "project = AURORA")
+        hub_command(self.data_dir, "project", "add", "AWPCA", "--name", "Bench")
+        port = self.serve()
+        agent = subprocess.Popen([AGENT, "run", "--hub", f"http://127.0.0.1:{port}", "--token", agent_token,
+                                  "--jira", jira_url, "--jira-token", jira_token, "--agent-id", "bench"],
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+        self.callback(stop, agent)
+        while not re.search(r"running as", agent.stdout.readline() or "ended"):  # type: ignore[union-attr]
+            if agent.poll() is not None:
+                raise SystemExit("hub-agent ended before running")
+        return port, ui_token, agent
