@@ -28,6 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
+from agent.config import AgentConfig
+from agent.retry import Backoff
+from agent.runner import Runner
 from hub.clock import Clock, iso
 from hub.models import Project, Setting
 
@@ -333,6 +336,17 @@ def prepared_hub(data_dir: Path) -> tuple[str, str]:
     conn.commit()
     conn.close()
     return agent, interface
+
+
+def quick_runner(url: str, agent_token: str, jira, agent_id: str, claim_wait: int = 0) -> Runner:
+    """A started reference agent (``Runner``, in this process) speaking to the hub at ``url``
+    and the fake ``jira``, its clients retrying at once (50 ms to 200 ms, five times)."""
+    runner = Runner(AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
+                                agent_id=agent_id, claim_wait=claim_wait))
+    for client in (runner.hub, runner.jira):
+        client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
+    runner.start()
+    return runner
 
 
 class Client:

@@ -7,11 +7,8 @@ import threading
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.retry import Backoff
-from agent.runner import Runner
 from demo.fakejira import FakeJira
-from tests.support import call, next_second, prepared_hub, start, stop, wait_for_line, wait_until
+from tests.support import call, next_second, prepared_hub, quick_runner, start, stop, wait_for_line, wait_until
 
 REASON = "not found in Jira — deleted, or no longer visible to the agent's user"
 
@@ -28,12 +25,7 @@ def world(tmp_path):
     runner = thread = None
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        config = AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
-                             agent_id="agent-checks", claim_wait=1)
-        runner = Runner(config)
-        for client in (runner.hub, runner.jira):
-            client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
-        runner.start()
+        runner = quick_runner(url, agent_token, jira, "agent-checks", claim_wait=1)
         thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
         thread.start()
         yield url, interface, jira

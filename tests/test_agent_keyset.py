@@ -15,7 +15,7 @@ from agent.jira_client import SEARCH_FIELDS, JiraClient, JiraError
 from agent.retry import Backoff
 from agent.runner import Runner
 from demo.fakejira import CUSTOM_IDS, FakeJira
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
 LATER = "2026-11-20T10:30:00.000+0300"
 SCOPE = '(project = AURORA AND labels in ("AWPCA"))'  # the hub's scope and its one project's label
@@ -32,12 +32,7 @@ def world(tmp_path):
     jira = FakeJira(max_results=100, embedded=1, max_result_window=WINDOW).start()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        config = AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
-                             agent_id="agent-keyset", claim_wait=0)
-        runner = Runner(config)
-        for client in (runner.hub, runner.jira):
-            client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
-        runner.start()
+        runner = quick_runner(url, agent_token, jira, "agent-keyset")
         sent: Counter = Counter()
         send_state = runner.hub.state
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.hub_client import Command
-from agent.retry import Backoff
 from agent.runner import Runner
 from demo.fakejira import FakeJira
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
 
 @pytest.fixture
@@ -29,12 +27,7 @@ def world(tmp_path):
     jira.link("AURORA-2", "AURORA-1", "Blocks")
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        config = AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
-                             agent_id="agent-in-process", claim_wait=0)
-        runner = Runner(config)
-        for client in (runner.hub, runner.jira):
-            client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
-        runner.start()
+        runner = quick_runner(url, agent_token, jira, "agent-in-process")
         yield url, interface, jira, runner
     finally:
         jira.stop()

@@ -13,7 +13,6 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.hub_client import Command
-from agent.retry import Backoff
 from agent.runner import Runner
 from demo.fakejira import (
     CUSTOM,
@@ -36,7 +35,7 @@ from demo.fakejira import (
     version,
 )
 from hub.clock import jira_to_utc
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
 RESOLVED = "2026-10-22T13:05:11.000+0300"
 SPRINTS = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13, goal="Cards, then [lists]", board=3,
@@ -94,12 +93,7 @@ def world(tmp_path):
     jira = rich_jira()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        config = AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
-                             agent_id="agent-whole", claim_wait=0)
-        runner = Runner(config)
-        for client in (runner.hub, runner.jira):
-            client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
-        runner.start()
+        runner = quick_runner(url, agent_token, jira, "agent-whole")
         yield url, interface, jira, runner, data_dir / "hub.sqlite"
     finally:
         jira.stop()
