@@ -26,13 +26,14 @@ _NOT_GONE = "issue.rowid NOT IN (SELECT gone.rowid FROM issue AS gone WHERE gone
 
 # ``resolution=none``: the issues without a resolution (unresolved).
 UNRESOLVED = "none"
-# Jira's configured order of priorities (the agent's catalogue), an unknown one last;
-# then the key as people read it: by project, then by number (AURORA-9 before AURORA-10).
+# A key as people order them, of the column ``{c}``: by project, then by number (AURORA-9
+# before AURORA-10).
+KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
+# Jira's configured order of priorities (the agent's catalogue), an unknown one last; then the key.
 PRIORITY_ORDER = (
     "coalesce((SELECT position FROM jira_catalogue WHERE kind = 'priority' AND name = issue.priority),"
     " 9223372036854775807)",
-    "substr(issue.key, 1, instr(issue.key, '-'))",
-    "CAST(substr(issue.key, instr(issue.key, '-') + 1) AS INTEGER)",
+    *(term.format(c="issue.key") for term in KEY_ORDER),
 )
 _IN_LIST = "EXISTS (SELECT 1 FROM json_each(issue.{column}) WHERE value = ?)"
 _IN_VERSIONS = ("EXISTS (SELECT 1 FROM json_each(issue.{column}) "

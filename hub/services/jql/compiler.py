@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from hub.clock import iso
 from hub.errors import ContractError
+from hub.services.issue_filters import KEY_ORDER
 from hub.services.jql import dates, history, operands, spellings
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
@@ -43,8 +44,6 @@ _ORDERED = frozenset({Kind.KEY, Kind.ID, Kind.PRIORITY, Kind.DATETIME, Kind.DATE
 # Fields searched by words take only these; ``text`` not even IS.
 _TEXT_OPERATORS = frozenset({"~", "!~", "is", "is not"})
 _EQUALITY = frozenset({"=", "!=", "in", "not in"})
-# The key as people order it: its project, then its number (AURORA-9 before AURORA-10).
-_KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
 _UNKNOWN_LAST = "9223372036854775807"
 _WORD = re.compile(r"\w+")
 _OPERATOR_WORDS = re.compile(r"\b(OR|NOT)\b|(^|\s)-")
@@ -289,7 +288,7 @@ class _Compiler:
                                                                                       Kind.PRIORITY)
             direction = " DESC" if descending else " ASC"
             terms += [term + direction for term in _order_terms(f)]
-        terms += [term.format(c="issue.key") + " DESC" for term in _KEY_ORDER]
+        terms += [term.format(c="issue.key") + " DESC" for term in KEY_ORDER]
         return terms
 
 
@@ -335,9 +334,9 @@ def _order_terms(f: Field) -> list[str]:
     """SQL that orders by ``f`` going up, empty values last (greatest)."""
     kind, sql = f.kind, f.sql
     if kind in (Kind.KEY, Kind.PROJECT):
-        return [term.format(c="issue.key") for term in _KEY_ORDER][: 1 if kind is Kind.PROJECT else 2]
+        return [term.format(c="issue.key") for term in KEY_ORDER][: 1 if kind is Kind.PROJECT else 2]
     if kind is Kind.KEY_REF:
-        return [f"({sql} IS NULL)", *(term.format(c=sql) for term in _KEY_ORDER)]
+        return [f"({sql} IS NULL)", *(term.format(c=sql) for term in KEY_ORDER)]
     if kind is Kind.ID:
         return ["CAST(issue.id AS INTEGER)"]
     if kind is Kind.PRIORITY:
