@@ -48,7 +48,7 @@ from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ign
 from hub.clock import jira_to_utc
 from hub.db import database
 from hub.errors import ContractError
-from hub.services.mirror_moves import rekey
+from hub.services.mirror_moves import KEYS, UNINDEX, rekey
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
 # and in UTC to ``jira_updated_at``; ``resolved`` is kept as sent and in UTC in
@@ -103,35 +103,31 @@ _UPSERT_ISSUE = (
     updates=", ".join(f"{c} = CASE WHEN {_MASK} & {1 << bit} THEN excluded.{c} ELSE issue.{c} END"
                       for bit, (_, c) in enumerate(_COLUMNS)),
 )
-# A page's keys travel as one JSON array: one bound value whatever their number.
-_KEYS = "(SELECT value FROM json_each(?))"
+# A page's keys travel as one JSON array (KEYS): one bound value whatever their number.
 _KNOWN = ("SELECT key, neighbor, neighbor = 0 AND fetched_at >= ? FROM issue "
-          f"WHERE key IN {_KEYS}")
-_DELETE_LINKS = f"DELETE FROM issue_link WHERE source_key IN {_KEYS}"
+          f"WHERE key IN {KEYS}")
+_DELETE_LINKS = f"DELETE FROM issue_link WHERE source_key IN {KEYS}"
 _INSERT_LINK = "INSERT OR IGNORE INTO issue_link (source_key, target_key, link_type) VALUES (?, ?, ?)"
-_DELETE_COMMENTS = f"DELETE FROM issue_comment WHERE key IN {_KEYS}"
+_DELETE_COMMENTS = f"DELETE FROM issue_comment WHERE key IN {KEYS}"
 _INSERT_COMMENT = ("INSERT OR REPLACE INTO issue_comment (key, comment_id, author, created, updated, "
                    "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
 _UPSERT_CHANGE = ("INSERT OR REPLACE INTO issue_change (key, history_id, item_no, author, created, "
                   "created_at, field, field_type, from_value, from_string, to_value, to_string) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_WORKLOGS = f"DELETE FROM issue_worklog WHERE key IN {_KEYS}"
+_DELETE_WORKLOGS = f"DELETE FROM issue_worklog WHERE key IN {KEYS}"
 _INSERT_WORKLOG = ("INSERT OR REPLACE INTO issue_worklog (key, worklog_id, author, started, started_at, "
                    "time_spent, comment, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_ISSUE_SPRINTS = f"DELETE FROM issue_sprint WHERE key IN {_KEYS}"
+_DELETE_ISSUE_SPRINTS = f"DELETE FROM issue_sprint WHERE key IN {KEYS}"
 _INSERT_ISSUE_SPRINT = "INSERT OR IGNORE INTO issue_sprint (key, sprint_id) VALUES (?, ?)"
 _UPSERT_SPRINT = ("INSERT OR REPLACE INTO sprint (sprint_id, name, state, start_date, end_date, "
                   "complete_date, board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_ATTACHMENTS = (f"DELETE FROM issue_attachment WHERE key IN {_KEYS} "
-                       f"AND attachment_id NOT IN {_KEYS}")
-_DELETE_ATTACHMENT_IDS = f"DELETE FROM issue_attachment WHERE attachment_id IN {_KEYS}"
+_DELETE_ATTACHMENTS = (f"DELETE FROM issue_attachment WHERE key IN {KEYS} "
+                       f"AND attachment_id NOT IN {KEYS}")
+_DELETE_ATTACHMENT_IDS = f"DELETE FROM issue_attachment WHERE attachment_id IN {KEYS}"
 # The fields whose change changes what the full-text index holds of an issue.
 _SEARCHED = ("summary", "description", "comments", "environment", "custom_fields")
-_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
-            "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
-            f"WHERE key IN {_KEYS}")
 _INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments, other) "
-          f"SELECT doc, key, summary, description, comments, other FROM issue_search WHERE key IN {_KEYS}")
+          f"SELECT doc, key, summary, description, comments, other FROM issue_search WHERE key IN {KEYS}")
 # What the mirror holds of the attachments a page names: the issue listing
 # each (and that issue's Jira id), and the size of its fetched content.
 _HELD_ATTACHMENTS = (
@@ -187,7 +183,7 @@ class MirrorService:
             reindex = sorted({state["key"] for state in states
                               if state["key"] not in known or any(f in state for f in _SEARCHED)} | moved)
             if reindex:
-                conn.execute(_UNINDEX, (_json([key for key in reindex if key in known and key not in moved]),))
+                conn.execute(UNINDEX, (_json([key for key in reindex if key in known and key not in moved]),))
             times = _Times()
             conn.executemany(_UPSERT_ISSUE, _issue_rows(states, flags, run.now, times))
             self._links(conn, states)

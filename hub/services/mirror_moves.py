@@ -59,7 +59,9 @@ _PAGE = (
     "UNION ALL SELECT 3, c.value, i.id, a.key FROM json_each(?2) AS c "
     "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"
 )
-_KEYS = "(SELECT value FROM json_each(?))"
+# A page's keys as one JSON array, and the statement that removes their issues from the
+# full-text index: the loader (hub.services.mirror) uses both too.
+KEYS = "(SELECT value FROM json_each(?))"
 _MAP = "(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved"
 _OLD = "(SELECT value ->> 0 FROM json_each(?))"
 # Tables keyed by an issue's key, and their columns that name one.
@@ -71,9 +73,9 @@ _CHILDREN = (
 # What a displaced row takes with it: the mirror's lists of it (not its notes, nor
 # the links other issues have to its key).
 _DISPLACED = ("issue_comment", "issue_change", "issue_worklog", "issue_sprint", "issue_attachment")
-_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
-            "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
-            f"WHERE key IN {_KEYS}")
+UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
+           "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
+           f"WHERE key IN {KEYS}")
 _UPSERT_ALIAS = ("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (?, ?, ?) "
                  "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key")
 
@@ -110,7 +112,7 @@ def rekey(conn, states: list[dict], now: str) -> set[str] | None:
     if moves:
         _move(conn, moves, now)
     if live_aliases:
-        conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {_KEYS}", (_dumps(sorted({key for key, _ in pairs})),))
+        conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {KEYS}", (_dumps(sorted({key for key, _ in pairs})),))
     return rekeyed
 
 
@@ -196,19 +198,19 @@ def _named_before(states: list[dict], at: dict[str, int]) -> bool:
 def _displace(conn, keys: list[str]) -> None:
     """Remove stale rows and their mirror lists; their notes stay on the key."""
     keys_json = _dumps(keys)
-    conn.execute(_UNINDEX, (keys_json,))
+    conn.execute(UNINDEX, (keys_json,))
     for table in _DISPLACED:
-        conn.execute(f"DELETE FROM {table} WHERE key IN {_KEYS}", (keys_json,))
-    conn.execute(f"DELETE FROM issue_link WHERE source_key IN {_KEYS}", (keys_json,))
+        conn.execute(f"DELETE FROM {table} WHERE key IN {KEYS}", (keys_json,))
+    conn.execute(f"DELETE FROM issue_link WHERE source_key IN {KEYS}", (keys_json,))
     # An alias that led to a stale row would lead to the issue that took its key.
-    conn.execute(f"DELETE FROM issue_alias WHERE key IN {_KEYS}", (keys_json,))
-    conn.execute(f"DELETE FROM issue WHERE key IN {_KEYS}", (keys_json,))
+    conn.execute(f"DELETE FROM issue_alias WHERE key IN {KEYS}", (keys_json,))
+    conn.execute(f"DELETE FROM issue WHERE key IN {KEYS}", (keys_json,))
 
 
 def _move(conn, moves: dict[str, str], now: str) -> None:
     """Re-key ``moves`` (old -> new) with what follows them, all in a few statements."""
     pairs = _dumps([[old, new] for old, new in moves.items()])
-    conn.execute(_UNINDEX, (_dumps(list(moves)),))
+    conn.execute(UNINDEX, (_dumps(list(moves)),))
     for table, column in _CHILDREN:
         # OR IGNORE: a row the new key already holds stays as it has it; the old
         # key's copy goes below. Notes have no such row: every one moves.
@@ -216,7 +218,7 @@ def _move(conn, moves: dict[str, str], now: str) -> None:
                      f"WHERE {table}.{column} = moved.old", (pairs,))
         if table != "issue_note":
             conn.execute(f"DELETE FROM {table} WHERE {column} IN {_OLD}", (pairs,))
-    conn.execute(f"DELETE FROM issue_link WHERE source_key = target_key AND source_key IN {_KEYS}",
+    conn.execute(f"DELETE FROM issue_link WHERE source_key = target_key AND source_key IN {KEYS}",
                  (_dumps(list(moves.values())),))
     for column in ("epic_key", "parent_key"):
         conn.execute(f"UPDATE issue SET {column} = moved.new FROM {_MAP} WHERE issue.{column} = moved.old",
@@ -226,7 +228,7 @@ def _move(conn, moves: dict[str, str], now: str) -> None:
                  (pairs,))
     conn.executemany(_UPSERT_ALIAS, [(old, new, now) for old, new in moves.items()])
     # An issue moved back: its key is live again, and no alias of itself.
-    conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {_KEYS}", (_dumps(list(moves.values())),))
+    conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {KEYS}", (_dumps(list(moves.values())),))
 
 
 def _dumps(values: list) -> str:
