@@ -545,6 +545,21 @@ ME = {
                                           "method the role may call"}},
     "required": ["name", "role", "may"],
 }
+# POST /api/v1/session: the web page signs in with a token (hub.api.session).
+NEW_SESSION = {
+    "type": "object",
+    "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 1000,
+                             "description": "an interface or admin token; never kept, only its session"}},
+    "required": ["token"],
+    "additionalProperties": False,
+}
+SESSION = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)},
+                   "expires_at": {"type": "string", "format": "date-time",
+                                  "description": "when the session ends (HUB_SESSION_HOURS after the sign-in)"}},
+    "required": ["name", "role", "expires_at"],
+}
 NEW_TOKEN = {
     "type": "object",
     "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},
