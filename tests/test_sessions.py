@@ -287,3 +287,12 @@ def test_get_session_says_whether_the_cookie_signs_in_without_a_401(make_hub):
     assert "expired" in resp.json["ended"] and resp.cookies[COOKIE].value == ""
     resp = with_cookie(hub, "GET", "/api/v1/session", "made-up", headers={})
     assert resp.json["session"] is None and "ended" in resp.json["ended"]
+
+
+def test_the_hub_grants_no_cors_preflight_so_no_other_site_sends_the_pages_header(hub):
+    """X-Hub-Request stops cross-site writes only because a foreign script must ask first, and is told no."""
+    preflight = {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "x-hub-request, content-type"}
+    for path in ("/api/v1/commands", "/api/v1/session", "/api/v1/me"):
+        resp = hub.client.simulate_options(path, headers=preflight)
+        assert not any(name.lower().startswith("access-control-allow") for name in resp.headers), resp.headers
