@@ -181,6 +181,20 @@ def test_issues_filter_and_page_by_cursor(web):
     expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
 
 
+def test_the_address_sets_the_lists_page_size_and_a_search_keeps_it(web):
+    web.sign_in()
+    page = web.page
+    rows = page.locator("#results tbody tr")
+    page.goto(web.site["url"] + "/#/issues?limit=30")
+    expect(rows).to_have_count(30)
+    page.get_by_role("button", name="Next page").click()
+    expect(rows).to_have_count(3)
+    page.get_by_label("Status").fill("Open")
+    page.get_by_role("button", name="Search").click()
+    expect(rows).to_have_count(30)
+    assert page.evaluate("location.hash") == "#/issues?limit=30&status=Open"
+
+
 def test_an_issue_shows_its_fields_links_comments_changelog_and_its_description_as_text(web):
     web.sign_in()
     page = web.page
