@@ -3,8 +3,8 @@
 The page never keeps the token: a new tab and a reload are signed in already; signing out in one
 tab ends the session on the hub and shows the sign-in in every tab; a revoked token shows the
 sign-in with the reason, and signing in again returns to the address the reader was at. No script
-of the page can read the session (HttpOnly). Each state leaves a screenshot in
-test-artifacts/screenshots/.
+of the page can read the session (HttpOnly). Each state is checked by axe-core and leaves its
+screenshot (tests/browser.py).
 """
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ from __future__ import annotations
 import threading
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, full_run, prepared_hub, run_script, start, stop, wait_for_line
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 COOKIE = "hub_session"
 
@@ -78,10 +76,6 @@ class Browser:
         [cookie] = [c for c in self.context.cookies() if c["name"] == COOKIE]
         return cookie
 
-    def screenshot(self, page, name: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
 
 @pytest.fixture
 def web(browser, site):
@@ -112,7 +106,7 @@ def test_signing_in_keeps_no_token_and_no_script_can_read_the_session(web):
     assert page.evaluate("sessionStorage.length + localStorage.length") == 0
     assert web.site["interface"] not in page.content()
     assert me_with(web.site["url"], cookie["value"]) == 200
-    web.screenshot(page, "session-signed-in")
+    check_page(page, "issues", "signed-in-by-session")
 
 
 def test_a_new_tab_opens_signed_in_and_a_reload_keeps_the_page(web):
@@ -125,7 +119,7 @@ def test_a_new_tab_opens_signed_in_and_a_reload_keeps_the_page(web):
     second.goto(web.site["url"] + "/#/issue/AURORA-3")
     expect(second.get_by_role("heading", name="AURORA-3 Card 3")).to_be_visible()
     expect(second.get_by_label("Token")).to_have_count(0)
-    web.screenshot(second, "session-second-tab")
+    check_page(second, "issue", "second-tab")
 
 
 def test_signing_out_ends_the_session_on_the_hub_and_in_every_tab(web):
@@ -145,7 +139,7 @@ def test_signing_out_ends_the_session_on_the_hub_and_in_every_tab(web):
     assert me_with(web.site["url"], session) == 401
     second.reload()
     expect(second.get_by_role("heading", name="Sign in")).to_be_visible()
-    web.screenshot(second, "session-signed-out")
+    check_page(second, "sign-in", "signed-out-in-another-tab")
 
 
 def test_a_revoked_token_shows_the_sign_in_with_why_and_signing_in_returns_to_the_address(web):
@@ -162,7 +156,7 @@ def test_a_revoked_token_shows_the_sign_in_with_why_and_signing_in_returns_to_th
     page.get_by_role("link", name="Issues", exact=True).click()
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(page.get_by_role("alert").first).to_contain_text("revoked")
-    web.screenshot(page, "session-revoked")
+    check_page(page, "sign-in", "token-revoked")
     assert page.url.endswith("#/issues")
     page.get_by_label("Token").fill(web.site["interface"])
     page.get_by_role("button", name="Sign in").click()
@@ -182,6 +176,7 @@ def test_a_reload_after_the_session_ended_says_why_and_keeps_the_address(web):
     page.reload()
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(page.get_by_role("alert").first).to_contain_text("Your sign-in has ended")
+    check_page(page, "sign-in", "session-ended")
     page.get_by_label("Token").fill(web.site["interface"])
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="AURORA-3 Card 3")).to_be_visible()
@@ -192,5 +187,6 @@ def test_an_agent_token_is_refused_on_the_sign_in_page_with_the_reason(web):
     web.sign_in(token=web.site["agent"])
     expect(page.get_by_role("alert")).to_contain_text("cannot sign in")
     expect(page.get_by_role("alert")).to_contain_text("interface or admin")
+    check_page(page, "sign-in", "agent-token")
     web.errors[:] = [e for e in web.errors if "403" not in e]
     assert [c for c in web.context.cookies() if c["name"] == COOKIE] == []
