@@ -296,3 +296,20 @@ def test_the_hub_grants_no_cors_preflight_so_no_other_site_sends_the_pages_heade
     for path in ("/api/v1/commands", "/api/v1/session", "/api/v1/me"):
         resp = hub.client.simulate_options(path, headers=preflight)
         assert not any(name.lower().startswith("access-control-allow") for name in resp.headers), resp.headers
+
+
+def test_a_read_with_the_cookie_is_answered_when_last_seen_cannot_be_written(make_hub, caplog):
+    """last_seen_at is for people: another writer holding the database does not fail a read."""
+    clock = MovableClock()
+    hub = make_hub(clock=clock, busy_timeout_seconds=1)
+    session = session_of(hub)
+    clock.advance(61)
+    writer = sqlite3.connect(hub.config.db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        resp = with_cookie(hub, "GET", "/api/v1/me", session)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert resp.status_code == 200 and resp.json["name"] == "test-interface"
+    assert "last_seen_at was not written" in caplog.text

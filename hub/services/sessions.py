@@ -15,9 +15,12 @@ the worker deletes expired ones (:meth:`SessionService.expire`).
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+import peewee
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -26,6 +29,7 @@ from hub.models import WebSession
 from hub.services.tokens import Principal, TokenService
 from hub.vocabulary import ADMIN, INTERFACE
 
+log = logging.getLogger(__name__)
 # The roles that may sign in to the web interface: the page reads the mirror.
 SIGN_IN_ROLES = (INTERFACE, ADMIN)
 # last_seen_at is written at most this often per session, so that a page's
@@ -109,8 +113,13 @@ class SessionService:
         if iso(now) >= expires:
             return None
         if iso(now - timedelta(seconds=TOUCH_SECONDS)) >= last_seen:
-            with database.atomic():
-                WebSession.update(last_seen_at=iso(now)).where(WebSession.id == session).execute()
+            try:
+                with database.atomic():
+                    WebSession.update(last_seen_at=iso(now)).where(WebSession.id == session).execute()
+            except peewee.OperationalError as exc:
+                # last_seen_at is for people reading the table: a read is not to fail
+                # because it could not be written (the database busy, read-only, full).
+                log.warning("a session's last_seen_at was not written: %s", exc)
         return LiveSession(Principal(*principal), expires)
 
     def why_ended(self, session_id: str) -> str:
