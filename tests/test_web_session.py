@@ -132,8 +132,9 @@ def test_signing_out_ends_the_session_on_the_hub_and_in_every_tab(web):
     expect(second.get_by_role("heading", name="Issues")).to_be_visible()
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
-    # The other tab shows the sign-in too, without being touched.
+    # The other tab shows the sign-in too, without being touched, and says why.
     expect(second.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(second.get_by_role("alert").first).to_contain_text("You signed out in another tab")
     assert [c for c in web.context.cookies() if c["name"] == COOKIE] == []
     # Ended on the hub: the old cookie, sent again, lets nobody in.
     assert me_with(web.site["url"], session) == 401

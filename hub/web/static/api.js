@@ -35,10 +35,13 @@ export class ApiError extends Error {
 let onUnauthorized = () => {};
 export function whenUnauthorized(callback) { onUnauthorized = callback; }
 
-// Called when another tab of this page signs in or out.
+// Called when another tab of this page signs in or out, with "signed-in" or "signed-out".
 let onOtherTab = () => {};
 export function whenOtherTab(callback) { onOtherTab = callback; }
-tabs?.addEventListener("message", () => { current = undefined; onOtherTab(); });
+tabs?.addEventListener("message", (event) => {
+  current = undefined;
+  onOtherTab(event.data);
+});
 
 /**
  * Who this browser is signed in as: GET /api/v1/me ({name, role, may: [actions]}), asked once;

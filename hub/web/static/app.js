@@ -2,7 +2,7 @@
 // #/issues, #/issue/KEY, #/ops. Each page gets an AbortSignal that fires when
 // the reader leaves it, which ends its requests and long-polls.
 //
-// Signed in or not is the hub's to say (GET /api/v1/me with the session cookie):
+// Signed in or not is the hub's to say (GET /api/v1/session, then /api/v1/me):
 // the page holds no token. When the hub ends the session (expired, signed out in
 // another tab, token revoked) the sign-in page says why, and keeps the address,
 // so that signing in again returns to where the reader was.
@@ -100,8 +100,8 @@ api.whenUnauthorized((error) => {
   route();
 });
 
-api.whenOtherTab(() => {
-  notice = "";
+api.whenOtherTab((what) => {
+  notice = what === "signed-out" ? "You signed out in another tab." : "";
   route();
 });
 
