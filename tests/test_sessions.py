@@ -84,6 +84,9 @@ def test_the_session_id_is_never_in_the_database_or_the_log(hub, caplog):
     assert session not in stored and hub.tokens["interface"] not in stored
     assert hashlib.sha256(session.encode()).hexdigest() in stored
     assert session not in caplog.text and hub.tokens["interface"] not in caplog.text
+    # The log names who signed in, and whose session each request spoke for, by the token's name.
+    assert "route=/api/v1/session status=201" in caplog.text
+    assert caplog.text.count("token=test-interface") == 3
     [(token_id, created, seen, expires)] = conn.execute(
         "SELECT token_id, created_at, last_seen_at, expires_at FROM web_session").fetchall()
     assert token_id == conn.execute("SELECT id FROM token WHERE name = 'test-interface'").fetchone()[0]

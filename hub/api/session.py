@@ -67,6 +67,8 @@ class SessionResource:
         """Sign in: 201 with the session cookie; 401 for a token the hub does not know, 403 for an
         agent's or a scraper's."""
         started = self._sessions.start(req.context.body["token"])
+        # The request log names who signed in, as it names the token of any other request.
+        req.context.principal = started.principal
         resp.set_cookie(SESSION_COOKIE, started.session_id,
                         max_age=int(self._sessions.lifetime.total_seconds()), path="/",
                         secure=over_tls(req, self._trusted), http_only=True, same_site="Strict")
