@@ -115,12 +115,14 @@ class Link(NamedTuple):
 
 
 class Subtask(NamedTuple):
-    """A sub-task of an issue (an issue whose ``parent_key`` it is); a gone one is listed, marked."""
+    """A sub-task of an issue (an issue whose ``parent_key`` it is), with its assignee's
+    login; a gone one is listed, marked."""
 
     key: str
     summary: str | None
     status: str | None
     gone: bool = False
+    assignee: str | None = None
 
 
 class Names(NamedTuple):
@@ -290,7 +292,8 @@ class IssueService:
     def get(self, key: str) -> IssueDetail:
         """One issue with its links both ways, each link with the other issue's
         ``summary`` and ``status``, whether the mirror holds it (``in_mirror``) and
-        its ``phrase``; its sprints, its sub-tasks (by key), its ``people`` and the keys it
+        its ``phrase``; its sprints, its sub-tasks (by key, each with its assignee), its ``people`` (the
+        display names of its assignee, reporter and sub-tasks' assignees) and the keys it
         had before it moved (``moved_from``). An old key of a moved issue finds the issue
         (its row says the key it has now)."""
         issue = self._issue(key)
@@ -307,10 +310,11 @@ class IssueService:
             elif target == key:  # a link of the issue to itself is outward only
                 inward.append(Link(link_type, other, summary, status, held is not None,
                                    words.get("inward") or link_type, gone_at is not None))
-        subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None) for row in
-                    Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at)
+        subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None, row.assignee) for row in
+                    Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at, Issue.assignee)
                     .where(Issue.parent_key == key)]
-        users = self._catalogues.users([name for name in (issue.assignee, issue.reporter) if name])
+        named = [issue.assignee, issue.reporter, *(task.assignee for task in subtasks)]
+        users = self._catalogues.users([name for name in named if name])
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),
                            subtasks=sorted(subtasks, key=lambda task: key_order(task.key)),

@@ -6,13 +6,66 @@
 // POST /api/v1/attachments/states, asking again after 1 s and then less often
 // (up to every 15 s) while nothing changes. After an error it waits 1, 2, 4 …
 // up to 30 s; a Retry-After from the hub is honoured. Leaving the page ends it.
+//
+// Each attachment shows who attached it and when, its media type and size; an
+// image whose content is ready shows a thumbnail, which opens full size in a
+// dialog on the page (never in a tab of its own: the hub serves the content as
+// a download, with the type Jira reported).
 
 import * as api from "./api.js";
-import {bytes, h, replace, say, sleep, status, table} from "./dom.js";
+import {bytes, h, replace, say, sleep, status, table, time} from "./dom.js";
 
 const LONG_POLL_SECONDS = 20;
 const MAX_DELAY_MS = 15000;
 const MAX_ERROR_DELAY_MS = 30000;
+// The media types shown as an <img>: raster images a browser decodes (no SVG:
+// it is a document, and nothing from Jira is given a chance to be one).
+const PREVIEWED = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif"]);
+
+/** The path of an attachment's content. */
+export function contentPath(id) {
+  return `/api/v1/attachments/${encodeURIComponent(id)}/content`;
+}
+
+/** Whether the attachment can be previewed: a ready raster image. */
+export function previewable(state) {
+  return state.state === "ready" && PREVIEWED.has(String(state.mime_type || "").toLowerCase().split(";")[0].trim());
+}
+
+// An <img> can send no bearer token, only the session cookie: previews show
+// once the page is signed in by cookie (it then holds no token of its own).
+function signedInByCookie() {
+  return typeof api.token !== "function" || !api.token();
+}
+
+// Who attached it: the display name the hub knows, with the login.
+function attacher(state) {
+  if (!state.author) return "—";
+  return state.author_display && state.author_display !== state.author
+    ? `${state.author_display} (${state.author})` : state.author;
+}
+
+// The full-size image, in a modal dialog: Escape or "Close" ends it, and focus
+// goes back to the thumbnail.
+function showFull(state, opener) {
+  const close = h("button", {type: "button", class: "secondary"}, "Close");
+  const dialog = h("dialog", {class: "preview", "aria-label": state.filename},
+    h("p", {class: "preview-title"}, state.filename, " ", close),
+    h("img", {src: contentPath(state.attachment_id), alt: state.filename}));
+  close.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => { dialog.remove(); opener.focus(); });
+  document.body.append(dialog);
+  dialog.showModal();
+  close.focus();
+}
+
+function thumbnail(state) {
+  const button = h("button", {type: "button", class: "thumb", title: `Show ${state.filename} full size`},
+    h("img", {src: contentPath(state.attachment_id), alt: `${state.filename} (preview)`, loading: "lazy",
+      width: 96, height: 72}));
+  button.addEventListener("click", () => showFull(state, button));
+  return button;
+}
 
 export function attachmentsPanel(key, signal) {
   const states = new Map();
@@ -37,12 +90,16 @@ export function attachmentsPanel(key, signal) {
     } else {
       actions.push(h("span", {class: "waiting"}, "the agent is fetching it…"));
     }
-    return [state.filename, bytes(state.size), stateText, h("div", {class: "actions"}, actions, row.note)];
+    const file = previewable(state) && signedInByCookie()
+      ? h("div", {class: "file"}, thumbnail(state), h("span", {}, state.filename))
+      : state.filename;
+    return [file, state.mime_type || "—", bytes(state.size), attacher(state),
+      time(state.created_at || state.created), stateText, h("div", {class: "actions"}, actions, row.note)];
   }
 
   function draw() {
-    replace(panel, table(null, ["File", "Size", "State", ""], [...states.values()].map(cells),
-      "No attachments."), line);
+    replace(panel, table(null, ["File", "Type", "Size", "Attached by", "Attached", "State", ""],
+      [...states.values()].map(cells), "No attachments."), line);
   }
 
   function update(state) {

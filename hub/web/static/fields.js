@@ -71,16 +71,10 @@ function sprints(issue) {
   ]);
 }
 
-function subtasks(items) {
-  return list(items, (task) => [issueLink(task.key), " ", task.summary || "(no summary)",
-    task.status ? [" · ", h("span", {class: "meta"}, task.status)] : null,
-    task.gone ? h("span", {class: "tag gone"}, "gone") : null], "none");
-}
-
 /**
  * The side panel's rows, [label, value] in the order shown: the issue's own
- * fields, then resolution, versions, parent and sub-tasks, time tracking and
- * sprints. A field the hub does not send (an older hub) is left out.
+ * fields, then resolution, versions, parent, time tracking and sprints (the
+ * sub-tasks have a section of their own, issue.js). A field the hub does not send (an older hub) is left out.
  */
 export function fieldRows(issue) {
   const people = issue.people || {};
@@ -91,7 +85,6 @@ export function fieldRows(issue) {
     ["Priority", dash(issue.priority)],
     ["Assignee", person(issue.assignee, people)], ["Reporter", person(issue.reporter, people)],
     has("parent_key") ? ["Parent", issue.parent_key ? issueLink(issue.parent_key) : "—"] : null,
-    has("subtasks") ? ["Sub-tasks", subtasks(issue.subtasks)] : null,
     ["Epic", issue.epic_key ? issueLink(issue.epic_key) : "—"],
     has("components") ? ["Components", list(issue.components, (name) => name)] : null,
     has("fix_versions") ? ["Fix versions", list(issue.fix_versions, version)] : null,
