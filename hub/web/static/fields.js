@@ -97,7 +97,7 @@ export function fieldRows(issue) {
     ["Due", dash(issue.duedate)], ["Planned start", dash(issue.planned_start)],
     ["Planned end", dash(issue.planned_end)],
     ["Created", time(issue.created)], ["Updated in Jira", time(issue.jira_updated)],
-    ["Fetched by the hub", time(issue.fetched_at)],
+    ["Fetched by the hub", time(issue.fetched_at, {ago: true})],
     ["Neighbour", issue.neighbor ? "yes: outside the scope, read because an issue links to it" : "no"],
   ];
   return rows.filter(Boolean);
