@@ -44,3 +44,18 @@ def test_an_attachment_says_who_attached_it_and_when(hub):
     assert get(hub, "/api/v1/attachments/10001") == listed[0]
     states = hub.api("POST", "/api/v1/attachments/states", {"ids": ["10002", "10001"]})
     assert states.status_code == 200 and states.json["items"] == [listed[1], listed[0]]
+
+
+def test_people_names_the_users_of_user_custom_fields(hub):
+    pickers = {"customfield_10103": {"name": "Reviewer", "type": "user", "value": "petrov",
+                                     "custom": "com.atlassian.jira.plugin.system.customfieldtypes:userpicker"},
+               "customfield_10104": {"name": "Watchers", "type": "array", "value": ["ivanov", "sidorov"],
+                                     "custom": "com.atlassian.jira.plugin.system.customfieldtypes:multiuserpicker"},
+               "customfield_10105": {"name": "Team", "type": "option", "value": "ivanov",
+                                     "custom": "com.atlassian.jira.plugin.system.customfieldtypes:select"}}
+    load(hub, [issue("AURORA-1", custom_fields=pickers)], version=15, catalogues=CATALOGUES)
+    assert get(hub, "/api/v1/issues/AURORA-1")["people"] == {"ivanov": "Ivan Ivanov", "petrov": "Pyotr Petrov"}
+    load(hub, [issue("AURORA-2", custom_fields={"customfield_10105": pickers["customfield_10105"]})],
+         version=15, catalogues=CATALOGUES)
+    # A select whose value happens to be a login names nobody.
+    assert get(hub, "/api/v1/issues/AURORA-2")["people"] == {}

@@ -77,7 +77,7 @@ ISSUES = [
     state("AURORA-31", summary="Receipt layout", issue_type="Sub-task", parent_key="AURORA-30", assignee="petrov"),
     state("AURORA-32", summary="Receipt e-mail", issue_type="Sub-task", parent_key="AURORA-30", status="Done",
           assignee="ivanov"),
-    state("AURORA-40", summary="Checkout page", epic_key="AURORA-20",
+    state("AURORA-40", summary="Checkout page", epic_key="AURORA-20", duedate="2026-11-20",
           links=[{"type": "Blocks", "outward": "AURORA-41"}, {"type": "Blocks", "inward": "AURORA-42"},
                  {"type": "Relates", "outward": "AURORA-43"}, {"type": "Relates", "inward": "AURORA-21"},
                  {"type": "Cloners", "outward": "OTHER-9"}, {"type": "Cloners", "inward": "AURORA-44"}],
@@ -308,6 +308,8 @@ def test_dates_read_with_their_zone_and_their_iso_time_as_a_tooltip(browser, sit
         created = tab.locator("dl.fields dt:text-is('Created') + dd time")
         expect(created).to_have_text("22 Oct 2026, 13:05 UTC+03:00")
         expect(created).to_have_attribute("title", "2026-10-22T10:05:11.000Z")
+        # A due date is a day: no time, no zone.
+        expect(tab.locator("dl.fields dt:text-is('Due') + dd")).to_have_text("20 Nov 2026")
         expect(tab.locator("dl.fields dt:text-is('Fetched by the hub') + dd")).to_contain_text(" ago)")
         attached_at = tab.locator("section[aria-labelledby=s-attachments] tbody tr").first.locator("time")
         expect(attached_at).to_have_text("22 Oct 2026, 13:05 UTC+03:00")

@@ -157,6 +157,23 @@ class IssueDetail:
     moved_from: list[str] = field(default_factory=list)
 
 
+def _is_user_field(custom: dict) -> bool:
+    """Whether a custom field holds Jira users: its schema type is ``user``, or its
+    custom type a user picker (single or multi)."""
+    return custom.get("type") == "user" or "userpicker" in str(custom.get("custom") or "").lower()
+
+
+def user_field_logins(custom_fields: Any) -> list[str]:
+    """The logins the user custom fields of an issue name (the agent flattens a user to its login)."""
+    logins: list[str] = []
+    for custom in (custom_fields or {}).values():
+        if not isinstance(custom, dict) or not _is_user_field(custom):
+            continue
+        value = custom.get("value")
+        logins += [one for one in (value if isinstance(value, list) else [value]) if isinstance(one, str) and one]
+    return logins
+
+
 def _link_order(link: Link) -> tuple[str, str]:
     return link.type, link.key
 
@@ -293,7 +310,8 @@ class IssueService:
         """One issue with its links both ways, each link with the other issue's
         ``summary`` and ``status``, whether the mirror holds it (``in_mirror``) and
         its ``phrase``; its sprints, its sub-tasks (by key, each with its assignee), its ``people`` (the
-        display names of its assignee, reporter and sub-tasks' assignees) and the keys it
+        display names of its assignee, reporter, sub-tasks' assignees and the users its
+        user custom fields name) and the keys it
         had before it moved (``moved_from``). An old key of a moved issue finds the issue
         (its row says the key it has now)."""
         issue = self._issue(key)
@@ -313,7 +331,8 @@ class IssueService:
         subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None, row.assignee) for row in
                     Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at, Issue.assignee)
                     .where(Issue.parent_key == key)]
-        named = [issue.assignee, issue.reporter, *(task.assignee for task in subtasks)]
+        named = [issue.assignee, issue.reporter, *(task.assignee for task in subtasks),
+                 *user_field_logins(issue.custom_fields)]
         users = self._catalogues.users([name for name in named if name])
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),

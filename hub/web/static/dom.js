@@ -98,6 +98,24 @@ export function time(value, {ago = false} = {}) {
     ago ? `${when(date)} (${relative(date)})` : when(date));
 }
 
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CALENDAR_DAY = new Intl.DateTimeFormat(undefined, {day: "numeric", month: "short", year: "numeric",
+  timeZone: "UTC"});
+
+/**
+ * A date Jira keeps without a time (a due date, a version's release, "2026-12-20") as
+ * the reader's locale writes a day: "20 Dec 2026"; it has no zone, so none is shown.
+ * A value with a time is written as time() writes it; a dash for none.
+ */
+export function day(value) {
+  if (!value) return "—";
+  const match = DATE_ONLY.exec(String(value));
+  if (!match) return time(value);
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  if (Number.isNaN(date.getTime())) return String(value);
+  return h("time", {datetime: value, title: value}, CALENDAR_DAY.format(date));
+}
+
 /** Seconds as "4.2 s", "3 min 5 s", "2 h 10 min". */
 export function duration(seconds) {
   if (seconds === null || seconds === undefined) return "—";

@@ -44,7 +44,7 @@ export async function renderIssue(main, key, signal) {
         issue.environment
           ? section("Environment", h("div", {class: "wiki", id: "environment"}, wikiToNodes(issue.environment)))
           : null,
-        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields)) : null,
+        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields, issue.people || {})) : null,
         section("Links", linkGroups(issue.links)),
         "subtasks" in issue && issue.subtasks.length
           ? section("Sub-tasks", subtaskTable(issue.subtasks, issue.people || {})) : null,
