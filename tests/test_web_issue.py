@@ -9,17 +9,17 @@ status, lists the epic's issues and the sub-tasks with their assignees, shows
 who attached each file, when, its type and size, previews a ready image, and
 writes dates with their zone. Text from Jira (a linked issue's summary, a file's
 name, a user's display name) shows as text and runs nothing. Headless Chromium
-from the system's packages (the ``browser`` fixture); screenshots go to
-test-artifacts/screenshots/.
+from the system's packages (the ``browser`` fixture); each page and state is
+checked by axe-core and kept as a screenshot (tests/browser.py).
 """
 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import (
     PDF,
     PNG,
@@ -33,8 +33,6 @@ from tests.support import (
     wait_until,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-issue-agent"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
@@ -169,11 +167,6 @@ def expect(locator):
     return playwright_expect(locator)
 
 
-def screenshot(tab, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-
 def show(tab, site, key: str, title: str) -> None:
     tab.goto(site["url"] + f"/#/issue/{key}")
     expect(tab.get_by_role("heading", name=f"{key} {title}")).to_be_visible()
@@ -204,7 +197,7 @@ def test_links_are_grouped_by_jiras_phrases_with_the_other_issues_summary_and_st
     expect(cells(relates.nth(1))).to_have_text(["AURORA-21", "Pay by card", "In Progress"])
     # An issue the mirror does not hold is no link to a page that would say so.
     expect(links.get_by_role("link", name="OTHER-9")).to_have_count(0)
-    screenshot(page, "issue-links")
+    check_page(page, "issue", "links")
     group(page, "is blocked by").get_by_role("link", name="AURORA-42").click()
     expect(page.get_by_role("heading", name="AURORA-42 Card API")).to_be_visible()
     expect(page.locator("section[aria-labelledby=s-links] h3")).to_have_text(["blocks"])
@@ -227,7 +220,7 @@ def test_an_epic_lists_its_issues_with_the_total_and_a_link_to_the_list(page, si
     expect(cells(rows.first)).to_have_text(["AURORA-21", "Pay by card", "In Progress", "ivanov"])
     expect(cells(rows.nth(1))).to_have_text(["AURORA-22", "Refunds", "Open", "—"])
     expect(cells(rows.nth(2))).to_have_text(["AURORA-40", "Checkout page", "Open", "—"])
-    screenshot(page, "issue-epic")
+    check_page(page, "issue", "epic")
     epic.get_by_role("link", name="list them with the issues' filters").click()
     expect(page).to_have_url(site["url"] + "/#/issues?epic_key=AURORA-20")
     expect(page.locator("#results tbody tr")).to_have_count(3)
@@ -242,7 +235,7 @@ def test_a_parent_lists_its_sub_tasks_with_status_and_assignee(page, site):
     expect(rows).to_have_count(2)
     expect(cells(rows.first)).to_have_text(["AURORA-31", "Receipt layout", "Open", "Pyotr Petrov (petrov)"])
     expect(cells(rows.nth(1))).to_have_text(["AURORA-32", "Receipt e-mail", "Done", "Ivan Ivanov (ivanov)"])
-    screenshot(page, "issue-subtasks")
+    check_page(page, "issue", "subtasks")
     rows.first.get_by_role("link", name="AURORA-31").click()
     expect(page.get_by_role("heading", name="AURORA-31 Receipt layout")).to_be_visible()
     expect(page.locator("dl.fields dt:text-is('Parent') + dd")).to_have_text("AURORA-30")
@@ -252,7 +245,8 @@ def test_a_parent_lists_its_sub_tasks_with_status_and_assignee(page, site):
 def test_attachments_show_author_date_type_and_size(page, site):
     show(page, site, "AURORA-40", "Checkout page")
     section = page.locator("section[aria-labelledby=s-attachments]")
-    expect(section.locator("thead th")).to_have_text(["File", "Type", "Size", "Attached by", "Attached", "State", ""])
+    expect(section.locator("thead th")).to_have_text(
+        ["File", "Type", "Size", "Attached by", "Attached", "State", "Actions"])
     rows = section.locator("tbody tr")
     expect(rows).to_have_count(4)
     pdf = rows.nth(2)
@@ -272,7 +266,7 @@ def test_attachments_show_author_date_type_and_size(page, site):
     expect(page.get_by_role("button", name=f"Fetch {FILE}")).to_be_visible()
     assert section.locator("img:not(.thumb img)").count() == 0
     assert page.evaluate("window.__injected") is None
-    screenshot(page, "issue-attachments")
+    check_page(page, "issue", "attachments")
 
 
 def signed_in_by_cookie(site) -> bool:
@@ -290,12 +284,13 @@ def test_a_ready_image_is_previewed_and_opens_full_size(page, site):
     expect(thumbs).to_have_count(1)
     expect(thumbs.first).to_have_attribute("src", "/api/v1/attachments/9101/content")
     page.wait_for_function("document.querySelector('button.thumb img').naturalWidth === 1")
-    screenshot(page, "issue-preview")
+    check_page(page, "issue", "preview")
     opener = section.get_by_role("button", name="Show screen.png full size")
     opener.click()
     dialog = page.get_by_role("dialog", name="screen.png")
     expect(dialog).to_be_visible()
     expect(dialog.locator("img")).to_have_attribute("src", "/api/v1/attachments/9101/content")
+    check_page(page, "issue", "preview-full-size")
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
     expect(opener).to_be_focused()
@@ -310,6 +305,7 @@ def test_dates_read_with_their_zone_and_their_iso_time_as_a_tooltip(browser, sit
         expect(created).to_have_attribute("title", "2026-10-22T10:05:11.000Z")
         # A due date is a day: no time, no zone.
         expect(tab.locator("dl.fields dt:text-is('Due') + dd")).to_have_text("20 Nov 2026")
+        check_page(tab, "issue", "dates-utc-plus-3")
         expect(tab.locator("dl.fields dt:text-is('Fetched by the hub') + dd")).to_contain_text(" ago)")
         attached_at = tab.locator("section[aria-labelledby=s-attachments] tbody tr").first.locator("time")
         expect(attached_at).to_have_text("22 Oct 2026, 13:05 UTC+03:00")
