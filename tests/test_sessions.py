@@ -270,3 +270,20 @@ def test_openapi_describes_the_session_route(hub):
     assert "Set-Cookie" in post["responses"]["201"]["headers"]
     assert [p["name"] for p in post["parameters"] if p["in"] == "header"] == ["X-Hub-Request"]
     assert {"204", "403"} <= set(paths["/api/v1/session"]["delete"]["responses"])
+
+
+def test_get_session_says_whether_the_cookie_signs_in_without_a_401(make_hub):
+    clock = MovableClock()
+    hub = make_hub(clock=clock, session_hours=1)
+    assert hub.client.simulate_get("/api/v1/session").json == {"session": None, "ended": None}
+    session = session_of(hub)
+    resp = with_cookie(hub, "GET", "/api/v1/session", session, headers={})
+    assert resp.status_code == 200 and resp.json == {
+        "session": {"name": "test-interface", "role": "interface", "expires_at": "2026-11-02T10:00:00+00:00"},
+        "ended": None}
+    clock.advance(3600)
+    resp = with_cookie(hub, "GET", "/api/v1/session", session, headers={})
+    assert resp.status_code == 200 and resp.json["session"] is None
+    assert "expired" in resp.json["ended"] and resp.cookies[COOKIE].value == ""
+    resp = with_cookie(hub, "GET", "/api/v1/session", "made-up", headers={})
+    assert resp.json["session"] is None and "ended" in resp.json["ended"]

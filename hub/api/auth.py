@@ -99,12 +99,8 @@ class AuthMiddleware:
         if principal is None:
             # The browser is to forget a cookie that names no session any more.
             resp.unset_cookie(SESSION_COOKIE, path="/", same_site="Strict")
-            raise falcon.HTTPUnauthorized(
-                title="Signed out",
-                description="Your sign-in has ended: it expired, you signed out, or its token was "
-                            "revoked. Sign in again with a token.",
-                challenges=["Bearer"],
-            )
+            raise falcon.HTTPUnauthorized(title="Signed out", description=self._sessions.why_ended(session),
+                                          challenges=["Bearer"])
         req.context.session = True
         if req.method in WRITES:
             require_same_origin(req, self._trusted)

@@ -560,6 +560,14 @@ SESSION = {
                                   "description": "when the session ends (HUB_SESSION_HOURS after the sign-in)"}},
     "required": ["name", "role", "expires_at"],
 }
+# GET /api/v1/session: the session the cookie names, or null and (when a cookie was sent) why it ended.
+SESSION_STATE = {
+    "type": "object",
+    "properties": {"session": {"oneOf": [SESSION, {"type": "null"}]},
+                   "ended": {"type": ["string", "null"],
+                             "description": "why the cookie sent signs nobody in any more; null without one"}},
+    "required": ["session", "ended"],
+}
 NEW_TOKEN = {
     "type": "object",
     "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},

@@ -1,7 +1,9 @@
 """``/api/v1/session``: the web page signs in with a token, and out again.
 
-``POST`` takes ``{"token": "…"}`` (an interface or admin token) and answers 201
-with a session cookie: ``HttpOnly`` (no script reads it), ``SameSite=Strict``
+``GET`` says whether the cookie sent (if any) signs the browser in, without a
+401 when it does not: the page asks it whenever it loads. ``POST`` takes
+``{"token": "…"}`` (an interface or admin token) and answers 201 with a
+session cookie: ``HttpOnly`` (no script reads it), ``SameSite=Strict``
 (no other site's page sends it), ``Path=/``, ``Max-Age`` of
 ``HUB_SESSION_HOURS``, and ``Secure`` when the request came over TLS. The page
 then forgets the token. ``DELETE`` ends the session on the hub and clears the
@@ -43,6 +45,20 @@ class SessionResource:
     def __init__(self, sessions: SessionService, trusted_proxies: Iterable[str] = ()):
         self._sessions = sessions
         self._trusted = tuple(trusted_proxies)
+
+    @responds(answers=schemas.SESSION_STATE)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Whether the session cookie sent signs this browser in: 200 either way (the page asks
+        it on every load, and a signed-out page is no error), with why a sent one no longer does."""
+        session = req.cookies.get(SESSION_COOKIE)
+        live = self._sessions.live(session) if session else None
+        if live is None:
+            resp.media = {"session": None, "ended": self._sessions.why_ended(session) if session else None}
+            if session:
+                resp.unset_cookie(SESSION_COOKIE, path="/", same_site="Strict")
+            return
+        resp.media = {"session": {"name": live.principal.name, "role": live.principal.role,
+                                  "expires_at": live.expires_at}, "ended": None}
 
     @responds(201, errors=(401, 403), headers={201: _SET_COOKIE}, location="/api/v1/session",
               header_params=(_REQUEST_HEADER,), answers=schemas.SESSION)

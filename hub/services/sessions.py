@@ -42,6 +42,14 @@ class StartedSession:
     expires_at: datetime
 
 
+@dataclass(frozen=True)
+class LiveSession:
+    """A session that lets its token in: who it speaks for, and when it ends (the hub's format)."""
+
+    principal: Principal
+    expires_at: str
+
+
 def _digest(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
 
@@ -86,6 +94,11 @@ class SessionService:
 
     def authenticate(self, session_id: str) -> Principal | None:
         """The principal of a live session, or None (unknown, expired, or its token revoked)."""
+        live = self.live(session_id)
+        return live.principal if live else None
+
+    def live(self, session_id: str) -> LiveSession | None:
+        """A live session's principal and end, or None (unknown, expired, or its token revoked)."""
         row = database.execute_sql(
             "SELECT s.id, s.last_seen_at, s.expires_at, t.id, t.name, t.role FROM web_session s"
             " JOIN token t ON t.id = s.token_id WHERE s.sha256 = ?", (_digest(session_id),)).fetchone()
@@ -98,7 +111,17 @@ class SessionService:
         if iso(now - timedelta(seconds=TOUCH_SECONDS)) >= last_seen:
             with database.atomic():
                 WebSession.update(last_seen_at=iso(now)).where(WebSession.id == session).execute()
-        return Principal(*principal)
+        return LiveSession(Principal(*principal), expires)
+
+    def why_ended(self, session_id: str) -> str:
+        """Why ``session_id`` lets nobody in any more, in words for the person signed in."""
+        row = database.execute_sql("SELECT expires_at FROM web_session WHERE sha256 = ?",
+                                   (_digest(session_id),)).fetchone()
+        if row is not None and iso(self._clock.now()) >= row[0]:
+            hours = int(self._lifetime.total_seconds() // 3600)
+            return f"Your sign-in expired: a sign-in lasts {hours} hours. Sign in again with your token."
+        return ("Your sign-in has ended: you signed out (in this or another tab), or its token was "
+                "revoked. Sign in again with a token.")
 
     def end(self, session_id: str) -> bool:
         """Sign out: delete the session; whether there was one."""
