@@ -32,12 +32,6 @@ export function previewable(state) {
   return state.state === "ready" && PREVIEWED.has(String(state.mime_type || "").toLowerCase().split(";")[0].trim());
 }
 
-// An <img> can send no bearer token, only the session cookie: previews show
-// once the page is signed in by cookie (it then holds no token of its own).
-function signedInByCookie() {
-  return typeof api.token !== "function" || !api.token();
-}
-
 // Who attached it: the display name the hub knows, with the login.
 function attacher(state) {
   if (!state.author) return "—";
@@ -60,9 +54,9 @@ function showFull(state, opener) {
 }
 
 function thumbnail(state) {
-  const button = h("button", {type: "button", class: "thumb", title: `Show ${state.filename} full size`},
-    h("img", {src: contentPath(state.attachment_id), alt: `${state.filename} (preview)`, loading: "lazy",
-      width: 96, height: 72}));
+  const label = `Show ${state.filename} full size`;
+  const button = h("button", {type: "button", class: "thumb", title: label, "aria-label": label},
+    h("img", {src: contentPath(state.attachment_id), alt: "", loading: "lazy", width: 96, height: 72}));
   button.addEventListener("click", () => showFull(state, button));
   return button;
 }
@@ -90,7 +84,8 @@ export function attachmentsPanel(key, signal) {
     } else {
       actions.push(h("span", {class: "waiting"}, "the agent is fetching it…"));
     }
-    const file = previewable(state) && signedInByCookie()
+    // The <img> goes with the page's session cookie (api.js), as a bearer token could not.
+    const file = previewable(state)
       ? h("div", {class: "file"}, thumbnail(state), h("span", {}, state.filename))
       : state.filename;
     return [file, state.mime_type || "—", bytes(state.size), attacher(state),
@@ -127,8 +122,9 @@ export function attachmentsPanel(key, signal) {
     const note = rows.get(state.attachment_id).note;
     say(note, "Downloading…");
     try {
-      // The content needs the bearer token, which a plain link cannot send:
-      // the file comes as a blob, offered to the browser as an object URL.
+      // Read through the API (as a blob, offered to the browser as an object URL)
+      // rather than by a plain link, so that a file cleanup removed (409) is said
+      // here and its state read again, not left to a failed download.
       const response = await api.request("GET",
         `/api/v1/attachments/${encodeURIComponent(state.attachment_id)}/content`, {signal, raw: true});
       const blob = await response.blob();
