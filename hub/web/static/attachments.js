@@ -58,6 +58,8 @@ function thumbnail(state) {
   const button = h("button", {type: "button", class: "thumb", title: label, "aria-label": label},
     h("img", {src: contentPath(state.attachment_id), alt: "", loading: "lazy", width: 96, height: 72}));
   button.addEventListener("click", () => showFull(state, button));
+  // Content the browser cannot show (not an image after all, or removed since) leaves no broken picture.
+  button.querySelector("img").addEventListener("error", () => button.remove(), {once: true});
   return button;
 }
 
