@@ -317,3 +317,20 @@ def test_dates_read_with_their_zone_and_their_iso_time_as_a_tooltip(browser, sit
         assert errors == [], errors
     finally:
         context.close()
+
+
+def test_the_issue_page_fits_a_phone_with_its_links_sub_tasks_and_attachments(browser, site):
+    context, tab, errors = open_page(browser, site, viewport={"width": 390, "height": 844})
+    try:
+        pages = (("AURORA-40", "Checkout page", "links-phone", "s-attachments"),
+                 ("AURORA-30", "Receipts", "subtasks-phone", "s-sub-tasks"),
+                 ("AURORA-20", "Checkout", "epic-phone", "s-issues-in-this-epic"))
+        for key, title, state, section in pages:
+            show(tab, site, key, title)
+            expect(tab.locator(f"section[aria-labelledby={section}] tbody tr").first).to_be_visible()
+            # Wide tables scroll inside their own box; the page itself never sideways.
+            assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), key
+            check_page(tab, "issue", state)
+        assert errors == [], errors
+    finally:
+        context.close()
