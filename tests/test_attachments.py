@@ -46,7 +46,10 @@ def test_request_upload_and_ready(hub):
     listed(hub, attachment("31337", "spec.pdf", len(PDF)))
     assert state(hub, "31337") == {"attachment_id": "31337", "key": "X-1", "filename": "spec.pdf",
                                    "size": len(PDF), "mime_type": "application/pdf",
-                                   "state": "none", "error": None, "command_id": None}
+                                   "state": "none", "error": None, "command_id": None,
+                                   "author": "ivanov", "author_display": None,
+                                   "created": "2026-10-22T13:05:11.000+0300",
+                                   "created_at": "2026-10-22T10:05:11+00:00"}
     first = fetch(hub, "31337")
     assert first.status_code == 201 and first.json["state"] == "fetching"
     again = fetch(hub, "31337")

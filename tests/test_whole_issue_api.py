@@ -89,9 +89,10 @@ def test_the_issue_object_carries_every_field_in_the_list_and_the_detail(hub):
     detail = get(hub, "/api/v1/issues/AURORA-1")
     assert {k: detail[k] for k in expected} == expected
     assert detail["environment"] == "Chrome 120 on the quartzite cluster"
-    assert detail["subtasks"] == [{"key": "AURORA-2", "summary": "Second task", "status": "Open", "gone": False},
+    assert detail["subtasks"] == [{"key": "AURORA-2", "summary": "Second task", "status": "Open",
+                                   "assignee": None, "gone": False},
                                   {"key": "AURORA-10", "summary": "Summary AURORA-10", "status": "Closed",
-                                   "gone": False}]
+                                   "assignee": None, "gone": False}]
     assert detail["people"] == {"ivanov": "Ivan Ivanov", "petrov": "Pyotr Petrov"}
     # Links are worded as Jira words them; a type the catalogue does not name, by its name.
     assert [(link["type"], link["phrase"], link["key"]) for link in detail["links"]["outward"]] == \

@@ -101,7 +101,7 @@ def issue_detail(detail: IssueDetail) -> dict:
     data["links"] = {"outward": [link(item) for item in detail.outward],
                      "inward": [link(item) for item in detail.inward]}
     data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status,
-                         "gone": task.gone} for task in detail.subtasks]
+                         "assignee": task.assignee, "gone": task.gone} for task in detail.subtasks]
     data["people"] = detail.people
     return data
 

@@ -60,16 +60,19 @@ def _marks(values: tuple) -> str:
 # Everything but the store check, for many ids in one statement: each asked id
 # that the mirror lists, in the order asked, with its file row (if any), its
 # newest fetch and its newest open fetch, and what its state is unless the
-# file turns out to be in the store.
+# file turns out to be in the store; and who attached it (by display name too,
+# when the agent reported the user) and when.
 STATES_SQL = f"""
 SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.id,
        CASE WHEN pending.id IS NOT NULL THEN '{FETCHING}'
             WHEN newest.status IN ({_marks(GIVEN_UP)}) THEN '{FAILED}'
             ELSE '{NONE}' END,
        CASE WHEN pending.id IS NULL AND newest.status IN ({_marks(GIVEN_UP)}) THEN newest.error END,
-       coalesce(pending.id, newest.id)
+       coalesce(pending.id, newest.id),
+       a.author, u.display_name, a.created, a.created_at
 FROM json_each(?) AS asked
 JOIN issue_attachment AS a ON a.attachment_id = asked.value
+LEFT JOIN jira_user AS u ON u.name = a.author
 LEFT JOIN attachment_file AS f ON f.attachment_id = a.attachment_id
 LEFT JOIN command AS newest ON newest.id = (
     SELECT c.id {_FETCHES} ORDER BY c.id DESC LIMIT 1)
@@ -84,9 +87,10 @@ def state_rows(ids: list[str]) -> list[tuple]:
     """The rows the states of ``ids`` are made of, one per listed id, in order.
 
     Each is ``(attachment_id, key, filename, size, mime_type, file, last_id,
-    state, error, command_id)``: ``file`` the ``attachment_file`` row's file
-    (or None), ``last_id`` the newest fetch, and ``state``/``error``/``command_id``
-    what the attachment reads as when that file is not in the store. Ids must be
+    state, error, command_id, author, author_display, created, created_at)``:
+    ``file`` the ``attachment_file`` row's file (or None), ``last_id`` the newest
+    fetch, ``state``/``error``/``command_id`` what the attachment reads as when
+    that file is not in the store, then who attached it and when. Ids must be
     distinct; one statement, so one snapshot, whatever their number.
     """
     params = (*GIVEN_UP, *GIVEN_UP, json.dumps(ids), *OPEN)
@@ -186,7 +190,8 @@ class AttachmentService:
                        state["filename"], state["mime_type"])
 
     def _describe(self, row: tuple) -> dict:
-        attachment_id, key, filename, size, mime_type, file, last_id, state, error, command_id = row
+        (attachment_id, key, filename, size, mime_type, file, last_id, state, error, command_id,
+         author, author_display, created, created_at) = row
         # The store is checked here, not in SQL: cleanup may have removed the
         # file while its row stays, and then the attachment is not ready.
         if file is not None and self._store.size(file) is not None:
@@ -194,4 +199,5 @@ class AttachmentService:
         return {
             "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,
             "mime_type": mime_type, "state": state, "error": error, "command_id": command_id,
+            "author": author, "author_display": author_display, "created": created, "created_at": created_at,
         }

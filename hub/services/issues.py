@@ -115,12 +115,14 @@ class Link(NamedTuple):
 
 
 class Subtask(NamedTuple):
-    """A sub-task of an issue (an issue whose ``parent_key`` it is); a gone one is listed, marked."""
+    """A sub-task of an issue (an issue whose ``parent_key`` it is), with its assignee's
+    login; a gone one is listed, marked."""
 
     key: str
     summary: str | None
     status: str | None
     gone: bool = False
+    assignee: str | None = None
 
 
 class Names(NamedTuple):
@@ -153,6 +155,23 @@ class IssueDetail:
     subtasks: list[Subtask] = field(default_factory=list)
     people: dict[str, str | None] = field(default_factory=dict)
     moved_from: list[str] = field(default_factory=list)
+
+
+def _is_user_field(custom: dict) -> bool:
+    """Whether a custom field holds Jira users: its schema type is ``user``, or its
+    custom type a user picker (single or multi)."""
+    return custom.get("type") == "user" or "userpicker" in str(custom.get("custom") or "").lower()
+
+
+def user_field_logins(custom_fields: Any) -> list[str]:
+    """The logins the user custom fields of an issue name (the agent flattens a user to its login)."""
+    logins: list[str] = []
+    for custom in (custom_fields or {}).values():
+        if not isinstance(custom, dict) or not _is_user_field(custom):
+            continue
+        value = custom.get("value")
+        logins += [one for one in (value if isinstance(value, list) else [value]) if isinstance(one, str) and one]
+    return logins
 
 
 def _link_order(link: Link) -> tuple[str, str]:
@@ -290,7 +309,9 @@ class IssueService:
     def get(self, key: str) -> IssueDetail:
         """One issue with its links both ways, each link with the other issue's
         ``summary`` and ``status``, whether the mirror holds it (``in_mirror``) and
-        its ``phrase``; its sprints, its sub-tasks (by key), its ``people`` and the keys it
+        its ``phrase``; its sprints, its sub-tasks (by key, each with its assignee), its ``people`` (the
+        display names of its assignee, reporter, sub-tasks' assignees and the users its
+        user custom fields name) and the keys it
         had before it moved (``moved_from``). An old key of a moved issue finds the issue
         (its row says the key it has now)."""
         issue = self._issue(key)
@@ -307,10 +328,12 @@ class IssueService:
             elif target == key:  # a link of the issue to itself is outward only
                 inward.append(Link(link_type, other, summary, status, held is not None,
                                    words.get("inward") or link_type, gone_at is not None))
-        subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None) for row in
-                    Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at)
+        subtasks = [Subtask(row.key, row.summary, row.status, row.gone_at is not None, row.assignee) for row in
+                    Issue.select(Issue.key, Issue.summary, Issue.status, Issue.gone_at, Issue.assignee)
                     .where(Issue.parent_key == key)]
-        users = self._catalogues.users([name for name in (issue.assignee, issue.reporter) if name])
+        named = [issue.assignee, issue.reporter, *(task.assignee for task in subtasks),
+                 *user_field_logins(issue.custom_fields)]
+        users = self._catalogues.users([name for name in named if name])
         return IssueDetail(issue, sorted(outward, key=_link_order), sorted(inward, key=_link_order),
                            sprints=self._sprints.of_issues([key]).get(key, []),
                            subtasks=sorted(subtasks, key=lambda task: key_order(task.key)),

@@ -6,13 +6,62 @@
 // POST /api/v1/attachments/states, asking again after 1 s and then less often
 // (up to every 15 s) while nothing changes. After an error it waits 1, 2, 4 …
 // up to 30 s; a Retry-After from the hub is honoured. Leaving the page ends it.
+//
+// Each attachment shows who attached it and when, its media type and size; an
+// image whose content is ready shows a thumbnail, which opens full size in a
+// dialog on the page (never in a tab of its own: the hub serves the content as
+// a download, with the type Jira reported).
 
 import * as api from "./api.js";
-import {bytes, h, replace, say, sleep, status, table} from "./dom.js";
+import {bytes, h, replace, say, sleep, status, table, time} from "./dom.js";
 
 const LONG_POLL_SECONDS = 20;
 const MAX_DELAY_MS = 15000;
 const MAX_ERROR_DELAY_MS = 30000;
+// The media types shown as an <img>: raster images a browser decodes (no SVG:
+// it is a document, and nothing from Jira is given a chance to be one).
+const PREVIEWED = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif"]);
+
+/** The path of an attachment's content. */
+export function contentPath(id) {
+  return `/api/v1/attachments/${encodeURIComponent(id)}/content`;
+}
+
+/** Whether the attachment can be previewed: a ready raster image. */
+export function previewable(state) {
+  return state.state === "ready" && PREVIEWED.has(String(state.mime_type || "").toLowerCase().split(";")[0].trim());
+}
+
+// Who attached it: the display name the hub knows, with the login.
+function attacher(state) {
+  if (!state.author) return "—";
+  return state.author_display && state.author_display !== state.author
+    ? `${state.author_display} (${state.author})` : state.author;
+}
+
+// The full-size image, in a modal dialog: Escape or "Close" ends it, and focus
+// goes back to the thumbnail.
+function showFull(state, opener) {
+  const close = h("button", {type: "button", class: "secondary"}, "Close");
+  const dialog = h("dialog", {class: "preview", "aria-label": state.filename},
+    h("p", {class: "preview-title"}, state.filename, " ", close),
+    h("img", {src: contentPath(state.attachment_id), alt: state.filename}));
+  close.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => { dialog.remove(); opener.focus(); });
+  document.body.append(dialog);
+  dialog.showModal();
+  close.focus();
+}
+
+function thumbnail(state) {
+  const label = `Show ${state.filename} full size`;
+  const button = h("button", {type: "button", class: "thumb", title: label, "aria-label": label},
+    h("img", {src: contentPath(state.attachment_id), alt: "", loading: "lazy", width: 96, height: 72}));
+  button.addEventListener("click", () => showFull(state, button));
+  // Content the browser cannot show (not an image after all, or removed since) leaves no broken picture.
+  button.querySelector("img").addEventListener("error", () => button.remove(), {once: true});
+  return button;
+}
 
 export function attachmentsPanel(key, signal) {
   const states = new Map();
@@ -37,12 +86,17 @@ export function attachmentsPanel(key, signal) {
     } else {
       actions.push(h("span", {class: "waiting"}, "the agent is fetching it…"));
     }
-    return [state.filename, bytes(state.size), stateText, h("div", {class: "actions"}, actions, row.note)];
+    // The <img> goes with the page's session cookie (api.js), as a bearer token could not.
+    const file = previewable(state)
+      ? h("div", {class: "file"}, thumbnail(state), h("span", {}, state.filename))
+      : state.filename;
+    return [file, state.mime_type || "—", bytes(state.size), attacher(state),
+      time(state.created_at || state.created), stateText, h("div", {class: "actions"}, actions, row.note)];
   }
 
   function draw() {
-    replace(panel, table(null, ["File", "Size", "State", ""], [...states.values()].map(cells),
-      "No attachments."), line);
+    replace(panel, table(null, ["File", "Type", "Size", "Attached by", "Attached", "State", ""],
+      [...states.values()].map(cells), "No attachments."), line);
   }
 
   function update(state) {
@@ -70,8 +124,9 @@ export function attachmentsPanel(key, signal) {
     const note = rows.get(state.attachment_id).note;
     say(note, "Downloading…");
     try {
-      // The content needs the bearer token, which a plain link cannot send:
-      // the file comes as a blob, offered to the browser as an object URL.
+      // Read through the API (as a blob, offered to the browser as an object URL)
+      // rather than by a plain link, so that a file cleanup removed (409) is said
+      // here and its state read again, not left to a failed download.
       const response = await api.request("GET",
         `/api/v1/attachments/${encodeURIComponent(state.attachment_id)}/content`, {signal, raw: true});
       const blob = await response.blob();

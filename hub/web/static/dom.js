@@ -64,12 +64,71 @@ export function issueLink(key) {
   return h("a", {href: `#/issue/${encodeURIComponent(key)}`}, key);
 }
 
-/** A hub time (ISO 8601) in the reader's local time, or a dash. */
-export function time(value) {
+const DAY = new Intl.DateTimeFormat(undefined, {day: "numeric", month: "short", year: "numeric"});
+const CLOCK = new Intl.DateTimeFormat(undefined, {hour: "2-digit", minute: "2-digit", hourCycle: "h23"});
+const RELATIVE = new Intl.RelativeTimeFormat(undefined, {numeric: "auto"});
+const SPANS = [["year", 365 * 86400], ["month", 30 * 86400], ["week", 7 * 86400], ["day", 86400],
+  ["hour", 3600], ["minute", 60], ["second", 1]];
+
+/** The reader's zone at date as an offset: "UTC", "UTC+03:00", "UTC-05:30". */
+export function zone(date) {
+  const offset = -date.getTimezoneOffset();
+  if (!offset) return "UTC";
+  const minutes = Math.abs(offset);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `UTC${offset > 0 ? "+" : "-"}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+}
+
+/**
+ * A date as the page writes every date: the reader's locale's day, a 24-hour
+ * clock and the zone it is read in, e.g. "20 Nov 2026, 07:00 UTC+03:00", so that
+ * two people reading the same issue in two zones can tell which hour is meant.
+ */
+export function when(date) {
+  return `${DAY.format(date)}, ${CLOCK.format(date)} ${zone(date)}`;
+}
+
+/** How far a date is from now, as a person says it: "3 hours ago", "in 5 minutes", "now". */
+export function relative(date, now = Date.now()) {
+  const seconds = (date.getTime() - now) / 1000;
+  for (const [unit, size] of SPANS) {
+    if (Math.abs(seconds) >= size || unit === "second") {
+      const count = Math.round(seconds / size);
+      return count === 0 && unit === "second" ? RELATIVE.format(0, "second") : RELATIVE.format(count, unit);
+    }
+  }
+  return "";
+}
+
+/**
+ * A hub time (ISO 8601) as a <time> element: written as when() writes it, its
+ * ISO form in the datetime attribute and the tooltip, and with {ago: true} how
+ * long ago it was after it ("… (3 hours ago)"). A dash for none.
+ */
+export function time(value, {ago = false} = {}) {
   if (!value) return "—";
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
-  return h("time", {datetime: value}, date.toLocaleString());
+  return h("time", {datetime: value, title: date.toISOString()},
+    ago ? `${when(date)} (${relative(date)})` : when(date));
+}
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CALENDAR_DAY = new Intl.DateTimeFormat(undefined, {day: "numeric", month: "short", year: "numeric",
+  timeZone: "UTC"});
+
+/**
+ * A date Jira keeps without a time (a due date, a version's release, "2026-12-20") as
+ * the reader's locale writes a day: "20 Dec 2026"; it has no zone, so none is shown.
+ * A value with a time is written as time() writes it; a dash for none.
+ */
+export function day(value) {
+  if (!value) return "—";
+  const match = DATE_ONLY.exec(String(value));
+  if (!match) return time(value);
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  if (Number.isNaN(date.getTime())) return String(value);
+  return h("time", {datetime: value, title: value}, CALENDAR_DAY.format(date));
 }
 
 /** Seconds as "4.2 s", "3 min 5 s", "2 h 10 min". */

@@ -3,7 +3,7 @@
 // state, time tracking as Jira writes it, and custom field values flattened as
 // a person reads them. Every value goes in as text (dom.js).
 
-import {h, issueLink, scrolling, time} from "./dom.js";
+import {day, h, issueLink, scrolling, time} from "./dom.js";
 import {wikiToNodes} from "./wiki.js";
 
 // Jira's time tracking defaults: a working day of 8 hours, a week of 5 days.
@@ -44,7 +44,7 @@ function version(v) {
   const released = v.released === true;
   return [v.name, " ", h("span", {class: released ? "tag released" : "tag unreleased"},
     released ? "released" : "unreleased"),
-  v.release_date ? [" ", h("span", {class: "meta"}, v.release_date)] : null];
+  v.release_date ? [" ", h("span", {class: "meta"}, day(v.release_date))] : null];
 }
 
 function resolution(issue) {
@@ -71,16 +71,10 @@ function sprints(issue) {
   ]);
 }
 
-function subtasks(items) {
-  return list(items, (task) => [issueLink(task.key), " ", task.summary || "(no summary)",
-    task.status ? [" · ", h("span", {class: "meta"}, task.status)] : null,
-    task.gone ? h("span", {class: "tag gone"}, "gone") : null], "none");
-}
-
 /**
  * The side panel's rows, [label, value] in the order shown: the issue's own
- * fields, then resolution, versions, parent and sub-tasks, time tracking and
- * sprints. A field the hub does not send (an older hub) is left out.
+ * fields, then resolution, versions, parent, time tracking and sprints (the
+ * sub-tasks have a section of their own, issue.js). A field the hub does not send (an older hub) is left out.
  */
 export function fieldRows(issue) {
   const people = issue.people || {};
@@ -91,7 +85,6 @@ export function fieldRows(issue) {
     ["Priority", dash(issue.priority)],
     ["Assignee", person(issue.assignee, people)], ["Reporter", person(issue.reporter, people)],
     has("parent_key") ? ["Parent", issue.parent_key ? issueLink(issue.parent_key) : "—"] : null,
-    has("subtasks") ? ["Sub-tasks", subtasks(issue.subtasks)] : null,
     ["Epic", issue.epic_key ? issueLink(issue.epic_key) : "—"],
     has("components") ? ["Components", list(issue.components, (name) => name)] : null,
     has("fix_versions") ? ["Fix versions", list(issue.fix_versions, version)] : null,
@@ -101,10 +94,10 @@ export function fieldRows(issue) {
     has("time_original_estimate") ? ["Original estimate", jiraDuration(issue.time_original_estimate)] : null,
     has("time_estimate") ? ["Remaining", jiraDuration(issue.time_estimate)] : null,
     has("time_spent") ? ["Logged", jiraDuration(issue.time_spent)] : null,
-    ["Due", dash(issue.duedate)], ["Planned start", dash(issue.planned_start)],
-    ["Planned end", dash(issue.planned_end)],
+    ["Due", day(issue.duedate)], ["Planned start", day(issue.planned_start)],
+    ["Planned end", day(issue.planned_end)],
     ["Created", time(issue.created)], ["Updated in Jira", time(issue.jira_updated)],
-    ["Fetched by the hub", time(issue.fetched_at)],
+    ["Fetched by the hub", time(issue.fetched_at, {ago: true})],
     ["Neighbour", issue.neighbor ? "yes: outside the scope, read because an issue links to it" : "no"],
   ];
   return rows.filter(Boolean);
@@ -126,8 +119,17 @@ export function customValue(value) {
   return String(value);
 }
 
-/** The custom fields, by display name, as a compact table (name → value). */
-export function customFieldTable(fields) {
+// A user picker's value (a login, or a list of them), as the side panel names people.
+function isUserField(field) {
+  return field.type === "user" || String(field.custom || "").toLowerCase().includes("userpicker");
+}
+
+function userValue(value, people) {
+  return Array.isArray(value) ? value.map((one) => person(one, people)).join(", ") : person(value, people);
+}
+
+/** The custom fields, by display name, as a compact table (name → value); users by display name from people. */
+export function customFieldTable(fields, people = {}) {
   const entries = Object.entries(fields || {})
     .map(([id, field]) => ({id, ...field}))
     .sort((a, b) => String(a.name).localeCompare(String(b.name)) || a.id.localeCompare(b.id));
@@ -138,5 +140,5 @@ export function customFieldTable(fields) {
       h("th", {scope: "row", title: field.id}, field.name || field.id),
       h("td", {}, WIKI_TYPES.has(field.custom) && typeof field.value === "string"
         ? h("div", {class: "wiki"}, wikiToNodes(field.value))
-        : customValue(field.value)))))));
+        : isUserField(field) ? userValue(field.value, people) : customValue(field.value)))))));
 }

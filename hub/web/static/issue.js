@@ -5,7 +5,7 @@
 import * as api from "./api.js";
 import {attachmentsPanel} from "./attachments.js";
 import {h, issueLink, replace, say, status, table, time} from "./dom.js";
-import {customFieldTable, fieldRows} from "./fields.js";
+import {customFieldTable, fieldRows, person} from "./fields.js";
 import {wikiToNodes} from "./wiki.js";
 import {worklogsPanel} from "./worklogs.js";
 
@@ -44,8 +44,11 @@ export async function renderIssue(main, key, signal) {
         issue.environment
           ? section("Environment", h("div", {class: "wiki", id: "environment"}, wikiToNodes(issue.environment)))
           : null,
-        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields)) : null,
-        section("Links", links(issue.links)))),
+        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields, issue.people || {})) : null,
+        section("Links", linkGroups(issue.links)),
+        "subtasks" in issue && issue.subtasks.length
+          ? section("Sub-tasks", subtaskTable(issue.subtasks, issue.people || {})) : null,
+        epicPanel(issue, signal))),
     section("Attachments", attachmentsPanel(issue.key, signal)),
     section("Comments", commentList(comments.items)),
     section("Worklogs", worklogsPanel(issue.key, signal)),
@@ -71,19 +74,93 @@ function section(title, ...content) {
   return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
 }
 
-// Worded as Jira words a link ("blocks", "is blocked by") when the hub knows the
-// link type's phrase; else by the type's name and the direction.
-function linkRow(link, direction) {
-  const worded = link.phrase && link.phrase !== link.type;
-  return [worded ? link.phrase : `${link.type} (${direction})`,
-    h("span", {}, issueLink(link.key), link.gone ? h("span", {class: "tag gone"}, "gone") : null),
-    link.summary || "—", link.status || "—"];
+// The phrase a link is grouped under: Jira's own ("blocks", "is blocked by") when
+// the hub knows the link type's names; else the type's name and the direction.
+function phraseOf(link, direction) {
+  return link.phrase && link.phrase !== link.type ? link.phrase : `${link.type} (${direction})`;
 }
 
-function links(all) {
-  const rows = [...all.outward.map((link) => linkRow(link, "outward")),
-    ...all.inward.map((link) => linkRow(link, "inward"))];
-  return table(null, ["This issue", "Issue", "Summary", "Status"], rows, "No links.");
+// What the page knows of the other issue: gone from Jira, or not mirrored at all.
+function linkedState(link) {
+  if (link.in_mirror === false) return h("span", {class: "tag absent"}, "not in the mirror");
+  return link.gone ? h("span", {class: "tag gone"}, "gone") : null;
+}
+
+/**
+ * The links as Jira lists them: one group per phrase, outward ones (this issue
+ * "blocks") before inward ones ("is blocked by"), each in the order the hub sends
+ * (by type, then key), each linked issue with its summary and status.
+ */
+export function linkGroups(all) {
+  const groups = new Map();
+  for (const [direction, items] of [["outward", all.outward || []], ["inward", all.inward || []]]) {
+    for (const link of items) {
+      const phrase = phraseOf(link, direction);
+      if (!groups.has(phrase)) groups.set(phrase, []);
+      groups.get(phrase).push(link);
+    }
+  }
+  if (!groups.size) return h("p", {class: "empty"}, "No links.");
+  return h("div", {class: "link-groups"}, [...groups].map(([phrase, items]) => h("div", {class: "link-group"},
+    h("h3", {class: "phrase"}, phrase),
+    table(null, ["Issue", "Summary", "Status"], items.map((link) => [
+      h("span", {}, link.in_mirror === false ? h("span", {class: "key"}, link.key) : issueLink(link.key),
+        " ", linkedState(link)),
+      link.summary || "—", link.status || "—"])))));
+}
+
+// Issues as the sub-task and epic tables list them: key, summary, status, assignee.
+function issueRows(items, people) {
+  return items.map((item) => [
+    h("span", {}, issueLink(item.key), item.gone ? h("span", {class: "tag gone"}, "gone") : null),
+    item.summary || "(no summary)", item.status || "—", person(item.assignee, people)]);
+}
+
+function subtaskTable(items, people) {
+  return table(null, ["Issue", "Summary", "Status", "Assignee"], issueRows(items, people), "No sub-tasks.");
+}
+
+// Jira's key order: the project, then the number (AURORA-9 before AURORA-10).
+function byKey(a, b) {
+  const [pa, na] = a.key.split("-"), [pb, nb] = b.key.split("-");
+  return pa.localeCompare(pb) || Number(na) - Number(nb);
+}
+
+const EPIC_PAGE = 50;
+
+/**
+ * The issues whose epic is this issue (GET /api/v1/issues?epic_key=KEY): the first
+ * page with the total and a link to the whole list. Asked of every issue, so an
+ * epic is found whatever Jira's name for its type; the section shows only when
+ * the issue is an epic or some issue names it.
+ */
+function epicPanel(issue, signal) {
+  const title = "Issues in this epic";
+  const box = h("div", {});
+  const panel = section(title, box);
+  const isEpic = String(issue.issue_type || "").toLowerCase() === "epic";
+  panel.hidden = !isEpic;
+  const line = status();
+  replace(box, line);
+  if (isEpic) say(line, "Loading the epic's issues…");
+  api.request("GET", "/api/v1/issues", {query: {epic_key: issue.key, limit: EPIC_PAGE}, signal}).then((page) => {
+    const items = [...page.items].sort(byKey);
+    if (!items.length && !isEpic) return;
+    panel.hidden = false;
+    const total = page.total ?? items.length;
+    const whole = `#/issues?epic_key=${encodeURIComponent(issue.key)}`;
+    replace(box,
+      h("p", {class: "meta", id: "epic-total"}, total === 1 ? "1 issue" : `${total} issues`,
+        total > items.length ? ` (the first ${items.length} shown)` : "", " · ",
+        h("a", {href: whole}, "list them with the issues' filters")),
+      table(null, ["Issue", "Summary", "Status", "Assignee"], issueRows(items, issue.people || {}),
+        "No issues in this epic."));
+  }, (error) => {
+    if (error.name === "AbortError") return;
+    panel.hidden = false;
+    say(line, `Could not list the epic's issues: ${error.message}`, true);
+  });
+  return panel;
 }
 
 // The author as a person reads them: the display name the hub knows, with the login.
