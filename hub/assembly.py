@@ -42,6 +42,7 @@ from hub.services.mirror import MirrorService
 from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
+from hub.services.rendering import RenderService
 from hub.services.reports import ReportService
 from hub.services.sprints import SprintService
 from hub.services.sync_runs import SyncRunService
@@ -73,6 +74,7 @@ class Services:
     sprints: SprintService
     filters: FilterService
     jql_zone: JqlZone
+    render: RenderService
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         sprints=sprints,
         filters=FilterService(issues, clock),
         jql_zone=jql_zone,
+        render=RenderService(attachments, catalogues),
     )
 
 
