@@ -187,3 +187,15 @@ def test_long_text_without_markup_converts_quickly():
     # Words and sentences are one token of the grammar (markup._Words), not one per character.
     text = "A long paragraph of words, with numbers 12 and 13, nothing else. " * 300
     assert to_text(text).startswith("A long paragraph")
+
+
+@pytest.mark.parametrize("unit", ["[~", "{{", "!a|", "[a|", "*"])
+def test_text_made_of_openings_is_shown_as_plain_text_once_it_costs_too_much(unit, monkeypatch):
+    # Openings cost the grammar time quadratic in their number; past its deadline a text is
+    # shown as the characters it is (escaped), and that answer is kept for the next reading.
+    monkeypatch.setattr(markup, "SECONDS_PER_TEXT", 0.2)
+    text = (unit * 2000)[:4000] + " <script>x</script>"
+    rendered = to_html(text)
+    assert rendered.startswith('<p class="plain">') and "&lt;script&gt;" in rendered
+    assert to_markdown(text) == text and to_text(text) == text
+    assert to_html("x" * (markup.MARKUP_LIMIT + 1)).startswith('<p class="plain">')  # past Jira's own limit

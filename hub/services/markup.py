@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -64,6 +65,7 @@ from pyparsing import (
     SkipTo,
     StringEnd,
     StringStart,
+    Token,
     White,
     Word,
     printables,
@@ -139,6 +141,11 @@ class _Context:
     names: Callable[[str], str | None]
     attachments: Mapping[str, AttachmentRef] = field(default_factory=dict)
     shown: dict[str, str | None] = field(default_factory=dict)  # the names the mentions were shown with
+    deadline: float = float("inf")  # time.monotonic() past which the conversion gives up
+
+
+class TooCostly(Exception):
+    """A text whose conversion ran past its deadline (see _Deadline)."""
 
 
 _context: ContextVar[_Context] = ContextVar("markup_context")
@@ -196,6 +203,34 @@ class _Url(Url):
     @property
     def expr(self) -> ParserElement:
         return Regex(r"(https?|ftp)://[^\s|<>\[\]{}\"]+", flags=re.IGNORECASE).set_parse_action(self.action)
+
+
+class _DeadlineCheck(Token):
+    """Matches nothing; tried first at every position of the text (and of every part an
+    element converts again), it stops a conversion that has run past its deadline.
+
+    jira2markdown's grammar looks ahead to the end of the text from every opening it
+    tries (``[``, ``{{``, ``!``…), so text made of openings costs time quadratic in its
+    length: 500 characters of ``[~`` take seconds. Anyone who can comment in Jira writes
+    that text; such a text is shown as plain text instead (see _plain_html)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mayReturnEmpty = True
+        self.mayIndexError = False
+        self.errmsg = "not past the deadline"
+
+    def parseImpl(self, instring, loc=0, do_actions=True):
+        context = _context.get(None)
+        if context is not None and time.monotonic() > context.deadline:
+            raise TooCostly
+        raise ParseException(instring, loc, self.errmsg, self)
+
+
+class _Deadline(AbstractMarkup):
+    @property
+    def expr(self) -> ParserElement:
+        return _DeadlineCheck()
 
 
 class _Words(AbstractMarkup):
@@ -361,6 +396,7 @@ def _elements(*, for_html: bool) -> MarkupElements:
     elements.remove(Ruler)
     elements.insert(0, _Ruler)
     elements.insert(0, _Words)
+    elements.insert(0, _Deadline)
     elements.replace(Code, _Code)
     elements.replace(Noformat, _Noformat)
     elements.replace(BlockQuote, _BlockQuote)
@@ -536,68 +572,99 @@ class _Cache:
     def __init__(self, budget: int = 16_000_000):
         self._budget = budget
         self._size = 0
-        self._entries: OrderedDict[tuple[int, str], tuple[str, dict[str, str | None]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[int, str], tuple[str | None, dict[str, str | None]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, grammar: Forward, text: str, names: Callable[[str], str | None]) -> str | None:
+    def get(self, grammar: Forward, text: str, names: Callable[[str], str | None]) -> tuple[str | None] | None:
+        """``(markdown,)`` as converted before (``(None,)``: too costly), or None if not known."""
         with self._lock:
             entry = self._entries.get((id(grammar), text))
             if entry is None:
                 return None
             self._entries.move_to_end((id(grammar), text))
         markdown, shown = entry
-        return markdown if all(names(login) == name for login, name in shown.items()) else None
+        return (markdown,) if all(names(login) == name for login, name in shown.items()) else None
 
-    def put(self, grammar: Forward, text: str, markdown: str, shown: dict[str, str | None]) -> None:
+    def put(self, grammar: Forward, text: str, markdown: str | None, shown: dict[str, str | None]) -> None:
         key = (id(grammar), text)
         with self._lock:
             if key in self._entries:
                 return
             self._entries[key] = (markdown, shown)
-            self._size += len(text) + len(markdown)
+            self._size += len(text) + len(markdown or "")
             while self._size > self._budget and self._entries:
                 (_, old), (old_markdown, _) = self._entries.popitem(last=False)
-                self._size -= len(old) + len(old_markdown)
+                self._size -= len(old) + len(old_markdown or "")
 
 
 _cache = _Cache()
 
 
-def _convert(grammar: Forward, text: str, context: _Context) -> str:
-    """Normalised wiki text (see _normalised) as Markdown, by one of the grammars."""
+#: The longest text converted (Jira's own limit for a text field); a longer one is plain text.
+MARKUP_LIMIT = 32_767
+#: How long one text's conversion may take before it is shown as plain text instead.
+SECONDS_PER_TEXT = 1.5
+
+
+def _convert(grammar: Forward, text: str, context: _Context) -> str | None:
+    """Normalised wiki text (see _normalised) as Markdown, by one of the grammars; None for
+    a text too long (MARKUP_LIMIT) or too costly to convert by ``context.deadline`` (that
+    answer is kept too: the same text would cost as much again)."""
+    if len(text) > MARKUP_LIMIT:
+        return None
     cached = _cache.get(grammar, text, context.names)
     if cached is not None:
-        return cached
+        return cached[0]
+    context.deadline = min(context.deadline, time.monotonic() + SECONDS_PER_TEXT)
     token = _context.set(context)
     try:
-        markdown = grammar.transform_string(text)
+        markdown: str | None = grammar.transform_string(text)
+    except TooCostly:
+        markdown = None
     finally:
         _context.reset(token)
     _cache.put(grammar, text, markdown, context.shown)
     return markdown
 
 
-def to_markdown(wiki: str | None, *, users: Any = None) -> str:
+def _plain_html(text: str) -> str:
+    """Text shown as the characters it is, its paragraphs and line breaks kept."""
+    paragraphs = [part for part in text.split("\n\n") if part.strip()]
+    return "".join(f'<p class="plain">{html.escape(part).replace(chr(10), "<br>")}</p>\n' for part in paragraphs)
+
+
+def to_markdown(wiki: str | None, *, users: Any = None, deadline: float = float("inf")) -> str:
     """Jira wiki markup as Markdown (CommonMark with GFM tables and ``~~strike~~``), as an
     assistant or a person reads it best. ``users``: display names by login (a mapping, or a
-    function of a login), for mentions; a login not known is shown as it is."""
+    function of a login), for mentions; a login not known is shown as it is. A text too long
+    or too costly to convert (by ``deadline``, a time.monotonic(), or SECONDS_PER_TEXT) is
+    answered as it is."""
     if not wiki:
         return ""
-    markdown = _convert(_converters.markdown, _normalised(wiki), _Context(_names_of(users)))
+    normalised = _normalised(wiki)
+    markdown = _convert(_converters.markdown, normalised, _Context(_names_of(users), deadline=deadline))
+    if markdown is None:
+        return normalised
     return markdown.replace(_CELL_BREAK, "<br>").strip("\n")
 
 
 def to_html(wiki: str | None, *, attachments: Mapping[str, AttachmentRef] | None = None,
-            users: Any = None) -> str:
+            users: Any = None, deadline: float = float("inf")) -> str:
     """Jira wiki markup as sanitised HTML for the page: headings (``h1.`` as ``<h3>``, under the
     page's own), paragraphs with Jira's line breaks, lists, tables with ``<th>``, quotes, code,
     links, mentions by display name, images from the issue's ``attachments`` (by file name:
     ``<img>`` of the content when ready, else a ``span.attachment-missing`` carrying
-    ``data-attachment-id``), colours as classes. No raw HTML of the text survives as HTML."""
+    ``data-attachment-id``), colours as classes. No raw HTML of the text survives as HTML.
+    A text too long or too costly to convert (as for :func:`to_markdown`) is paragraphs of
+    plain text (``p.plain``)."""
     if not wiki:
         return ""
     attachments = attachments or {}
-    text = _convert(_converters.html_markdown, _normalised(wiki), _Context(_names_of(users), attachments))
+    normalised = _normalised(wiki)
+    text = _convert(_converters.html_markdown, normalised, _Context(_names_of(users), attachments,
+                                                                   deadline=deadline))
+    if text is None:
+        return _plain_html(normalised)
     rendered = _converters.md.render(text, {"attachments": attachments})
     return sanitise(rendered.replace(_CELL_BREAK, "<br>"))
 
@@ -608,8 +675,12 @@ def to_text(wiki: str | None) -> str:
     return _text(_normalised(wiki)) if wiki else ""
 
 
-def _text(normalised: str) -> str:
-    rendered = _converters.md.render(_convert(_converters.html_markdown, normalised, _Context(_no_names)), {})
+def _text(normalised: str, seconds: float = SECONDS_PER_TEXT) -> str:
+    markdown = _convert(_converters.html_markdown, normalised,
+                        _Context(_no_names, deadline=time.monotonic() + seconds))
+    if markdown is None:
+        return " ".join(normalised.split())
+    rendered = _converters.md.render(markdown, {})
     text = html.unescape(nh3.clean(rendered.replace(_CELL_BREAK, " "), tags=set()))
     return " ".join(text.split())
 
@@ -625,5 +696,6 @@ def snippet_text(snippet: str | None, start: str = "[[", end: str = "]]") -> str
     if snippet is None:
         return None
     marked = _normalised(snippet).replace(start, _MARK_OPEN).replace(end, _MARK_CLOSE)
-    text = " ".join(_CUT_MARKUP.sub(" ", _text(marked)).split())
+    # A snippet is a dozen words; one of many openings (hostile text) is given 50 ms.
+    text = " ".join(_CUT_MARKUP.sub(" ", _text(marked, 0.05)).split())
     return text.replace(_MARK_OPEN, start).replace(_MARK_CLOSE, end)

@@ -7,6 +7,7 @@ need from the mirror, once per answer."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 from hub.services import markup
@@ -16,6 +17,12 @@ from hub.vocabulary import READY
 
 #: The forms a text can be rendered in (the ``render`` query parameter).
 FORMS = ("html", "markdown")
+#: How long the conversions of one answer may take together, and at least for each text.
+ANSWER_SECONDS, SECONDS_AT_LEAST = 3.0, 0.1
+
+
+def _deadline(until: float) -> float:
+    return max(until, time.monotonic() + SECONDS_AT_LEAST)
 
 
 class RenderService:
@@ -30,10 +37,15 @@ class RenderService:
             raise ValueError(f"no form {form!r}")
         texts = list(texts)
         names = self._names()
+        # One answer's texts share a budget of time (a page of hostile comments must not cost
+        # a minute); each still gets a little, so that a short text after a costly one renders.
+        until = time.monotonic() + ANSWER_SECONDS
         if form == "markdown":
-            return [None if text is None else markup.to_markdown(text, users=names) for text in texts]
+            return [None if text is None else markup.to_markdown(text, users=names, deadline=_deadline(until))
+                    for text in texts]
         attachments = self._attachments_of(key)
-        return [None if text is None else markup.to_html(text, attachments=attachments, users=names)
+        return [None if text is None else markup.to_html(text, attachments=attachments, users=names,
+                                                         deadline=_deadline(until))
                 for text in texts]
 
     def _attachments_of(self, key: str) -> dict[str, markup.AttachmentRef]:
