@@ -43,6 +43,7 @@ from hub.services.mirror import MirrorService
 from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
+from hub.services.rendering import RenderService
 from hub.services.reports import ReportService
 from hub.services.sessions import SessionService
 from hub.services.sprints import SprintService
@@ -76,6 +77,7 @@ class Services:
     sprints: SprintService
     filters: FilterService
     jql_zone: JqlZone
+    render: RenderService
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         sprints=sprints,
         filters=FilterService(issues, clock),
         jql_zone=jql_zone,
+        render=RenderService(attachments, catalogues),
     )
 
 

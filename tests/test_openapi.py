@@ -53,7 +53,10 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
     assert {p["name"]: p["schema"] for p in sprints["parameters"]} == {
         name: schemas.SPRINT_LIST["properties"][name] for name in ("cursor", "limit", "state", "board")}
     worklogs = paths["/api/v1/issues/{key}/worklogs"]["get"]
-    assert {p["name"] for p in worklogs["parameters"]} == {"key", "cursor", "limit"}
+    assert {p["name"] for p in worklogs["parameters"]} == {"key", "cursor", "limit", "render"}
+    for path in ("/api/v1/issues/{key}", "/api/v1/issues/{key}/comments"):
+        assert {p["name"]: p["schema"] for p in paths[path]["get"]["parameters"] if p["in"] == "query"} == {
+            "render": schemas.RENDER}
     filters = paths["/api/v1/filters"]
     assert filters["post"]["requestBody"]["content"]["application/json"]["schema"] == schemas.NEW_FILTER
     assert set(filters["post"]["responses"]) >= {"201", "409", "422"}

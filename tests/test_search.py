@@ -50,8 +50,8 @@ def test_a_word_only_a_comment_holds_finds_the_issue_until_a_later_page_deletes_
     load(hub, [issue("X-1", comments=[comment("101", "the zebra crossed"), comment("102", "plain")]),
                issue("X-2", comments=[comment("201", "plain")])])
     result = search(hub, "zebra")
-    # An issue's comments are one text, one comment a line, oldest id first.
-    assert [(i["key"], i["snippet"]) for i in result["items"]] == [("X-1", "the [[zebra]] crossed\nplain")]
+    # An issue's comments are one text, one comment a line, oldest id first; the snippet is plain text.
+    assert [(i["key"], i["snippet"]) for i in result["items"]] == [("X-1", "the [[zebra]] crossed plain")]
     assert result["total"] == 1
     assert found(hub, "comments:zebra") == ["X-1"] and found(hub, "summary:zebra") == []
 
@@ -257,3 +257,8 @@ def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_the
     assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES)["items"] == []
     # A narrower query (here, the word in the summary) reaches it.
     assert found(hub, "summary:kiwi", limit=1) == ["OLD-1"]
+
+
+def test_a_snippet_is_plain_text_with_the_match_marked(hub):
+    load(hub, [issue("AURORA-12", description="h2. Setup\nRun *zebra* first, see [the guide|http://x] {{make}}")])
+    assert search(hub, "zebra")["items"][0]["snippet"] == "Setup Run [[zebra]] first, see the guide make"

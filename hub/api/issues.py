@@ -10,6 +10,7 @@ from hub.api.openapi import responds
 from hub.api.validation import accepts, query
 from hub.services.catalogues import CatalogueService
 from hub.services.issues import IssueService
+from hub.services.rendering import RenderService
 from hub.services.sprints import SprintService
 
 
@@ -33,27 +34,43 @@ class IssuesResource:
 class IssueResource:
     roles = INTERFACE
 
-    def __init__(self, issues: IssueService):
+    def __init__(self, issues: IssueService, render: RenderService):
         self._issues = issues
+        self._render = render
 
     @responds(headers={200: {"Content-Location": schemas.MOVED_LOCATION}}, answers=schemas.ISSUE)
+    @query(schemas.RENDERED)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """One issue, with its description and its links both ways; by an old key, the moved issue."""
+        """One issue, with its description and its links both ways; by an old key, the moved issue;
+        with ``render``, its description and environment rendered too."""
         detail = self._issues.get(key)
         if detail.issue.key != key:
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
-        resp.media = shapes.issue_detail(detail)
+        data = shapes.issue_detail(detail)
+        form = req.context.query.get("render")
+        if form is not None:
+            texts = self._render.texts(detail.issue.key, [data["description"], data["environment"]], form)
+            shapes.add_rendered([data, data], ["description", "environment"], texts, form)
+        resp.media = data
 
 
 class CommentsResource:
     roles = INTERFACE
 
-    def __init__(self, issues: IssueService):
+    def __init__(self, issues: IssueService, render: RenderService):
         self._issues = issues
+        self._render = render
 
+    @query(schemas.RENDERED)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """An issue's comments, oldest first."""
-        resp.media = shapes.named_page_of(shapes.comment, self._issues.comments(key))
+        """An issue's comments, oldest first; with ``render``, each body rendered too."""
+        page = shapes.named_page_of(shapes.comment, self._issues.comments(key))
+        form = req.context.query.get("render")
+        if form is not None:
+            items = page["items"]
+            texts = self._render.texts(key, [item["body"] for item in items], form)
+            shapes.add_rendered(items, ["body"] * len(items), texts, form)
+        resp.media = page
 
 
 class ChangesResource:
@@ -70,13 +87,22 @@ class ChangesResource:
 class WorklogsResource:
     roles = INTERFACE
 
-    def __init__(self, issues: IssueService):
+    def __init__(self, issues: IssueService, render: RenderService):
         self._issues = issues
+        self._render = render
 
     @query(schemas.WORKLOG_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """An issue's worklogs, earliest start first, with their total and the time they log."""
-        resp.media = shapes.named_page_of(shapes.worklog, self._issues.worklogs(key, **req.context.query))
+        """An issue's worklogs, earliest start first, with their total and the time they log;
+        with ``render``, each comment rendered too."""
+        asked = dict(req.context.query)
+        form = asked.pop("render", None)
+        page = shapes.named_page_of(shapes.worklog, self._issues.worklogs(key, **asked))
+        if form is not None:
+            items = page["items"]
+            texts = self._render.texts(key, [item["comment"] for item in items], form)
+            shapes.add_rendered(items, ["comment"] * len(items), texts, form)
+        resp.media = page
 
 
 class SprintsResource:

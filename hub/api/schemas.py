@@ -444,7 +444,14 @@ ISSUE_LIST = {
     },
     "additionalProperties": False,
 }
-WORKLOG_LIST = {"type": "object", "properties": {**_PAGE}, "additionalProperties": False}
+# Wiki text rendered by the hub (hub/services/markup.py), beside the raw field.
+RENDER = {"enum": ["html", "markdown"],
+          "description": "html: also each wiki field as sanitised HTML (`description_html`, `environment_html`, "
+                         "`body_html`, `comment_html`): images from the issue's attachments, mentions by display "
+                         "name, nothing that can run script; markdown: the same as Markdown (`…_markdown`). "
+                         "The raw fields stay as Jira holds them"}
+RENDERED = {"type": "object", "properties": {"render": RENDER}, "additionalProperties": False}
+WORKLOG_LIST = {"type": "object", "properties": {**_PAGE, "render": RENDER}, "additionalProperties": False}
 SPRINT_STATES = ("future", "active", "closed")
 SPRINT_LIST = {
     "type": "object",

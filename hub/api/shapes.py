@@ -236,3 +236,12 @@ def _duration(row: SyncRun) -> float | None:
     if row.finished_at is None:
         return None
     return (datetime.fromisoformat(row.finished_at) - datetime.fromisoformat(row.started_at)).total_seconds()
+
+
+# -- rendered wiki text (?render=html|markdown) -------------------------------------------------
+
+def add_rendered(items: list[dict], fields: list[str], texts: list[str | None], form: str) -> None:
+    """Each item's wiki ``field`` rendered in ``form`` beside it, as ``<field>_<form>``
+    (``description_html``, ``body_markdown``): the raw field stays as Jira holds it."""
+    for item, name, text in zip(items, fields, texts, strict=True):
+        item[f"{name}_{form}"] = text

@@ -26,6 +26,7 @@ from hub.services.jql.bounded import bounded
 from hub.services.jql.compiler import compile_query
 from hub.services.jql.parser import parse
 from hub.services.jql.tree import JqlError
+from hub.services.markup import snippet_text
 from hub.services.pagination import listing, page
 from hub.services.search import fts_query
 from hub.services.sprints import IssueSprint, SprintService
@@ -301,7 +302,9 @@ class IssueService:
                 raise
             raise ContractError(f"q: the search could not be run ({exc})", "q") from None
         more = len(rows) > limit
-        result = listing(rows[:limit], (offset or 0) + limit if more else None)
+        # A snippet is a cut of wiki text: it is answered as plain text, its match markers kept.
+        rows = [(*row[:-1], snippet_text(row[-1], SNIPPET_START, SNIPPET_END)) for row in rows[:limit]]
+        result = listing(rows, (offset or 0) + limit if more else None)
         if total is not None:
             result["total"] = total
         return result

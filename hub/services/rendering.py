@@ -1,0 +1,70 @@
+"""An issue's wiki text rendered for an interface: the description, the environment,
+comments and worklog comments as sanitised HTML (``html``) or Markdown (``markdown``),
+with the issue's attachments (images) and the users catalogue's display names (mentions).
+
+The conversions themselves are hub/services/markup.py; this service gathers what they
+need from the mirror, once per answer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from hub.services import markup
+from hub.services.attachments import AttachmentService
+from hub.services.catalogues import CatalogueService
+from hub.vocabulary import READY
+
+#: The forms a text can be rendered in (the ``render`` query parameter).
+FORMS = ("html", "markdown")
+#: How long the conversions of one answer may take together, and at least for each text.
+ANSWER_SECONDS, SECONDS_AT_LEAST = 3.0, 0.1
+
+
+def _deadline(until: float) -> float:
+    return max(until, time.monotonic() + SECONDS_AT_LEAST)
+
+
+class RenderService:
+    def __init__(self, attachments: AttachmentService, catalogues: CatalogueService):
+        self._attachments = attachments
+        self._catalogues = catalogues
+
+    def texts(self, key: str, texts: Iterable[str | None], form: str) -> list[str | None]:
+        """Each of an issue's ``texts`` (wiki markup, or None) in ``form``; None stays None.
+        Images are placed from the issue's attachments by file name (the latest of a name)."""
+        if form not in FORMS:
+            raise ValueError(f"no form {form!r}")
+        texts = list(texts)
+        names = self._names()
+        # One answer's texts share a budget of time (a page of hostile comments must not cost
+        # a minute); each still gets a little, so that a short text after a costly one renders.
+        until = time.monotonic() + ANSWER_SECONDS
+        if form == "markdown":
+            return [None if text is None else markup.to_markdown(text, users=names, deadline=_deadline(until))
+                    for text in texts]
+        attachments = self._attachments_of(key)
+        return [None if text is None else markup.to_html(text, attachments=attachments, users=names,
+                                                         deadline=_deadline(until))
+                for text in texts]
+
+    def _attachments_of(self, key: str) -> dict[str, markup.AttachmentRef]:
+        found: dict[str, markup.AttachmentRef] = {}
+        # Ordered by id as text: an id of more digits is newer, so sort by length first.
+        for state in sorted(self._attachments.for_issue(key),
+                            key=lambda item: (len(item["attachment_id"]), item["attachment_id"])):
+            found[state["filename"]] = markup.AttachmentRef(state["attachment_id"], state["state"] == READY,
+                                                            state["mime_type"])
+        return found
+
+    def _names(self):
+        """Display names by login, each looked up once in the users catalogue when a mention asks."""
+        known: dict[str, str | None] = {}
+
+        def name(login: str) -> str | None:
+            if login not in known:
+                user = self._catalogues.users([login]).get(login)
+                known[login] = user.display_name if user is not None else None
+            return known[login]
+
+        return name

@@ -1,0 +1,61 @@
+"""Wiki text rendered by the hub through ``/api/v1``: ``render=html`` gives sanitised HTML beside
+each raw field (images from the mirrored attachments, mentions by display name), ``render=markdown``
+Markdown; without it nothing changes, and a form the hub does not know is a 422 naming ``render``."""
+
+from __future__ import annotations
+
+from tests.support import attachment, comment, fetched, issue, load
+
+USERS = {"users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"}]}
+DESCRIPTION = "h1. Setup\nAsk [~ivanov]: !screen.png! then !shot.png|thumbnail!\n||a||b||\n|1|2|"
+
+
+def loaded(hub):
+    load(hub, [issue("AURORA-12", description=DESCRIPTION, environment="*Linux* <b>x</b>",
+                     attachments=[{**attachment("10001", "screen.png"), "mime_type": "image/png"},
+                                  {**attachment("10002", "shot.png"), "mime_type": "image/png"}],
+                     comments=[comment("101", "first *wiki* [x|javascript:alert(1)]"), comment("102", "-done-")],
+                     worklogs=[{"id": "301", "author": "ivanov", "started": "2026-10-22T13:05:11.000+0300",
+                                "time_spent": 3600, "comment": "+reviewed+ the PR"}])],
+         catalogues=USERS)
+
+
+def test_an_issue_rendered_as_html_places_images_by_their_state(hub):
+    loaded(hub)
+    plain = hub.api("GET", "/api/v1/issues/AURORA-12").json
+    assert plain["description"] == DESCRIPTION and "description_html" not in plain
+    rendered = hub.api("GET", "/api/v1/issues/AURORA-12", params={"render": "html"}).json
+    assert rendered["description"] == DESCRIPTION  # the raw field stays
+    html = rendered["description_html"]
+    assert "<h3>Setup</h3>" in html and "<th>a</th>" in html
+    assert '<span class="mention">@Ivan Ivanov</span>' in html
+    # Neither image is in the store yet: both are placeholders carrying their ids.
+    assert '<span class="attachment-missing" data-attachment-id="10001">screen.png</span>' in html
+    assert rendered["environment_html"] == "<p><strong>Linux</strong> &lt;b&gt;x&lt;/b&gt;</p>\n"
+    fetched(hub, "10001", b"\x89PNG\r\n\x1a\n")
+    html = hub.api("GET", "/api/v1/issues/AURORA-12", params={"render": "html"}).json["description_html"]
+    assert '<img src="/api/v1/attachments/10001/content" alt="screen.png">' in html
+    assert 'data-attachment-id="10002"' in html
+
+
+def test_comments_and_worklogs_rendered_as_html_or_markdown(hub):
+    loaded(hub)
+    comments = hub.api("GET", "/api/v1/issues/AURORA-12/comments", params={"render": "html"}).json["items"]
+    assert [c["body_html"] for c in comments] == [
+        "<p>first <strong>wiki</strong> [x|javascript:alert(1)]</p>\n", "<p><s>done</s></p>\n"]
+    assert comments[0]["body"] == "first *wiki* [x|javascript:alert(1)]"
+    markdown = hub.api("GET", "/api/v1/issues/AURORA-12/comments", params={"render": "markdown"}).json["items"]
+    assert [c["body_markdown"] for c in markdown][1] == "~~done~~"
+    logs = hub.api("GET", "/api/v1/issues/AURORA-12/worklogs", params={"render": "html", "limit": 10}).json
+    assert logs["items"][0]["comment_html"] == '<p><span class="underline">reviewed</span> the PR</p>\n'
+    issue_md = hub.api("GET", "/api/v1/issues/AURORA-12", params={"render": "markdown"}).json
+    assert issue_md["description_markdown"].startswith("# Setup\nAsk @Ivan Ivanov:")
+    assert issue_md["environment_markdown"] == "**Linux** <b>x</b>"
+
+
+def test_an_unknown_form_is_refused_by_name(hub):
+    loaded(hub)
+    for path in ("/api/v1/issues/AURORA-12", "/api/v1/issues/AURORA-12/comments",
+                 "/api/v1/issues/AURORA-12/worklogs"):
+        resp = hub.api("GET", path, params={"render": "pdf"})
+        assert resp.status_code == 422 and "render" in str(resp.json), resp.json
