@@ -84,6 +84,11 @@ ISSUES = [
                        attached("9103", "spec.pdf", "application/pdf", len(PDF), "mallory"),
                        attached("9104", FILE, "text/plain", 12, "mallory")]),
     state("AURORA-41", summary=LINKED, status="Done"),
+    # Hostile text in an epic's issue and in a sub-task.
+    state("AURORA-60", summary="Hostile epic", issue_type="Epic"),
+    state("AURORA-61", summary=f"Epic's {IMAGE}", status=f"<b>{IMAGE}</b>", epic_key="AURORA-60"),
+    state("AURORA-62", summary=f"Task's {IMAGE}", issue_type="Sub-task", parent_key="AURORA-61",
+          assignee="<script>window.__injected = 'assignee'</script>"),
     state("AURORA-42", summary="Card API"),
     state("AURORA-44", summary="Checkout page, copied"),
 ]
@@ -227,6 +232,21 @@ def test_an_epic_lists_its_issues_with_the_total_and_a_link_to_the_list(page, si
     # An issue no issue names as its epic has no such section.
     show(page, site, "AURORA-42", "Card API")
     expect(page.locator("section[aria-labelledby=s-issues-in-this-epic]")).to_be_hidden()
+
+
+def test_hostile_text_in_an_epics_issues_and_in_sub_tasks_shows_as_text(page, site):
+    show(page, site, "AURORA-60", "Hostile epic")
+    row = page.locator("section[aria-labelledby=s-issues-in-this-epic] tbody tr")
+    expect(row).to_have_count(1)
+    expect(cells(row)).to_have_text(["AURORA-61", f"Epic's {IMAGE}", f"<b>{IMAGE}</b>", "—"])
+    row.get_by_role("link", name="AURORA-61").click()
+    expect(page.get_by_role("heading", name=f"AURORA-61 Epic's {IMAGE}")).to_be_visible()
+    subtask = page.locator("section[aria-labelledby=s-sub-tasks] tbody tr")
+    expect(cells(subtask)).to_have_text(["AURORA-62", f"Task's {IMAGE}", "Open",
+                                         "<script>window.__injected = 'assignee'</script>"])
+    assert page.locator("main img, main script, main b").count() == 0
+    assert page.evaluate("window.__injected") is None
+    check_page(page, "issue", "hostile-epic-and-sub-tasks")
 
 
 def test_a_parent_lists_its_sub_tasks_with_status_and_assignee(page, site):
