@@ -156,7 +156,8 @@ class Runner:
         except (JiraError, GaveUp) as exc:
             raise StartupError(f"Jira: {exc}") from exc
         try:
-            self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone)
+            self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone,
+                               self.jira.reachability())
         except HubAuthError as exc:
             raise StartupError(f"the hub refused the token ({exc.status}): check HUB_AGENT_TOKEN", 2) from exc
         except (HubError, GaveUp) as exc:
@@ -249,7 +250,7 @@ class Runner:
 
     def _beat(self, state: str, detail: str | None) -> None:
         try:
-            cancelled = self.hub.heartbeat(state, detail, self.time_zone)
+            cancelled = self.hub.heartbeat(state, detail, self.time_zone, self.jira.reachability())
         except (HubError, GaveUp) as exc:
             log.warning("heartbeat: %s", exc)
             return
