@@ -35,7 +35,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
         "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
         "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
-        "/api/v1/whoami", "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
+        "/api/v1/whoami", "/api/v1/me", "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
         "/api/v1/filters", "/api/v1/filters/{filter_id}", "/api/v1/filters/{filter_id}/issues",
     }
     claim = paths["/agent/v1/claim"]["post"]

@@ -24,7 +24,7 @@ from hub.api.openapi import OpenAPIResource
 from hub.api.paths import PathGuard
 from hub.api.requests import RequestLog
 from hub.api.validation import IdConverter, JsonBodyLimit
-from hub.api.whoami import WhoamiResource
+from hub.api.whoami import MeResource, WhoamiResource
 from hub.assembly import Built, Services, build, build_services
 from hub.clock import Clock
 from hub.config import Config
@@ -46,11 +46,13 @@ def routes(services: Services, config: Config,
     s = services
     polls = polls or LongPolls(config.long_poll_threads)
     openapi = OpenAPIResource()
+    me = MeResource()
     table = [
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
         ("/metrics", MetricsResource(s.metrics)),
         ("/api/v1/whoami", WhoamiResource()),
+        ("/api/v1/me", me),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),
@@ -94,6 +96,7 @@ def routes(services: Services, config: Config,
         ("/api/v1/attachments/{attachment_id}/content", attachments.ContentResource(s.attachments)),
     ]
     openapi.describe(table)
+    me.describe(table)
     files = web.load_files()
     return [
         *table,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hub import vocabulary
 from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
+from hub.roles import ACTIONS
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
 from hub.services.issue_filters import GONE_FILTERS
 from hub.services.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
@@ -541,6 +542,17 @@ WHOAMI = {
     # Any string: a token named before NAME_PATTERN existed keeps its name.
     "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)}},
     "required": ["name", "role"],
+}
+# The answer of GET /api/v1/me: whoami's, and the actions the token's role may use
+# (hub.roles.ACTIONS, each allowed by its route's roles).
+ME = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)},
+                   "may": {"type": "array", "uniqueItems": True,
+                           "items": {"enum": list(ACTIONS)},
+                           "description": "the actions the token's role may use, each the name of a route's "
+                                          "method the role may call"}},
+    "required": ["name", "role", "may"],
 }
 NEW_TOKEN = {
     "type": "object",
