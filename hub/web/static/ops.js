@@ -161,8 +161,8 @@ async function live(load, signal) {
   }
 }
 
-// What this token may do here: GET /api/v1/me's "may" where the hub has it, else by the
-// role GET /api/v1/whoami gives (the route table's roles: interface and admin tokens
+// What this token may do here: GET /api/v1/me's "may" (the route table's roles, by action),
+// or, on a hub without it, by the role GET /api/v1/whoami gives (interface and admin tokens
 // enqueue, cancel and retry; only admin tokens remove agents). Unknown: nothing offered.
 async function permissions(signal) {
   let me = null;
@@ -175,10 +175,8 @@ async function permissions(signal) {
   }
   if (me && Array.isArray(me.may)) {
     const may = new Set(me.may);
-    const admin = may.has("admin");
-    return {enqueue: may.has("enqueue_refresh") || admin, cancel: may.has("cancel_commands") || admin,
-            retry: may.has("retry_commands") || may.has("cancel_commands") || admin,
-            removeAgents: may.has("remove_agents") || admin};
+    return {enqueue: may.has("enqueue_refresh"), cancel: may.has("cancel_commands"),
+            retry: may.has("retry_commands"), removeAgents: may.has("remove_agents")};
   }
   const role = me?.role;
   const writes = role === "interface" || role === "admin";
