@@ -2,7 +2,8 @@
 (a run goes from running to done on screen by itself), shows failed commands with their errors and
 retries them, shows what each agent holds and whether its Jira answers, offers actions only to the
 roles that may use them, and shows hostile text from agents and Jira as text. Headless Chromium
-from the system's packages (the ``browser`` fixture); screenshots go to test-artifacts/screenshots/.
+from the system's packages (the ``browser`` fixture); each state is checked by axe-core and
+leaves its screenshot (tests/browser.py).
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import re
 import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, run_script, start, stop, wait_for_line
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
 LIVE_MS = 5000
@@ -68,9 +68,9 @@ class Page:
         self.page.get_by_role("heading", name="Operations").wait_for()
         self.page.locator("#ops-updated").filter(has_text="Updated").wait_for()
 
-    def screenshot(self, name: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    def check(self, state: str) -> None:
+        """The operations page as it is now: its screenshot kept, and axe-core's check."""
+        check_page(self.page, "ops", state)
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def test_a_run_goes_from_running_to_done_on_screen_by_itself(web):
     expect(row).to_contain_text("other query")
     holder = page.locator("section[aria-labelledby=o-agents] tbody tr").filter(has_text=AGENT_ID)
     expect(holder).to_contain_text(f"refresh {command['id']}: key = AURORA-12; since")
-    web.screenshot("operations-running")
+    web.check("running")
 
     agent_call(site, f"/agent/v1/commands/{command['id']}/state",
                {"delivery": 1, "issues": [{"key": "AURORA-12", "id": "10012", "summary": "Cards list"}]})
@@ -128,7 +128,7 @@ def test_a_run_goes_from_running_to_done_on_screen_by_itself(web):
     expect(row.locator("td").nth(5)).to_have_text(re.compile(r"^\d+\.\d s$|^\d+ min \d\d s$"))
     expect(row.locator("td").nth(6)).to_have_text("1")
     expect(holder).not_to_contain_text(f"refresh {command['id']}")
-    web.screenshot("operations-done")
+    web.check("done")
 
 
 def test_a_failed_command_shows_its_error_as_text_and_retry_enqueues_it_again(web):
@@ -145,7 +145,7 @@ def test_a_failed_command_shows_its_error_as_text_and_retry_enqueues_it_again(we
     expect(row).to_contain_text(jql)
     expect(row).to_contain_text("failed")
     assert section.locator("img, script").count() == 0
-    web.screenshot("operations-failed")
+    web.check("failed")
 
     page.get_by_role("button", name=f"Retry command {command['id']}").click()
 
@@ -176,7 +176,7 @@ def test_an_agent_holding_a_command_and_unable_to_reach_jira_says_so(web):
     expect(row).to_contain_text(f"refresh {command['id']}: key = AURORA-14; since")
     expect(row).to_contain_text("lease until")
     assert row.locator("img, script").count() == 0
-    web.screenshot("operations-jira-unreachable")
+    web.check("jira-unreachable")
 
     agent_call(site, "/agent/v1/heartbeat", {"version": 18, "jira": {"reachable": True}})
     expect(row).to_contain_text("online; Jira reachable", timeout=LIVE_MS * 4)
@@ -191,7 +191,7 @@ def test_an_interface_token_is_offered_no_admin_only_action(web):
     # An interface token may enqueue, cancel and retry (the routes' roles), but not forget an agent.
     expect(page.get_by_role("button", name="Enqueue a full refresh")).to_be_visible()
     expect(page.get_by_role("button", name=re.compile("^Forget agent"))).to_have_count(0)
-    web.screenshot("operations-interface")
+    web.check("interface")
 
 
 def test_an_admin_forgets_an_offline_agent(web):
