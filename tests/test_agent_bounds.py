@@ -155,7 +155,7 @@ def test_hub_agent_remove_frees_an_id_and_names_an_unknown_one(make_hub):
     shown = run_hub("agent", "list", data_dir=data_dir)
     assert shown.returncode == 0, shown.stderr
     [line] = shown.stdout.splitlines()
-    assert line.split("\t")[:2] == ["agent-a", "online"] and line.endswith("\tv14\tworking")
+    assert line.split("\t")[:2] == ["agent-a", "online"] and line.endswith("\tv14\tworking\t-\tJira unknown")
     removed = run_hub("agent", "remove", "agent-a", data_dir=data_dir)
     assert removed.returncode == 0, removed.stderr
     assert "agent 'agent-a' removed" in removed.stdout

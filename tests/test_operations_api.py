@@ -7,7 +7,7 @@ from datetime import datetime
 
 from hub.services.agents import AgentService
 from tests.conftest import MovableClock
-from tests.support import BASE, claim, db_rows, enqueue, issue, listed, report, with_projects
+from tests.support import BASE, claim, db_rows, enqueue, issue, listed, report, run_hub, with_projects
 
 
 def beat(hub, agent_id="agent-1", **body):
@@ -205,3 +205,19 @@ def test_each_sync_run_says_whether_it_was_full_incremental_or_another_query(mak
         ("incremental", 3, 1), ("jql", 5, 1), ("full", 125, 1)]
     last = hub.api("GET", "/api/v1/overview").json["last_runs"]
     assert (last["full"]["kind"], last["incremental"]["kind"]) == ("full", "incremental")
+
+
+def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers(hub):
+    command = enqueue(hub, "key = AURORA-12")
+    claim(hub, "agent-1")
+    beat(hub, "agent-1", state="working", jira={"reachable": False, "checked_at": "2026-11-30T06:00:59Z",
+                                                 "error": "Jira answered 503"})
+    hub.agent("POST", "/agent/v1/heartbeat", {"agent_id": "agent-old", "version": 17})
+
+    shown = run_hub("agent", "list", data_dir=hub.config.data_dir)
+
+    assert shown.returncode == 0, shown.stderr
+    lines = {line.split("\t")[0]: line.split("\t") for line in shown.stdout.splitlines()}
+    assert lines["agent-1"][3:] == ["v18", "working", f"holds {command['id']}",
+                                    "Jira unreachable since 2026-11-30T06:00:59+00:00"]
+    assert lines["agent-old"][3:] == ["v17", "-", "-", "Jira unknown"]
