@@ -221,3 +221,18 @@ def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers
     assert lines["agent-1"][3:] == ["v18", "working", f"holds {command['id']}",
                                     "Jira unreachable since 2026-11-30T06:00:59+00:00"]
     assert lines["agent-old"][3:] == ["v17", "-", "-", "Jira unknown"]
+
+
+def test_the_metrics_tell_each_reporting_agents_jira_reachability(hub):
+    from hub.services.tokens import TokenService
+
+    beat(hub, "agent-up", jira={"reachable": True})
+    beat(hub, "agent-down", jira={"reachable": False, "error": "Jira answered 503"})
+    beat(hub, "agent-quiet")
+    token = TokenService().add("scraper", "metrics")
+
+    text = hub.client.simulate_get("/metrics", headers={"Authorization": f"Bearer {token}"}).text
+
+    series = sorted(line for line in text.splitlines() if line.startswith("hub_agent_jira_reachable{"))
+    assert series == ['hub_agent_jira_reachable{agent_id="agent-down"} 0.0',
+                      'hub_agent_jira_reachable{agent_id="agent-up"} 1.0']
