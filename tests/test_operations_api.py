@@ -236,3 +236,17 @@ def test_the_metrics_tell_each_reporting_agents_jira_reachability(hub):
     series = sorted(line for line in text.splitlines() if line.startswith("hub_agent_jira_reachable{"))
     assert series == ['hub_agent_jira_reachable{agent_id="agent-down"} 0.0',
                       'hub_agent_jira_reachable{agent_id="agent-up"} 1.0']
+
+
+def test_a_failed_check_is_queued_again_with_the_same_keys(hub):
+    from hub.models import Command
+
+    check = Command.create(type="check_issues", params={"keys": ["AURORA-1", "AURORA-2"], "run_id": 7},
+                           status="failed", error="Jira answered 502", created_at="2026-11-30T06:00:00+00:00",
+                           finished_at="2026-11-30T06:01:00+00:00", deliveries=3)
+
+    again = hub.api("POST", f"/api/v1/commands/{check.id}/retry")
+
+    assert again.status_code == 201
+    assert (again.json["type"], again.json["params"], again.json["status"], again.json["deliveries"]) == (
+        "check_issues", {"keys": ["AURORA-1", "AURORA-2"], "run_id": 7}, "queued", 0)
