@@ -19,9 +19,12 @@ same GETs over HTTP, one keep-alive client, no browser), as the project's other 
 figure beside its baseline. Where the time goes is split from the page's own Resource Timing: the
 page's start (documents, modules, the calls before the page's own request), the API request as
 the browser saw it, and what is left to draw (parsing the answer, building and laying out the
-page). Target: p50 < 300 ms each.
+page). One more load of each page is traced (Chromium's performance timeline, kept with
+``--trace DIR``): what the page's thread spent its processor time on (script, receiving, the
+document, style and layout, paint) and how long it waited, and the requests it waited on one
+after another before its own. Target: p50 < 300 ms each.
 
-    python bench/web.py [--loads 20] [--issues 50] [--comments 50] [--description-kb 20]
+    python bench/web.py [--loads 20] [--issues 50] [--comments 50] [--description-kb 20] [--trace DIR]
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ WATCH = """
   const seen = () => {
     if (window.__benchDrawn !== undefined || !document.querySelector(selector)) return false;
     window.__benchDrawn = null;
-    requestAnimationFrame(() => { window.__benchDrawn = performance.now(); });
+    requestAnimationFrame(() => { window.__benchDrawn = performance.now(); performance.mark("bench:drawn"); });
     return true;
   };
   const start = () => {
@@ -80,6 +83,30 @@ TIMING = """(paths) => {
   return {start: Math.min(...entries.map((entry) => entry.startTime)),
           end: Math.max(...entries.map((entry) => entry.responseEnd)),
           size: entries.reduce((sum, entry) => sum + entry.encodedBodySize, 0)};
+}"""
+
+# The requests the page waited on, one after another, before the first of its own to ``paths``:
+# from that request back, each time the one that ended last before the next began (the document
+# first). Each with its start and end (ms since the navigation began) and its size.
+CHAIN = """(paths) => {
+  // The tab's icon is fetched beside the page, which never waits on it.
+  const all = performance.getEntriesByType("resource").filter((entry) => !entry.name.includes("/favicon"));
+  const own = all.filter((entry) => paths.includes(new URL(entry.name).pathname));
+  if (!own.length) return [];
+  const [navigation] = performance.getEntriesByType("navigation");
+  const name = (entry) => { const url = new URL(entry.name); return url.pathname + url.search; };
+  const chain = [];
+  let at = Math.min(...own.map((entry) => entry.startTime));
+  for (;;) {
+    const before = all.filter((entry) => entry.responseEnd <= at && !chain.includes(entry));
+    if (!before.length) break;
+    const last = before.reduce((a, b) => (b.responseEnd > a.responseEnd ? b : a));
+    chain.unshift(last);
+    at = last.startTime;
+  }
+  chain.unshift(navigation);
+  return chain.map((entry) => ({name: name(entry), start: entry.startTime, end: entry.responseEnd,
+                                size: entry.encodedBodySize}));
 }"""
 
 
@@ -199,18 +226,116 @@ def timed_loads(page, address: str, selector: str, api_paths: list[str], loads: 
     return result
 
 
+# Chromium's timeline: what the renderer's main thread spent its processor time on, by the self time
+# of each traced event (its thread time less its children's, as the DevTools' Performance panel
+# sums it), by kind; a task's own time outside any known kind of work is "other".
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink.user_timing",
+                    "loading", "toplevel"]
+KINDS = {
+    "script": ("EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule", "FunctionCall",
+               "v8.run", "V8.Execute", "RunMicrotasks", "TimerFire", "FireAnimationFrame", "EventDispatch",
+               "MinorGC", "MajorGC", "v8.produceModuleCache", "XHRReadyStateChange", "V8.BytecodeBudgetInterrupt"),
+    "receiving (IPC)": ("Receive mojo message", "SimpleWatcher::OnHandleReady", "Closed mojo endpoint",
+                        "ResourceReceivedData", "ResourceReceiveResponse", "ResourceFinish"),
+    "document": ("ParseHTML",),
+    "style and layout": ("UpdateLayoutTree", "RecalculateStyles", "Layout", "ParseAuthorStyleSheet",
+                         "InvalidateLayout", "ScheduleStyleRecalculation"),
+    "paint": ("Paint", "PrePaint", "Layerize", "UpdateLayer", "CompositeLayers", "Commit", "PaintImage",
+              "UpdateLayerTree"),
+}
+KIND_OF = {name: kind for kind, names in KINDS.items() for name in names}
+KIND_PREFIXES = (("V8.GC", "script"), ("DocumentLoader::", "document"), ("HTMLDocumentParser::", "document"),
+                 ("DecodedDataDocumentParser::", "document"))
+
+
+def kind_of(name: str, outer: str) -> str:
+    for prefix, kind in KIND_PREFIXES:
+        if name.startswith(prefix):
+            return kind
+    return KIND_OF.get(name, outer)
+
+
+def timeline(events: list[dict]) -> dict[str, float]:
+    """Of one load's trace, from the navigation's start to the frame that drew the selector: the
+    renderer main thread's processor time by kind (:data:`KINDS`, and "other"), and the rest of
+    the wall time as "waiting" (on the network, or on a processor the machine's other work held),
+    in seconds."""
+    drawn = [e for e in events if e.get("name") == "bench:drawn"]
+    # The page's own navigation names its address (the frames Chromium makes on the way name none).
+    starts = [e for e in events if e.get("name") == "navigationStart" and drawn and e["ts"] <= drawn[-1]["ts"]
+              and (e.get("args", {}).get("data") or {}).get("documentLoaderURL")]
+    if not starts or not drawn:
+        return {}
+    end, start = drawn[-1]["ts"], starts[-1]["ts"]
+    thread = (starts[-1]["pid"], starts[-1]["tid"])
+    spans = sorted((e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) == thread
+                    and start <= e["ts"] < end and "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
+    spent = dict.fromkeys([*KINDS, "other"], 0.0)
+    stack: list[list] = []  # [the event's end, its kind, its own thread time so far]
+
+    def close(until: float) -> None:
+        while stack and stack[-1][0] <= until:
+            _, kind, own = stack.pop()
+            spent[kind] += own
+
+    for event in spans:
+        close(event["ts"])
+        wall = min(event["dur"], end - event["ts"])
+        cpu = min(event.get("tdur", event["dur"]), wall)
+        if stack:
+            stack[-1][2] -= cpu
+        stack.append([event["ts"] + wall, kind_of(event["name"], stack[-1][1] if stack else "other"), cpu])
+    close(float("inf"))
+    result = {kind: max(value, 0) / 1e6 for kind, value in spent.items()}
+    result["waiting"] = max((end - start) / 1e6 - sum(result.values()), 0)
+    return result
+
+
+def traced_load(browser, page, address: str, selector: str, api_paths: list[str],
+                path: str | None) -> tuple[dict[str, float], list[dict]]:
+    """One more load of ``address``, traced (the trace kept at ``path`` when given): its
+    :func:`timeline`, and the requests it waited on before its own to ``api_paths`` (:data:`CHAIN`)."""
+    import tempfile
+
+    page.evaluate("(selector) => sessionStorage.setItem('bench.selector', selector)", selector)
+    page.goto(address)  # (only the address's fragment may change: the reload is the navigation)
+    with tempfile.TemporaryDirectory() as scratch:
+        trace = path or os.path.join(scratch, "trace.json")
+        browser.start_tracing(page=page, path=trace, categories=TRACE_CATEGORIES)
+        try:
+            page.reload(wait_until="commit")
+            page.wait_for_function("() => window.__benchDrawn", timeout=60_000)
+        finally:
+            browser.stop_tracing()
+        with open(trace, encoding="utf-8") as file:
+            data = json.load(file)
+    chain = page.evaluate(CHAIN, api_paths)
+    page.evaluate("sessionStorage.removeItem('bench.selector')")
+    return timeline(data["traceEvents"] if isinstance(data, dict) else data), chain
+
+
 def ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:6.1f} ms"
 
 
-def report(name: str, loads: Loads, api: dict[str, list[float]]) -> bool:
-    """The page's figure beside the API's; whether it meets the target."""
+def report(name: str, loads: Loads, api: dict[str, list[float]], traced: tuple[dict[str, float], list[dict]]) -> bool:
+    """The page's figure beside the API's, and where one more load's time went; whether it meets
+    the target."""
     print(name)
     for path, times in api.items():
         print(latency(f"  API {path} (baseline)", times, width=52))
     print(latency("  in Chromium, navigation to drawn", loads.drawn, width=52))
     print(f"    start to the page's requests {ms(loads.request_start)}, the requests {ms(loads.request)}"
           f" ({loads.size / 1024:.0f} KiB), then parse and draw {ms(loads.after)} (p50 each)")
+    spent, chain = traced
+    if spent:
+        print("    one more load, traced: the page's thread ran " + ", ".join(
+            f"{kind} {seconds * 1000:.1f} ms" for kind, seconds in spent.items() if kind != "waiting")
+            + f"; it waited {spent['waiting'] * 1000:.1f} ms (on the network, or a processor)")
+    if chain:
+        print(f"    before its own requests it waited on {len(chain)}, one after another: " + " → ".join(
+            f"{step['name']} ({step['end'] - step['start']:.0f} ms"
+            + (f", {step['size'] / 1024:.0f} KiB)" if step["size"] > 10240 else ")") for step in chain))
     p50 = statistics.median(loads.drawn) * 1000
     slowest_api = max(statistics.median(times) for times in api.values())
     met = p50 < TARGET_MS
@@ -228,7 +353,11 @@ def main() -> int:
     parser.add_argument("--comments", type=int, default=50, help="comments on the big issue (default 50)")
     parser.add_argument("--description-kb", type=int, default=20,
                         help="KB of wiki text in the big issue's description (default 20)")
+    parser.add_argument("--trace", metavar="DIR",
+                        help="keep the Chromium trace of one load of each page in DIR (made if missing)")
     args = parser.parse_args()
+    if args.trace:
+        os.makedirs(args.trace, exist_ok=True)
     if not 1 <= args.issues <= 500 or not 1 <= args.comments <= 50:
         parser.error("--issues takes 1 to 500 (a page of the list), --comments 1 to 50 (a page of comments)")
 
@@ -248,19 +377,29 @@ def main() -> int:
         fill(port, agent, interface, issues(args.issues, args.comments, args.description_kb))
         print(f"{args.issues} issues in the list, {BIG} with {args.comments} comments and a"
               f" {args.description_kb} KB wiki description; filled in {time.perf_counter() - started:.1f} s;"
-              f" {args.loads} loads of each page")
+              f" {args.loads} loads of each page; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
-        list_path, issue_path = "/api/v1/issues", f"/api/v1/issues/{BIG}"
-        # The list asks for its page with the address's limit; the issue for itself and its comments.
-        list_api = {f"{list_path}?limit={args.issues}": f"{list_path}?limit={args.issues}"}
-        issue_api = {issue_path: issue_path, f"{issue_path}/comments": f"{issue_path}/comments"}
+        issue_path = f"/api/v1/issues/{BIG}"
+        # Each page: its name, its address, the selector that exists once it is all drawn, the
+        # requests of its own it draws from (as the browser names their paths), and the same
+        # requests timed over HTTP as its baseline.
+        pages = [
+            (f"the list: {args.issues} issues drawn", f"{url}/#/issues?limit={args.issues}",
+             f"#results tbody tr:nth-child({args.issues})", ["/api/v1/issues"],
+             [f"/api/v1/issues?limit={args.issues}"]),
+            # The description and the comments are drawn in one change of the page.
+            (f"the issue: {args.comments} comments and a {args.description_kb} KB description rendered",
+             f"{url}/#/issue/{BIG}", f".comments > li:nth-child({args.comments})",
+             [issue_path, f"{issue_path}/comments", f"{issue_path}/changes"], [issue_path, f"{issue_path}/comments"]),
+        ]
         api_times = {}
-        for label, path in {**list_api, **issue_api}.items():
-            timed_gets(port, interface, path, 3)
-            times, status, body = timed_gets(port, interface, path, args.loads)
-            if status != 200:
-                raise SystemExit(f"GET {path} answered {status}: {body[:300]!r}")
-            api_times[label] = times
+        for *_, baseline in pages:
+            for path in baseline:
+                timed_gets(port, interface, path, 3)
+                times, status, body = timed_gets(port, interface, path, args.loads)
+                if status != 200:
+                    raise SystemExit(f"GET {path} answered {status}: {body[:300]!r}")
+                api_times[path] = times
 
         met = True
         with sync_playwright() as playwright:
@@ -273,20 +412,18 @@ def main() -> int:
                 page.get_by_label("Token").fill(interface)
                 page.get_by_role("button", name="Sign in").click()
                 page.get_by_role("heading", name="Issues").wait_for()
-
-                rows = timed_loads(page, f"{url}/#/issues?limit={args.issues}",
-                                   f"#results tbody tr:nth-child({args.issues})", [list_path], args.loads)
-                met &= report(f"the list: {args.issues} issues drawn", rows,
-                              {label: api_times[label] for label in list_api})
-                # The description and the comments are drawn in one change of the page.
-                comments = timed_loads(page, f"{url}/#/issue/{BIG}", f".comments > li:nth-child({args.comments})",
-                                       [issue_path, f"{issue_path}/comments", f"{issue_path}/changes"], args.loads)
+                for n, (name, address, selector, own, baseline) in enumerate(pages):
+                    loads = timed_loads(page, address, selector, own, args.loads)
+                    trace = os.path.join(args.trace, f"web-{('list', 'issue')[n]}.json") if args.trace else None
+                    traced = traced_load(browser, page, address, selector, own, trace)
+                    met &= report(name, loads, {path: api_times[path] for path in baseline}, traced)
                 if len(page.locator("#description").inner_text()) < args.description_kb * 512:
                     raise SystemExit("the issue page drew its comments but not its description")
-                met &= report(f"the issue: {args.comments} comments and a {args.description_kb} KB description"
-                              " rendered", comments, {label: api_times[label] for label in issue_api})
             finally:
                 browser.close()
+    if args.trace:
+        print(f"traces of one load of each page: {args.trace}/web-list.json, web-issue.json"
+              " (open them in Chromium's DevTools, Performance)")
     print("all figures within target" if met else "some figures OVER TARGET")
     return 0
 

@@ -1,7 +1,9 @@
 """The browser tests' own check (tests/browser.py): axe-core runs in a page whose CSP allows no
 inline script and leaves that CSP in force, fails on serious and critical violations with a
 list a person can act on, passes moderate and minor ones, and a screenshot is saved as
-``<page>-<state>.png`` among the artifacts with what axe found beside it."""
+``<page>-<state>.png`` among the artifacts with what axe found beside it. And what the check
+found in the page, fixed: a table's box that scrolls sideways is a Tab stop the arrow keys
+scroll, and a column of buttons has a header a screen reader reads."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 
 import pytest
 
-from hub.web.resources import CONTENT_SECURITY_POLICY
+from hub.web.resources import CONTENT_SECURITY_POLICY, STATIC_DIR
 from tests.browser import artifacts_dir, check_page, screenshot
 
 ORIGIN = "http://hub.test"
@@ -29,8 +31,14 @@ def tab(browser):
     pages: dict[str, str] = {}
 
     def answer(route):
-        body = pages.get(route.request.url.removeprefix(ORIGIN), "")
-        route.fulfill(status=200, body=body, headers={"Content-Type": "text/html; charset=utf-8",
+        path = route.request.url.removeprefix(ORIGIN)
+        media = "text/html; charset=utf-8"
+        if path.startswith("/ui/"):  # the interface's own modules and styles, as the hub serves them
+            body = (STATIC_DIR / path.removeprefix("/ui/")).read_text("utf-8")
+            media = "text/javascript" if path.endswith(".js") else "text/css"
+        else:
+            body = pages.get(path, "")
+        route.fulfill(status=200, body=body, headers={"Content-Type": media,
                                                       "Content-Security-Policy": CONTENT_SECURITY_POLICY})
 
     page.route(f"{ORIGIN}/**", answer)
@@ -88,3 +96,34 @@ def test_pages_and_states_are_named_as_the_files_are(tab):
         screenshot(tab, "Issues", "search")
     with pytest.raises(ValueError, match="lower-case words"):
         screenshot(tab, "issues", "../search")
+
+
+TABLES = """<!doctype html><html lang="en"><head><title>Tables</title><link rel="stylesheet" href="/ui/app.css">
+</head><body><main id="main" style="width: 320px"></main></body></html>"""
+
+
+def test_a_table_wider_than_its_box_is_a_tab_stop_the_arrow_keys_scroll_and_one_that_fits_is_not(tab):
+    tab.serve(TABLES)
+    tab.evaluate("""async () => {
+        const {table} = await import("/ui/dom.js");
+        const wide = table(null, ["Field", "Value"], [["status", "x".repeat(300)]]);
+        wide.id = "wide";
+        const fits = table(null, ["Field", ""], [["status", "Open"]]);
+        fits.id = "fits";
+        document.getElementById("main").append(wide, fits);
+    }""")
+    box = tab.locator("#wide")
+    # The box is watched for its size: it becomes a Tab stop by the frame it is first drawn in.
+    tab.wait_for_function("() => document.getElementById('wide').getAttribute('tabindex') === '0'")
+    assert tab.locator("#fits").get_attribute("tabindex") is None
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.id") == "wide"
+    tab.keyboard.press("ArrowRight")
+    tab.wait_for_function("() => document.getElementById('wide').scrollLeft > 0")
+    # A column of buttons (a header given as "") is named for screen readers, and shown to no one.
+    assert tab.locator("#fits th").nth(1).inner_text() == "Actions"
+    assert tab.locator("#fits th").nth(1).locator(".visually-hidden").bounding_box()["width"] <= 1
+    check_page(tab, "check", "tables")
+    # Once its content fits, the box is no Tab stop any more.
+    box.locator("td").nth(1).evaluate("(cell) => { cell.textContent = 'Open'; }")
+    tab.wait_for_function("() => !document.getElementById('wide').hasAttribute('tabindex')")

@@ -554,6 +554,29 @@ ME = {
                                           "method the role may call"}},
     "required": ["name", "role", "may"],
 }
+# POST /api/v1/session: the web page signs in with a token (hub.api.session).
+NEW_SESSION = {
+    "type": "object",
+    "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 1000,
+                             "description": "an interface or admin token; never kept, only its session"}},
+    "required": ["token"],
+    "additionalProperties": False,
+}
+SESSION = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)},
+                   "expires_at": {"type": "string", "format": "date-time",
+                                  "description": "when the session ends (HUB_SESSION_HOURS after the sign-in)"}},
+    "required": ["name", "role", "expires_at"],
+}
+# GET /api/v1/session: the session the cookie names, or null and (when a cookie was sent) why it ended.
+SESSION_STATE = {
+    "type": "object",
+    "properties": {"session": {"oneOf": [SESSION, {"type": "null"}]},
+                   "ended": {"type": ["string", "null"],
+                             "description": "why the cookie sent signs nobody in any more; null without one"}},
+    "required": ["session", "ended"],
+}
 NEW_TOKEN = {
     "type": "object",
     "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},
