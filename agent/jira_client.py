@@ -122,6 +122,27 @@ class JiraClient:
         with self._reach_lock:
             return dict(self._reach) if self._reach is not None else None
 
+    def probe(self) -> None:
+        """Ask Jira once whether it answers (``/rest/api/2/serverInfo``: cheap, and open to any caller),
+        without retries or the pacer, to keep :meth:`reachability` fresh while no command calls Jira."""
+        try:
+            response = self.http.get("/rest/api/2/serverInfo", timeout=httpx.Timeout(10.0, connect=5.0))
+        except httpx.TransportError as exc:
+            self._reached(False, f"{exc.__class__.__name__}: {exc}"[:500])
+            return
+        response.close()
+        if response.status_code in UNREACHABLE_STATUSES:
+            self._reached(False, f"Jira answered {response.status_code}")
+        else:
+            self._reached(True, None)
+
+    def checked_age(self) -> float | None:
+        """Seconds since the last request to Jira; None before the first."""
+        reach = self.reachability()
+        if reach is None:
+            return None
+        return (datetime.now(UTC) - datetime.fromisoformat(reach["checked_at"])).total_seconds()
+
     def _reached(self, reachable: bool, error: str | None) -> None:
         # Whole seconds in UTC: the hub's format for checked_at.
         checked_at = datetime.now(UTC).replace(microsecond=0).isoformat()

@@ -70,6 +70,27 @@ def test_the_agent_reports_jira_unreachable_once_it_goes_down_and_its_command_fa
     assert not loop.is_alive()
 
 
+def test_an_idle_agent_asks_jira_now_and_then_and_reports_it_unreachable(world):
+    url, agent_token, interface, jira = world
+    runner = quick_runner(url, agent_token, jira, "agent-idle", claim_wait=1)
+    runner.heartbeat_every, runner.probe_every = 0.2, 0.5
+    loop = threading.Thread(target=runner.run, daemon=True)
+    loop.start()
+    try:
+        # No command: only the agent's own asking can tell that Jira went away.
+        jira.process.kill()
+        jira.process.wait()
+        said = wait_until(lambda: (lambda seen: seen if seen and not seen["reachable"] else None)(
+            reported(url, interface, "agent-idle")), message="Jira reported unreachable by an idle agent")
+        assert "Connect" in said["error"], said
+        [agent] = [a for a in call(url, interface, "/api/v1/agents")["items"] if a["agent_id"] == "agent-idle"]
+        assert agent["online"] and agent["holds"] == []
+    finally:
+        runner.stop()
+        loop.join(timeout=30)
+    assert not loop.is_alive()
+
+
 def test_the_agent_reports_nothing_of_jira_before_its_first_call(world):
     url, agent_token, _interface, jira = world
     runner = quick_runner(url, agent_token, jira, "agent-fresh")
