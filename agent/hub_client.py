@@ -1,4 +1,4 @@
-"""The hub's agent protocol (``/agent/v1``, version 16) as method calls."""
+"""The hub's agent protocol (``/agent/v1``, version 18) as method calls."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import orjson
 
 from agent.retry import Backoff, retry_after, send
 
-PROTOCOL_VERSION = 17
+PROTOCOL_VERSION = 18
 # The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
 MAX_DETAIL_CHARS = 1000
 
@@ -88,18 +88,24 @@ class HubClient:
         return response
 
     def heartbeat(self, state: str = "idle", detail: str | None = None,
-                  jira_time_zone: str | None = None) -> list[int]:
+                  jira_time_zone: str | None = None, jira: dict | None = None) -> list[int]:
         """Report liveness (extends every lease this agent holds); the ids of commands cancelled since.
 
         ``detail`` is cut to the hub's bound (MAX_DETAIL_CHARS): several commands' progress and a
         long Jira error together may pass it, and the hub refuses a longer one. ``jira_time_zone``
-        (v17) is the Jira user's zone, which the hub reads JQL's dates in; sent when known.
+        (v17) is the Jira user's zone, which the hub reads JQL's dates in; sent when known. ``jira``
+        (v18) is the outcome of the agent's last call to Jira, ``{reachable, checked_at, error}``.
         """
         if detail is not None and len(detail) > MAX_DETAIL_CHARS:
             detail = detail[:MAX_DETAIL_CHARS - 1] + "…"
         body = {"agent_id": self.agent_id, "version": PROTOCOL_VERSION, "state": state, "detail": detail}
         if jira_time_zone:
             body["jira_time_zone"] = jira_time_zone
+        if jira is not None:
+            error = jira.get("error")
+            if error is not None and len(error) > MAX_DETAIL_CHARS:
+                jira = {**jira, "error": error[:MAX_DETAIL_CHARS - 1] + "…"}
+            body["jira"] = jira
         return list(self._post("/agent/v1/heartbeat", body, "heartbeat").json().get("cancelled", []))
 
     def claim(self, limit: int = 1, wait: int | None = None, types: list[str] | None = None) -> Claimed:

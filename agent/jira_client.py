@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -88,6 +90,10 @@ def _error(response: httpx.Response, what: str) -> JiraError:
     return JiraError(response.status_code, f"Jira answered {response.status_code} to {what}: {words}")
 
 
+# Answers that say Jira itself is not there: its proxy's gateway errors and a server out of service.
+UNREACHABLE_STATUSES = {502, 503, 504}
+
+
 class JiraClient:
     """One Jira connection: a PAT goes as ``Authorization: Bearer``, else basic auth with user and password."""
 
@@ -106,6 +112,42 @@ class JiraClient:
         self.pacer = Pacer()
         self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, auth=auth, transport=transport,
                                  timeout=httpx.Timeout(60.0, connect=15.0))
+        # The outcome of the last request to Jira, for the heartbeat (protocol v18): None before the first.
+        self._reach_lock = threading.Lock()
+        self._reach: dict | None = None
+
+    def reachability(self) -> dict | None:
+        """``{reachable, checked_at, error}`` of the last request to Jira (None before the first): reachable
+        when Jira answered, whatever it said, but for a gateway's 502/503/504; unreachable on a network error."""
+        with self._reach_lock:
+            return dict(self._reach) if self._reach is not None else None
+
+    def probe(self) -> None:
+        """Ask Jira once whether it answers (``/rest/api/2/serverInfo``: cheap, and open to any caller),
+        without retries or the pacer, to keep :meth:`reachability` fresh while no command calls Jira."""
+        try:
+            response = self.http.get("/rest/api/2/serverInfo", timeout=httpx.Timeout(10.0, connect=5.0))
+        except httpx.TransportError as exc:
+            self._reached(False, f"{exc.__class__.__name__}: {exc}"[:500])
+            return
+        response.close()
+        if response.status_code in UNREACHABLE_STATUSES:
+            self._reached(False, f"Jira answered {response.status_code}")
+        else:
+            self._reached(True, None)
+
+    def checked_age(self) -> float | None:
+        """Seconds since the last request to Jira; None before the first."""
+        reach = self.reachability()
+        if reach is None:
+            return None
+        return (datetime.now(UTC) - datetime.fromisoformat(reach["checked_at"])).total_seconds()
+
+    def _reached(self, reachable: bool, error: str | None) -> None:
+        # Whole seconds in UTC: the hub's format for checked_at.
+        checked_at = datetime.now(UTC).replace(microsecond=0).isoformat()
+        with self._reach_lock:
+            self._reach = {"reachable": reachable, "checked_at": checked_at, "error": error}
 
     def close(self) -> None:
         self.http.close()
@@ -116,9 +158,16 @@ class JiraClient:
         response = None
         try:
             response = request()
+        except httpx.TransportError as exc:
+            self._reached(False, f"{exc.__class__.__name__}: {exc}"[:500])
+            raise
         finally:
             self.pacer.after(ticket, response.headers if response is not None else None,
                              response.status_code if response is not None else 0)
+        if response.status_code in UNREACHABLE_STATUSES:
+            self._reached(False, f"Jira answered {response.status_code}")
+        else:
+            self._reached(True, None)
         return response
 
     def _json(self, method: str, path: str, what: str, **kwargs) -> Any:

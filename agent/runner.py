@@ -131,6 +131,9 @@ class Runner:
         self.details: dict[int, str] = {}
         self.lock = threading.Lock()
         self.heartbeat_every = 30.0
+        # An agent that has not called Jira for this long asks it once before a heartbeat, so that
+        # an idle agent's heartbeat still says whether Jira answers (protocol v18's jira).
+        self.probe_every = 60.0
         self.time_zone: str | None = None
         self.custom = mapping.CustomFields()
         self._problem: str | None = None
@@ -156,7 +159,8 @@ class Runner:
         except (JiraError, GaveUp) as exc:
             raise StartupError(f"Jira: {exc}") from exc
         try:
-            self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone)
+            self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone,
+                               self.jira.reachability())
         except HubAuthError as exc:
             raise StartupError(f"the hub refused the token ({exc.status}): check HUB_AGENT_TOKEN", 2) from exc
         except (HubError, GaveUp) as exc:
@@ -245,11 +249,14 @@ class Runner:
                 detail = "; ".join(self.details.values()) or None
                 state = "working" if self.details else "idle"
             told = [said for said in (self._rate_detail(), self._problem, detail) if said]
+            checked = self.jira.checked_age()
+            if checked is None or checked >= self.probe_every:
+                self.jira.probe()
             self._beat(state, "; ".join(told) or None)
 
     def _beat(self, state: str, detail: str | None) -> None:
         try:
-            cancelled = self.hub.heartbeat(state, detail, self.time_zone)
+            cancelled = self.hub.heartbeat(state, detail, self.time_zone, self.jira.reachability())
         except (HubError, GaveUp) as exc:
             log.warning("heartbeat: %s", exc)
             return

@@ -241,11 +241,22 @@ def _agent_list(config: Config, args: argparse.Namespace) -> int:
     while True:
         listed = agents.list(cursor=cursor, limit=500)
         for a in map(shapes.agent, listed["items"]):
+            holds = ",".join(str(held["id"]) for held in a["holds"])
             _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
-                 f"v{a['version']}\t{a['state'] or '-'}")
+                 f"v{a['version']}\t{a['state'] or '-'}\t{f'holds {holds}' if holds else '-'}\t"
+                 f"{_jira_reach(a['jira'])}")
         cursor = listed["next_cursor"]
         if cursor is None:
             return 0
+
+
+def _jira_reach(jira: dict | None) -> str:
+    """Jira's reachability as an agent last reported it (protocol v18), in a few words."""
+    if jira is None:
+        return "Jira unknown"
+    if jira["reachable"]:
+        return "Jira reachable"
+    return f"Jira unreachable since {jira['since'] or jira['checked_at']}"
 
 
 def _agent_remove(config: Config, args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "enqueue_refresh": ("POST", "/api/v1/commands"),
     "fetch_attachments": ("POST", "/api/v1/attachments/{attachment_id}/fetch"),
     "cancel_commands": ("POST", "/api/v1/commands/{command_id:id}/cancel"),
+    "retry_commands": ("POST", "/api/v1/commands/{command_id:id}/retry"),
     "remove_agents": ("DELETE", "/api/v1/agents/{agent_id}"),
     "admin": ("POST", "/api/v1/tokens"),
     "metrics": ("GET", "/metrics"),

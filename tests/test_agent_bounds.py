@@ -155,7 +155,7 @@ def test_hub_agent_remove_frees_an_id_and_names_an_unknown_one(make_hub):
     shown = run_hub("agent", "list", data_dir=data_dir)
     assert shown.returncode == 0, shown.stderr
     [line] = shown.stdout.splitlines()
-    assert line.split("\t")[:2] == ["agent-a", "online"] and line.endswith("\tv14\tworking")
+    assert line.split("\t")[:2] == ["agent-a", "online"] and line.endswith("\tv14\tworking\t-\tJira unknown")
     removed = run_hub("agent", "remove", "agent-a", data_dir=data_dir)
     assert removed.returncode == 0, removed.stderr
     assert "agent 'agent-a' removed" in removed.stdout
@@ -220,8 +220,13 @@ def test_sync_status_answers_a_bounded_summary_however_many_agents(tmp_path):
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         for n in range(40):
+            # Each holds a refresh of a long query, and reports a long Jira error (v18).
+            call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": f"key = AURORA-{n + 1} "
+                                                                                          + " " * 5000}})
+            call(url, agent, "/agent/v1/claim", {"agent_id": f"agent-{n:02}", "version": 18})
             call(url, agent, "/agent/v1/heartbeat",
-                 {"agent_id": f"agent-{n:02}", "version": 14, "state": "working", "detail": LONG})
+                 {"agent_id": f"agent-{n:02}", "version": 18, "state": "working", "detail": LONG,
+                  "jira": {"reachable": False, "error": LONG}})
 
         async def status() -> dict:
             async with Client(build_server(url, interface)) as client:
@@ -233,4 +238,8 @@ def test_sync_status_answers_a_bounded_summary_however_many_agents(tmp_path):
     assert (answer["agents_total"], answer["agents_online"]) == (40, 40)
     assert len(answer["agents"]) == 20
     assert all(len(a["detail"]) == 200 and a["detail"].endswith("…") for a in answer["agents"])
-    assert len(json.dumps(answer)) < 20 * 500
+    assert all(len(a["jira"]["error"]) == 200 and a["jira"]["reachable"] is False for a in answer["agents"])
+    # What each holds is named, not its params.
+    assert all([set(held) for held in a["holds"]] == [{"id", "type", "claimed_at", "lease_until"}]
+               for a in answer["agents"])
+    assert len(json.dumps(answer)) < 20 * 1000

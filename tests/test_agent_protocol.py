@@ -173,7 +173,11 @@ def test_heartbeat_records_the_agent_and_extends_its_leases(hub):
     assert lease > beat.json["now"]
     [agent] = hub.api("GET", "/api/v1/agents").json["items"]
     assert agent == {"agent_id": "agent-1", "version": 14, "last_seen_at": beat.json["now"],
-                     "state": "working", "detail": "page 2", "online": True}
+                     "state": "working", "detail": "page 2", "online": True,
+                     "holds": [{"id": claimed["id"], "type": "refresh", "params": {"jql": "key = A-1"},
+                                "claimed_at": agent["holds"][0]["claimed_at"], "lease_until": lease,
+                                "deliveries": 1}],
+                     "jira": None}
 
 
 def test_interface_enqueue_defaults_to_the_base_jql(hub):

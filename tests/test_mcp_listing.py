@@ -727,8 +727,13 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'inputSchema': {'properties': {}, 'title': 'sync_statusArguments', 'type': 'object'},
             'name': 'sync_status',
             'outputSchema': {'properties': {'agents': {'description': 'at most 20 agents, the online ones first, '
-                                                                      'each with `online`, `last_seen_at` and '
-                                                                      '`detail` (cut to 200 characters)',
+                                                                      'each with `online`, `last_seen_at`, '
+                                                                      '`detail` (cut to 200 characters), `holds` '
+                                                                      '(the commands it holds now: id, type, '
+                                                                      'claimed_at, lease_until) and `jira` '
+                                                                      '(whether its last call to Jira was '
+                                                                      'answered: reachable, checked_at, error, '
+                                                                      'since; null: not reported)',
                                                        'items': {'additionalProperties': True, 'type': 'object'},
                                                        'title': 'Agents',
                                                        'type': 'array'},

@@ -95,6 +95,8 @@ def test_every_family_appears_after_its_action(hub):
     assert value(m, "hub_agents", online="true") == 2 and value(m, "hub_agents", online="false") == 0
     assert set(m["hub_agent_last_seen_age_seconds"]) == {
         (("agent_id", "agent-1"),), (("agent_id", "agent-2"),)}
+    # Neither has reported Jira's reachability (protocol v18): no series of it.
+    assert "hub_agent_jira_reachable" not in m
     assert value(m, "hub_cleanup_removed_files_total", rule="unnamed") == 0
     assert value(m, "hub_http_requests_total", route="/agent/v1/claim", method="POST", status="200") == 4
     assert value(m, "hub_http_request_duration_seconds_count", route="/agent/v1/claim", method="POST") == 4

@@ -26,7 +26,8 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/agent/v1/commands/{command_id}/state", "/agent/v1/commands/{command_id}/done",
         "/agent/v1/commands/{command_id}/failed", "/api/v1/commands",
         "/api/v1/commands/{command_id}", "/api/v1/commands/{command_id}/cancel",
-        "/api/v1/sync-runs", "/api/v1/agents", "/api/v1/agents/{agent_id}", "/api/v1/overview",
+        "/api/v1/commands/{command_id}/retry", "/api/v1/sync-runs", "/api/v1/agents",
+        "/api/v1/agents/{agent_id}", "/api/v1/overview",
         "/agent/v1/commands/{command_id}/file",
         "/api/v1/issues/{key}/attachments", "/api/v1/attachments/states",
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
@@ -109,7 +110,7 @@ def test_real_success_statuses_and_media_types(hub):
     created = {path: op for path, _, op in operations(document(hub)) if "201" in op["responses"]}
     assert set(created) == {"/api/v1/commands", "/api/v1/issues/{key}/notes", "/api/v1/batches",
                             "/api/v1/projects", "/api/v1/tokens", "/api/v1/attachments/{attachment_id}/fetch",
-                            "/api/v1/filters", "/api/v1/session"}
+                            "/api/v1/filters", "/api/v1/commands/{command_id}/retry", "/api/v1/session"}
     for op in created.values():
         assert op["responses"]["201"]["headers"]["Location"]["required"] is True
     assert set(paths["/api/v1/notes/{note_id}"]["delete"]["responses"]) >= {"204"}

@@ -32,7 +32,8 @@ class HeartbeatResource:
         body = req.context.body
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"),
-            token_id=req.context.principal.token_id, jira_time_zone=body.get("jira_time_zone"))
+            token_id=req.context.principal.token_id, jira_time_zone=body.get("jira_time_zone"),
+            jira=body.get("jira"))
 
 
 class ClaimResource:

@@ -61,6 +61,23 @@ class CancelResource:
         resp.media = shapes.command(self._commands.cancel(command_id))
 
 
+class RetryResource:
+    roles = INTERFACE
+
+    def __init__(self, commands: CommandService):
+        self._commands = commands
+
+    @responds(201, 200, errors=(409,), location="/api/v1/commands/{id}")
+    def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """Enqueue a failed or cancelled command again (same type, params and batch): 201 with
+        the new command, or 200 with the open fetch of the same attachment; 409 for an open or done one."""
+        command, created = self._commands.retry(command_id)
+        resp.media = shapes.command(command)
+        resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+        if created:
+            resp.location = f"/api/v1/commands/{command.id}"
+
+
 class SyncRunsResource:
     roles = INTERFACE
 
@@ -69,8 +86,8 @@ class SyncRunsResource:
 
     @query(schemas.SYNC_RUN_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Sync runs, newest first."""
-        resp.media = shapes.page_of(shapes.run, self._runs.list(**req.context.query))
+        """Sync runs, newest first, each with its kind (full, incremental or jql)."""
+        resp.media = shapes.page_of(shapes.listed_run, self._runs.list(**req.context.query))
 
 
 class AgentsResource:

@@ -219,6 +219,14 @@ ISSUE_STATE = {
     "required": ["key", "id"],
 }
 
+# A UTC time as the hub reads one: the pattern's shape, and a real date and
+# time (no month 13, no second 60), which the hub checks (hub.clock.parse_utc)
+# and answers 422 naming the field otherwise.
+UTC_TIME = {"type": "string", "format": "date-time", "pattern": UTC_TIME_PATTERN,
+            "description": "a UTC time at whole seconds, e.g. 2026-10-22T10:05:11Z or "
+                           "2026-10-22T10:05:11+00:00, naming a real date and time "
+                           "(checked by the hub: 422 naming the field otherwise)"}
+
 HEARTBEAT = {
     "type": "object",
     "properties": {
@@ -231,6 +239,15 @@ HEARTBEAT = {
         "jira_time_zone": {"type": ["string", "null"], "maxLength": 64, "pattern": TIME_ZONE_PATTERN,
                            "description": "v17: the Jira user's time zone (timeZone of /myself), an IANA "
                                           "name; JQL's dates are read in it unless HUB_JQL_TIME_ZONE is set"},
+        "jira": {"type": ["object", "null"],
+                 "description": "v18: whether the agent's last call to Jira was answered (reachable), "
+                                "when it was made (checked_at, UTC) and, when it was not, the error",
+                 "properties": {
+                     "reachable": {"type": "boolean"},
+                     "checked_at": UTC_TIME,
+                     "error": {"type": ["string", "null"], "maxLength": MAX_DETAIL_CHARS},
+                 },
+                 "required": ["reachable"]},
     },
     "required": ["agent_id", "version"],
 }
@@ -314,14 +331,6 @@ FAILED = {
     "properties": {**_REPORT, "error": {"type": "string", "minLength": 1, "maxLength": 100_000}},
     "required": ["error"],
 }
-
-# A UTC time as the hub reads one: the pattern's shape, and a real date and
-# time (no month 13, no second 60), which the hub checks (hub.clock.parse_utc)
-# and answers 422 naming the field otherwise.
-UTC_TIME = {"type": "string", "format": "date-time", "pattern": UTC_TIME_PATTERN,
-            "description": "a UTC time at whole seconds, e.g. 2026-10-22T10:05:11Z or "
-                           "2026-10-22T10:05:11+00:00, naming a real date and time "
-                           "(checked by the hub: 422 naming the field otherwise)"}
 
 # A property that may not be there at all.
 ABSENT: dict = {"not": {}}

@@ -31,6 +31,7 @@ from hub.services.batches import CountedBatch
 from hub.services.filters import Filter
 from hub.services.issues import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, USER_FIELDS, IssueDetail, Link, Listed, Names
 from hub.services.sprints import IssueSprint, ListedSprint
+from hub.services.sync_runs import ListedRun
 
 
 def command(row: Command) -> dict:
@@ -155,10 +156,15 @@ def _display(names: Names | None, login: str | None) -> str | None:
 
 
 def agent(listed: ListedAgent) -> dict:
-    """An agent, with whether it is online (the service's verdict, by its clock)."""
+    """An agent, with whether it is online (the service's verdict, by its clock), the
+    commands it holds now, and Jira's reachability as it last reported it (null: never)."""
     row: AgentStatus = listed.row
     return {"agent_id": row.agent_id, "version": row.version, "last_seen_at": row.last_seen_at,
-            "state": row.state, "detail": row.detail, "online": listed.online}
+            "state": row.state, "detail": row.detail, "online": listed.online,
+            "holds": [{"id": held.id, "type": held.type, "params": held.params, "claimed_at": held.claimed_at,
+                       "lease_until": held.lease_until, "deliveries": held.deliveries}
+                      for held in listed.holds],
+            "jira": listed.jira}
 
 
 def batch(counted: CountedBatch) -> dict:
@@ -208,10 +214,16 @@ def run(row: SyncRun) -> dict:
     }
 
 
+def listed_run(item: ListedRun) -> dict:
+    """A sync run of the list, with its ``kind``: full, incremental or jql (a refresh of another query)."""
+    return {**run(item.row), "kind": item.kind}
+
+
 def overview(figures: dict) -> dict:
     """The hub at a glance (:meth:`hub.services.overview.OverviewService.overview`),
     its last runs in their shape."""
-    last_runs = {kind: optional(run, row) for kind, row in figures["last_runs"].items()}
+    last_runs = {kind: optional(lambda row, kind=kind: {**run(row), "kind": kind}, row)
+                 for kind, row in figures["last_runs"].items()}
     return {**figures, "last_runs": last_runs}
 
 

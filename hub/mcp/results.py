@@ -141,7 +141,9 @@ class ProjectList(BaseModel):
 
 class SyncStatus(BaseModel):
     agents: list[Item] = Field(description="at most 20 agents, the online ones first, each with `online`, "
-                               "`last_seen_at` and `detail` (cut to 200 characters)")
+                               "`last_seen_at`, `detail` (cut to 200 characters), `holds` (the commands it "
+                               "holds now: id, type, claimed_at, lease_until) and `jira` (whether its last call "
+                               "to Jira was answered: reachable, checked_at, error, since; null: not reported)")
     agents_total: int = Field(description="agents heard from within the hub's forget time (HUB_AGENT_FORGET_HOURS)")
     agents_online: int = Field(description="agents heard from within the last 120 seconds")
     queue: list[Item] = Field(description="commands counted by type and status")

@@ -62,7 +62,19 @@ async def request_refresh(
 
 
 def _brief_agent(agent: dict) -> dict:
+    """An agent bounded for an assistant: its detail and Jira's error cut, and each command it
+    holds named by id, type and lease without its params (a check's params list 500 keys)."""
     detail = agent.get("detail")
     if isinstance(detail, str) and len(detail) > SYNC_STATUS_DETAIL_CHARS:
-        agent = {**agent, "detail": detail[:SYNC_STATUS_DETAIL_CHARS - 1] + "…"}
+        agent = {**agent, "detail": _cut(detail)}
+    if "holds" in agent:
+        agent = {**agent, "holds": [{name: held.get(name) for name in ("id", "type", "claimed_at", "lease_until")}
+                                    for held in agent["holds"]]}
+    jira = agent.get("jira")
+    if isinstance(jira, dict) and isinstance(jira.get("error"), str) and len(jira["error"]) > SYNC_STATUS_DETAIL_CHARS:
+        agent = {**agent, "jira": {**jira, "error": _cut(jira["error"])}}
     return agent
+
+
+def _cut(text: str) -> str:
+    return text[:SYNC_STATUS_DETAIL_CHARS - 1] + "…"

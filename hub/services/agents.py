@@ -16,7 +16,8 @@ they are written again.
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from peewee import SQL, fn
@@ -25,8 +26,9 @@ from hub.clock import Clock, iso
 from hub.config import Config
 from hub.db import database
 from hub.errors import Conflict, NotFound
-from hub.models import AgentStatus
+from hub.models import AgentStatus, Command, Setting
 from hub.services.pagination import page
+from hub.vocabulary import CLAIMED
 
 # An agent heard from within this long is online. Agents heartbeat every few
 # seconds while they work, and at least once a minute while idle.
@@ -38,14 +40,34 @@ MAX_STATE_CHARS = 100
 # The rowid grows as agents register (a removed agent that comes back gets a
 # new one), so it pages the newest registered first.
 _ROWID = SQL("rowid")
+# Jira's reachability as each agent last reported it (protocol v18) is kept in
+# ``setting`` under this prefix and the agent's id, a JSON object, so that it
+# needs no schema step; it goes when the agent's row goes.
+JIRA_KEY = "agent_jira:"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A command an agent holds now: what it is and until when its lease runs."""
+
+    id: int
+    type: str
+    params: dict
+    claimed_at: str | None
+    lease_until: str | None
+    deliveries: int
 
 
 @dataclass(frozen=True)
 class ListedAgent:
-    """An agent's row and whether it is online by the service's clock."""
+    """An agent's row and whether it is online by the service's clock; with the
+    commands it holds and Jira's reachability as it last reported it (None: never
+    reported, e.g. an agent before v18)."""
 
     row: AgentStatus
     online: bool
+    holds: tuple[Held, ...] = ()
+    jira: dict | None = field(default=None)
 
 
 class AgentService:
@@ -78,7 +100,57 @@ class AgentService:
             query = query.where(AgentStatus.last_seen_at >= since)
         elif online is False:
             query = query.where(AgentStatus.last_seen_at < since)
-        return page(query, _ROWID, cursor, limit, lambda row: ListedAgent(row, row.last_seen_at >= since))
+        listed = page(query, _ROWID, cursor, limit, lambda row: row)
+        rows = listed["items"]
+        ids = [row.agent_id for row in rows]
+        holds = self.holds(ids)
+        jira = self.jira(ids)
+        listed["items"] = [ListedAgent(row, row.last_seen_at >= since, tuple(holds.get(row.agent_id, ())),
+                                       jira.get(row.agent_id)) for row in rows]
+        return listed
+
+    @staticmethod
+    def holds(agent_ids: builtins.list[str]) -> dict[str, builtins.list[Held]]:
+        """The claimed commands of each of ``agent_ids``, oldest claim first: one query."""
+        held: dict[str, builtins.list[Held]] = {}
+        if not agent_ids:
+            return held
+        query = (Command.select(Command.id, Command.type, Command.params, Command.agent_id, Command.claimed_at,
+                                Command.lease_until, Command.deliveries)
+                 .where(Command.status == CLAIMED, Command.agent_id.in_(agent_ids)).order_by(Command.id))
+        for command in query:
+            held.setdefault(str(command.agent_id), []).append(Held(
+                command.id, command.type, command.params or {}, command.claimed_at, command.lease_until,
+                command.deliveries))
+        return held
+
+    @staticmethod
+    def jira(agent_ids: builtins.list[str]) -> dict[str, dict]:
+        """Jira's reachability as each of ``agent_ids`` last reported it (v18): one query."""
+        if not agent_ids:
+            return {}
+        rows = Setting.select().where(Setting.key.in_([JIRA_KEY + agent_id for agent_id in agent_ids]))
+        return {row.key[len(JIRA_KEY):]: json.loads(row.value) for row in rows}
+
+    @staticmethod
+    def record_jira(agent_id: str, reported: dict, now) -> None:
+        """Keep Jira's reachability as the agent reports it in a heartbeat (v18):
+        ``{reachable, checked_at, error}``, to which the hub adds ``since``, when
+        Jira was first reported unreachable in the present spell (None while
+        reachable), and ``reported_at``. Call inside the heartbeat's transaction."""
+        key = JIRA_KEY + agent_id
+        reachable = bool(reported["reachable"])
+        checked_at = reported.get("checked_at") or iso(now)
+        since = None
+        if not reachable:
+            before = Setting.get_or_none(Setting.key == key)
+            last = json.loads(before.value) if before is not None else None
+            since = last["since"] if last and not last.get("reachable") and last.get("since") else checked_at
+        value = json.dumps({"reachable": reachable, "checked_at": checked_at,
+                            "error": None if reachable else reported.get("error"),
+                            "since": since, "reported_at": iso(now)}, ensure_ascii=False)
+        (Setting.insert(key=key, value=value)
+         .on_conflict(conflict_target=[Setting.key], update={Setting.value: value}).execute())
 
     def counts(self) -> dict:
         """``{total, online}`` of the agents not forgotten: one index range, no rows loaded."""
@@ -140,8 +212,14 @@ class AgentService:
         with database.atomic():
             if not AgentStatus.delete().where(AgentStatus.agent_id == agent_id).execute():
                 raise NotFound(f"no agent {agent_id!r}")
+            Setting.delete().where(Setting.key == JIRA_KEY + agent_id).execute()
 
     def forget(self) -> int:
         """Delete the rows of agents unseen for ``forget_hours``; how many went."""
         with database.atomic():
-            return AgentStatus.delete().where(AgentStatus.last_seen_at < self._forget_line()).execute()
+            gone = AgentStatus.delete().where(AgentStatus.last_seen_at < self._forget_line()).execute()
+            # What forgotten agents reported of Jira goes with them.
+            database.execute_sql(
+                "DELETE FROM setting WHERE key >= ? AND key < ? AND substr(key, ?) NOT IN "
+                "(SELECT agent_id FROM agent_status)", (JIRA_KEY, JIRA_KEY[:-1] + ";", len(JIRA_KEY) + 1))
+            return gone

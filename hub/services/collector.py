@@ -90,6 +90,9 @@ def _families() -> dict[str, Any]:
                                     "whether they are online (heard from within 120 s).", labels=["online"]),
         "agent_age": GaugeMetricFamily("hub_agent_last_seen_age_seconds", "Seconds since each agent was "
                                        "last heard from (agents not forgotten).", labels=["agent_id"]),
+        "agent_jira": GaugeMetricFamily("hub_agent_jira_reachable", "1 while an agent's last call to Jira was "
+                                        "answered, 0 while it was not, as the agent reported it (protocol v18; "
+                                        "agents that report it, not forgotten).", labels=["agent_id"]),
     }
 
 
@@ -126,6 +129,7 @@ class HubCollector:
             tallies = read_tallies()
             agents = self._agents.counts()
             seen = self._agents.seen()
+            jira = self._agents.jira([agent_id for agent_id, _ in seen])
             gone = self._overview.gone_issues()
         store = self._overview.store()
         now = self._clock.now()
@@ -155,6 +159,8 @@ class HubCollector:
         for agent_id, last_seen_at in seen:
             age = (now - datetime.fromisoformat(last_seen_at)).total_seconds()
             f["agent_age"].add_metric([agent_id], max(0.0, age))
+            if agent_id in jira:
+                f["agent_jira"].add_metric([agent_id], 1 if jira[agent_id]["reachable"] else 0)
         return list(f.values())
 
     def _command_counts(self) -> dict[tuple[str, str], list[int]]:

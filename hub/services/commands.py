@@ -23,6 +23,7 @@ from hub.vocabulary import (
     CHECK_ISSUES,
     ENQUEUED_BY_INTERFACES,
     FETCH_ATTACHMENT,
+    GIVEN_UP_STATUSES,
     OPEN_STATUSES,
     QUEUED,
     READY,
@@ -147,6 +148,35 @@ class CommandService:
         if type is not None:
             query = query.where(Command.type == type)
         return page(query, Command.id, cursor, limit, _row)
+
+    def retry(self, command_id: int) -> tuple[Command, bool]:
+        """Enqueue again a command that failed or was cancelled: ``(command, created)``.
+
+        The new command has the same type, params and batch, and goes by the rules
+        of its type (:meth:`enqueue`): a ``fetch_attachment`` whose attachment has an
+        open fetch, or is ready, gives that command back (not created). A
+        ``check_issues`` the hub enqueued is queued again as it was. A command still
+        open (queued or claimed), or done, is a Conflict: there is nothing to retry.
+        """
+        command = self._get(command_id)
+        if command.status not in GIVEN_UP_STATUSES:
+            hint = ("it is still open: cancel it first, or let it finish" if command.status in OPEN_STATUSES
+                    else "it succeeded; enqueue a new command to run it again")
+            raise Conflict(f"command {command_id} is {command.status}; only failed or cancelled commands "
+                           f"can be retried ({hint})", state=command.status)
+        params = dict(command.params or {})
+        if command.type == CHECK_ISSUES:
+            with database.atomic():
+                again = Command.create(type=CHECK_ISSUES, params=params, status=QUEUED,
+                                       batch=command.batch_id, created_at=iso(self._clock.now()))
+            self._signal.notify()
+            return again, True
+        if command.type == REFRESH:
+            if not params.get("jql"):
+                raise Conflict(f"command {command_id} names no query to refresh again")
+            return self.enqueue_refresh(params["jql"], command.batch_id,
+                                        updated_since=params.get("updated_since")), True
+        return self.enqueue(command.type, params, command.batch_id)
 
     def cancel(self, command_id: int) -> Command:
         """Cancel a queued or claimed command; its agent hears of it at its next heartbeat."""

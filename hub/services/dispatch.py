@@ -19,9 +19,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from hub.clock import Clock, after, iso
+from hub.clock import Clock, after, iso, parse_utc
 from hub.db import database
-from hub.errors import Conflict, NotFound, Unauthenticated
+from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
 from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.agents import AgentService
@@ -114,21 +114,31 @@ class Dispatcher:
 
     def heartbeat(self, agent_id: str, version: int, state: str | None = None,
                   detail: str | None = None, *, token_id: int | None = None,
-                  jira_time_zone: str | None = None) -> dict:
+                  jira_time_zone: str | None = None, jira: dict | None = None) -> dict:
         """Record the agent as seen, extend its leases, name its cancelled commands.
 
         Only commands that this agent claimed with this token are its own. An
         ``agent_id`` new to this token past its bound raises Conflict. A
         ``jira_time_zone`` (the Jira user's, from ``/myself``) is kept for JQL's
         dates (:mod:`hub.services.jql_zone`); one the hub does not know is a ContractError.
+        ``jira`` (v18: ``{reachable, checked_at, error}``, the outcome of the agent's last
+        call to Jira) is kept for the operations page (:meth:`AgentService.record_jira`).
         """
         if jira_time_zone is not None:
             reported_zone(jira_time_zone)
+        if jira is not None and jira.get("checked_at") is not None:
+            checked = parse_utc(jira["checked_at"])
+            if checked is None:
+                raise ContractError("jira.checked_at must be a real UTC time like 2026-10-22T10:05:11Z, "
+                                    f"got {jira['checked_at']!r}", "jira.checked_at")
+            jira = {**jira, "checked_at": iso(checked)}
         now = self._clock.now()
         with database.atomic():
             if jira_time_zone is not None:
                 remember_jira_zone(jira_time_zone)
             written = self._seen(agent_id, token_id, version, now, state, detail)
+            if jira is not None:
+                self._agents.record_jira(agent_id, jira, now)
             (Command.update(lease_until=after(now, self._lease_seconds))
              .where(Command.status == CLAIMED, Command.agent_id == agent_id,
                     _claimed_with(token_id))

@@ -31,22 +31,12 @@ from peewee import fn
 from hub.clock import iso
 from hub.models import Command, SyncRun
 from hub.services.commands import CommandService
+from hub.services.sync_runs import FULL, INCREMENTAL, refresh_kind
 from hub.vocabulary import DONE, OPEN_STATUSES, REFRESH
 
 log = logging.getLogger(__name__)
 
-INCREMENTAL, FULL = "incremental", "full"
-
-
-def refresh_kind(params: dict | None, base_jql: str | None) -> str | None:
-    """``incremental`` for a refresh with ``updated_since``, ``full`` for one of
-    exactly ``base_jql`` without it, None for any other refresh."""
-    params = params or {}
-    if params.get("updated_since") is not None:
-        return INCREMENTAL
-    if base_jql is not None and params.get("jql") == base_jql:
-        return FULL
-    return None
+__all__ = ["FULL", "INCREMENTAL", "RefreshSchedule", "refresh_kind"]
 
 
 class RefreshSchedule:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from peewee import JOIN
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -13,7 +17,34 @@ from hub.services.pagination import page
 from hub.services.work_signal import WorkSignal
 from hub.vocabulary import CHECK_ISSUES, CHECK_ISSUES_SINCE, DONE, FAILED, OPEN_STATUSES, QUEUED, RUNNING
 
+if TYPE_CHECKING:  # for the annotation only: the project service is handed in
+    from hub.services.projects import ProjectService
+
 log = logging.getLogger(__name__)
+
+# What a refresh is, by its params and the base JQL: ``full`` (exactly the base JQL),
+# ``incremental`` (with ``updated_since``), or ``jql`` (any other query).
+INCREMENTAL, FULL, OTHER_QUERY = "incremental", "full", "jql"
+
+
+def refresh_kind(params: dict | None, base_jql: str | None) -> str | None:
+    """``incremental`` for a refresh with ``updated_since``, ``full`` for one of
+    exactly ``base_jql`` without it, None for any other refresh."""
+    params = params or {}
+    if params.get("updated_since") is not None:
+        return INCREMENTAL
+    if base_jql is not None and params.get("jql") == base_jql:
+        return FULL
+    return None
+
+
+@dataclass(frozen=True)
+class ListedRun:
+    """A sync run and what kind of refresh it ran (:data:`FULL`, :data:`INCREMENTAL`, :data:`OTHER_QUERY`),
+    judged by its command's params and the base JQL as it is now."""
+
+    row: SyncRun
+    kind: str
 
 # Keys a check_issues names at most: the agent reads them 100 to a search.
 CHECK_KEYS = 500
@@ -85,15 +116,26 @@ def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
 
 
 class SyncRunService:
-    def __init__(self, clock: Clock | None = None, signal: WorkSignal | None = None):
+    def __init__(self, clock: Clock | None = None, signal: WorkSignal | None = None, *,
+                 projects: ProjectService | None = None):
         self._clock = clock or Clock()
         self._signal = signal
+        # Tells full runs from the others by the base JQL; without it, none is full.
+        self._projects = projects
 
     def list(self, status: str | None = None, cursor: int | None = None, limit: int = 50) -> dict:
-        query = SyncRun.select()
+        """A page of sync runs, newest first, each a :class:`ListedRun` (the run and its kind)."""
+        # Outer: a run outlives nothing, but its command_id may be null by the schema.
+        query = SyncRun.select(SyncRun, Command.id, Command.params).join(Command, JOIN.LEFT_OUTER)
         if status is not None:
             query = query.where(SyncRun.status == status)
-        return page(query, SyncRun.id, cursor, limit, _row)
+        base_jql = self._projects.base_jql() if self._projects is not None else None
+
+        def listed(run: SyncRun) -> ListedRun:
+            params = run.command.params if run.command_id is not None and run.command is not None else None
+            return ListedRun(run, refresh_kind(params, base_jql) or OTHER_QUERY)
+
+        return page(query, SyncRun.id, cursor, limit, listed)
 
     def mark_neighbours(self, run_id: int) -> int:
         """After a full run: issues it did not update become neighbours, and, when the
@@ -156,6 +198,3 @@ class SyncRunService:
             log.info("neighbour marking owed by %d full runs: done", len(due))
         return len(due)
 
-
-def _row(run: SyncRun) -> SyncRun:
-    return run
