@@ -33,6 +33,7 @@ from hub.services.cleanup import CleanupService
 from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
+from hub.services.facets import FacetService
 from hub.services.files import FileStore
 from hub.services.filters import FilterService
 from hub.services.health import HealthService
@@ -73,6 +74,7 @@ class Services:
     sprints: SprintService
     filters: FilterService
     jql_zone: JqlZone
+    facets: FacetService
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         sprints=sprints,
         filters=FilterService(issues, clock),
         jql_zone=jql_zone,
+        facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone),
     )
 
 
