@@ -1,14 +1,18 @@
 """The values the issues of a query hold, with their counts (``GET /api/v1/issues/facets``).
 
 The query is the list's own (``q``, ``jql`` and every filter of
-:func:`hub.services.issue_filters.conditions`): its matching issues are one subquery of rowids,
-and each facet is one grouped count over them, most first, at most :data:`FACET_VALUES` values
-(``more`` says when there are others). The whole answer is bounded in time as a JQL query is
-(:func:`hub.services.jql.bounded.bounded`): a slow one is a TooSlow (503).
+:func:`hub.services.issue_filters.conditions`): its matching issues are read once for the
+facets of their own columns, counted here, while those with an index (status, priority,
+resolution) are counted by SQLite on it and sprints through ``issue_sprint``; each facet most
+first, at most :data:`FACET_VALUES` values (``more`` says when there are others). The whole
+answer is bounded in time as a JQL query is (:func:`hub.services.jql.bounded.bounded`): a slow
+one is a TooSlow (503).
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -30,38 +34,28 @@ from hub.services.search import fts_query
 # The most values a facet lists; ``more`` tells that it holds others.
 FACET_VALUES = 50
 _UTC = ZoneInfo("UTC")
-# Each facet's count, over ``{matching}`` (the rowids of the matching issues), as rows of
-# (value, id or None, count), most first, then by value. A value the issue does not hold
-# (no assignee, unresolved) is counted as NULL, for the fields of one value.
-_SCALAR = ("SELECT issue.{column}, NULL, count(*) AS n FROM issue WHERE issue.rowid IN ({matching}) "
-           "GROUP BY 1 ORDER BY n DESC, 1 LIMIT ?")
-_EACH = ("SELECT {value}, NULL, count(DISTINCT issue.rowid) AS n FROM issue, json_each(issue.{column}) AS one "
-         "WHERE issue.rowid IN ({matching}) {only} GROUP BY 1 ORDER BY n DESC, 1 LIMIT ?")
-# Every sprint the issues were ever in (issue_sprint), by id.
-_SPRINTS = ("SELECT sprint.name, sprint.sprint_id, count(*) AS n FROM issue "
-            "JOIN issue_sprint ON issue_sprint.key = issue.key "
+# The facets read from the issue's own columns, by name: the column, and whether it holds a
+# JSON array (of names; of versions for fix_version). Each matching issue is read once for all
+# of them: the cost of a facet is then counting, not another pass over the mirror, whose rows
+# (with their descriptions) are what takes the time.
+_COLUMNS = {"status": ("status", False), "assignee": ("assignee", False), "reporter": ("reporter", False),
+            "issue_type": ("issue_type", False), "priority": ("priority", False),
+            "resolution": ("resolution", False), "label": ("labels", True), "component": ("components", True),
+            "fix_version": ("fix_versions", True), "project": ("labels", True)}
+# The columns with an index of their own: counted by SQLite on the index, which holds far less
+# than the rows.
+_INDEXED = frozenset({"status", "priority", "resolution"})
+# Every sprint the matching issues were ever in (issue_sprint), by id: (name, id, count).
+_SPRINTS = ("SELECT sprint.name, sprint.sprint_id, count(*) AS n FROM issue_sprint "
             "JOIN sprint ON sprint.sprint_id = issue_sprint.sprint_id "
-            "WHERE issue.rowid IN ({matching}) GROUP BY sprint.sprint_id ORDER BY n DESC, 1 LIMIT ?")
-_FACETS: dict[str, str] = {
-    "status": _SCALAR.format(column="status", matching="{matching}"),
-    "assignee": _SCALAR.format(column="assignee", matching="{matching}"),
-    "reporter": _SCALAR.format(column="reporter", matching="{matching}"),
-    "issue_type": _SCALAR.format(column="issue_type", matching="{matching}"),
-    "priority": _SCALAR.format(column="priority", matching="{matching}"),
-    "resolution": _SCALAR.format(column="resolution", matching="{matching}"),
-    "sprint": _SPRINTS,
-    "label": _EACH.format(value="one.value", column="labels", only="", matching="{matching}"),
-    "component": _EACH.format(value="one.value", column="components", only="", matching="{matching}"),
-    "fix_version": _EACH.format(value="json_extract(one.value, '$.name')", column="fix_versions", only="",
-                                matching="{matching}"),
-    # A project is a label of GET /api/v1/projects.
-    "project": _EACH.format(value="one.value", column="labels", matching="{matching}",
-                            only="AND one.value IN (SELECT label FROM project)"),
-}
-FACET_NAMES = tuple(_FACETS)
+            "WHERE issue_sprint.key IN (SELECT issue.key {matching}) GROUP BY sprint.sprint_id ORDER BY n DESC, 1")
+_PROJECTS = "SELECT label FROM project"
+FACET_NAMES = ("status", "assignee", "reporter", "issue_type", "priority", "resolution", "sprint", "label",
+               "component", "fix_version", "project")
 # The facets that name people: their values are logins, shown with the users' display names.
 PEOPLE = ("assignee", "reporter")
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
+_FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 
 
 @dataclass(frozen=True)
@@ -107,25 +101,52 @@ class FacetService:
         with bounded(self._jql_timeout, what="The facets' query"):
             matching, params = self._matching(q, jql, conditions(**filters))
             try:
-                total = database.execute_sql(f"SELECT count(*) FROM ({matching})", params).fetchone()[0]
-                found = {name: database.execute_sql(_FACETS[name].format(matching=matching),
-                                                    [*params, FACET_VALUES + 1]).fetchall() for name in asked}
+                total, counted = self._count(matching, params, asked)
             except peewee.OperationalError as exc:
-                if not str(exc).startswith(("fts5:", "unterminated string", "unknown special query")):
+                if not str(exc).startswith(_FTS_SYNTAX):
                     raise
                 raise ContractError(f"q: the search could not be run ({exc})", "q") from None
-        logins = [row[0] for name in PEOPLE if name in found for row in found[name] if row[0]]
+        logins = [value for name in PEOPLE if name in counted for value, _, _ in counted[name][:FACET_VALUES] if value]
         users = self._catalogues.users(logins) if logins else {}
         facets = {}
-        for name, rows in found.items():
+        for name in asked:
+            rows = counted[name]
             values = [FacetValue(value, count, ident,
                                  users[value].display_name if name in PEOPLE and value in users else None)
                       for value, ident, count in rows[:FACET_VALUES]]
             facets[name] = Facet(values, len(rows) > FACET_VALUES)
         return Facets(total, facets)
 
+    @staticmethod
+    def _count(matching: str, params: list, asked: list[str]) -> tuple[int, dict[str, list[tuple]]]:
+        """The total and, for each facet asked, its (value, id, count) rows, most first, then by value."""
+        columns = list(dict.fromkeys(_COLUMNS[name][0] for name in asked
+                                     if name in _COLUMNS and name not in _INDEXED))
+        rows = database.execute_sql(f"SELECT {', '.join(f'issue.{c}' for c in columns) or '1'} {matching}",
+                                    params).fetchall()
+        by_column = dict(zip(columns, zip(*rows, strict=True), strict=True)) if rows and columns else {
+            column: () for column in columns}
+        counted: dict[str, list[tuple]] = {}
+        for name in asked:
+            if name == "sprint":
+                counted[name] = database.execute_sql(_SPRINTS.format(matching=matching), params).fetchall()
+                continue
+            column, many = _COLUMNS[name]
+            if name in _INDEXED:
+                counts = Counter(dict(database.execute_sql(
+                    f"SELECT issue.{column}, count(*) {matching} GROUP BY 1", params).fetchall()))
+            else:
+                counts = _each(by_column[column], versions=name == "fix_version") if many else Counter(
+                    by_column[column])
+            if name == "project":
+                projects = {label for (label,) in database.execute_sql(_PROJECTS).fetchall()}
+                counts = Counter({label: n for label, n in counts.items() if label in projects})
+            counted[name] = [(value, None, n) for value, n in
+                             sorted(counts.items(), key=lambda item: (-item[1], item[0] is None, str(item[0])))]
+        return len(rows), counted
+
     def _matching(self, q: str | None, jql: str | None, where: Where) -> tuple[str, list]:
-        """SQL of the rowids of the issues matching, with its parameters."""
+        """The FROM and WHERE of the issues matching (``issue`` under its name), with its parameters."""
         if jql is not None:
             try:
                 compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone())
@@ -135,7 +156,25 @@ class FacetService:
         filters = " AND ".join(f"({sql})" for sql, _ in where)
         params = [p for _, ps in where for p in ps]
         if q is not None:
-            join = _JOIN if where else ""
-            return (f"SELECT issue_fts.rowid FROM issue_fts {join} WHERE issue_fts MATCH ?"
-                    + (f" AND {filters}" if filters else "")), [fts_query(q, current_keys), *params]
-        return f"SELECT issue.rowid FROM issue WHERE {filters or '1'}", params
+            return (f"FROM issue_fts {_JOIN} WHERE issue_fts MATCH ?" + (f" AND {filters}" if filters else ""),
+                    [fts_query(q, current_keys), *params])
+        return f"FROM issue WHERE {filters or '1'}", params
+
+
+def _each(texts, *, versions: bool) -> Counter:
+    """How many issues hold each name of the JSON arrays ``texts`` (one per issue; versions by
+    name): each distinct array is read once, a name an issue lists twice counted once."""
+    counts: Counter = Counter()
+    for text, issues in Counter(texts).items():
+        if not text:
+            continue
+        try:
+            items = json.loads(text) if isinstance(text, str) else text
+        except ValueError:
+            continue
+        names = {item.get("name") if isinstance(item, dict) else None for item in items} if versions else {
+            item for item in items if isinstance(item, str)}
+        for name in names:
+            if isinstance(name, str):
+                counts[name] += issues
+    return counts

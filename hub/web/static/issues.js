@@ -214,26 +214,34 @@ export async function renderIssues(main, signal) {
       return;
     }
     if (fields.jql) clearJqlError(jqlErrors);
-    if (typeof page.total === "number") total = page.total;
+    total = typeof page.total === "number" ? page.total : null;
     nextCursor = page.next_cursor;
     items = page.items;
+    // The list first; the facets (a pass over every matching issue) when they come.
+    draw();
+    tell();
+    previous.disabled = state.page <= 1;
+    next.disabled = nextCursor === null || nextCursor === undefined;
     const found = await facets;
     if (signal.aborted) return;
-    if (typeof found?.total === "number") total = found.total;
+    // A later page has no total of its own: the facets count the same query.
+    if (total === null && typeof found?.total === "number") total = found.total;
     offer(datalists, found);
     replace(facetsHere, facetPanel(found, state.filters, known, (name, value) => {
       if (fields[name]) fields[name].value = value;
       form.requestSubmit();
     }));
+    tell();
+  }
+
+  // The status line and the pager's label: page N of M, the issues shown of the total.
+  function tell() {
     const count = items.length;
     const pages = total !== null ? Math.max(1, Math.ceil(total / PAGE_SIZE)) : null;
     const of = pages !== null ? ` of ${pages}` : "";
     say(line, count ? `Page ${state.page}${of}: ${count} issue${count === 1 ? "" : "s"}`
       + (total !== null ? ` of ${total}` : "") + "." : "No issues match.");
     pageLabel.textContent = `Page ${state.page}${of}`;
-    draw();
-    previous.disabled = state.page <= 1;
-    next.disabled = nextCursor === null || nextCursor === undefined;
   }
 
   // The page before, {cursor, page}: its cursor as the history entry kept it, or computed
