@@ -2,8 +2,8 @@
 values the query's issues hold with their counts, headers sort both ways, columns are chosen and
 remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
 Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
-Headless Chromium from the system's packages (the ``browser`` fixture); screenshots go to
-test-artifacts/screenshots/.
+Headless Chromium from the system's packages (the ``browser`` fixture); each state is checked
+with axe-core and its screenshot kept (``tests/browser.check_page``).
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-facets"
 HOSTILE = '<img src=x onerror="window.__injected=1">'
@@ -109,12 +108,6 @@ def page(context, site):
     return page
 
 
-def shot(page, name: str) -> None:
-    """A screenshot of the page in this state (where a check of its accessibility also belongs)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-
 def keys(page) -> list[str]:
     return page.locator("#results tbody tr td:first-child").all_inner_texts()
 
@@ -136,7 +129,7 @@ def test_a_status_is_picked_from_the_values_offered_with_their_counts(page):
         ["Open", "24 issues"], ["Done", "6 issues"]]
     assignee = facet(page, "assignee")
     expect(assignee.get_by_role("button", name="Ivan Ivanov 15")).to_be_visible()
-    shot(page, "issues-facets")
+    check_page(page, "issues", "facets")
 
     status.get_by_role("button", name="Done 6").click()
     expect(page.locator("#results tbody tr")).to_have_count(6)
@@ -146,7 +139,7 @@ def test_a_status_is_picked_from_the_values_offered_with_their_counts(page):
     # The other facets count the issues of this query now.
     expect(facet(page, "assignee").get_by_role("button", name="Ivan Ivanov 3")).to_be_visible()
     expect(page.get_by_role("status").first).to_contain_text("Page 1 of 1: 6 issues of 6.")
-    shot(page, "issues-facet-picked")
+    check_page(page, "issues", "facet-picked")
 
     # Typed in any case, it matches as well; pressed again, the value is let go.
     page.get_by_label("Status").fill("done")
@@ -174,7 +167,7 @@ def test_headers_sort_by_priority_both_ways_and_a_chosen_column_stays_after_relo
     expect(headers).to_contain_text(["Priority", "Story Points"])
     thirtieth = rows.filter(has=page.get_by_role("link", name="AURORA-30", exact=True))
     expect(thirtieth.locator("td").nth(7)).to_have_text("30")
-    shot(page, "issues-columns")
+    check_page(page, "issues", "columns")
 
     priority = page.locator("#results thead th", has_text="Priority")
     priority.get_by_role("button").click()
@@ -189,7 +182,7 @@ def test_headers_sort_by_priority_both_ways_and_a_chosen_column_stays_after_relo
     expect(cells.first).to_have_text("Minor")
     assert page.evaluate("location.hash") == "#/issues?sort=-priority"
     expect(page.get_by_text("Order: priority, lowest first, then key.")).to_be_visible()
-    shot(page, "issues-sorted-down")
+    check_page(page, "issues", "sorted-down")
     # The order is kept in the address: Back returns to the one before.
     page.go_back()
     expect(page.locator("#results thead th", has_text="Priority")).to_have_attribute("aria-sort", "ascending")
@@ -243,7 +236,7 @@ def test_page_two_is_in_the_address_and_reload_back_and_a_pasted_link_restore_it
     # Previous from a pasted page: the page before, its offset computed.
     other.get_by_role("button", name="Previous page").click()
     expect(other.get_by_role("status").first).to_contain_text("Page 1 of 2: 25 issues of 30.")
-    shot(other, "issues-pasted-link")
+    check_page(other, "issues", "pasted-link")
 
 
 def test_dates_are_picked_as_dates_and_a_bad_one_is_told_in_words(page, site):
@@ -262,7 +255,7 @@ def test_dates_are_picked_as_dates_and_a_bad_one_is_told_in_words(page, site):
     page.goto(site["url"] + "/#/issues?updated_since=yesterday")
     line = page.get_by_role("status").first
     expect(line).to_have_text("Updated since: give a date (day, month and year), e.g. 2026-11-01.")
-    shot(page, "issues-bad-date")
+    check_page(page, "issues", "bad-date")
 
 
 def test_hostile_values_in_the_facets_show_as_text(page):
@@ -279,4 +272,4 @@ def test_hostile_values_in_the_facets_show_as_text(page):
     expect(page.locator("#results tbody tr td:first-child")).to_have_text("AURORA-31")
     assert page.locator("main img").count() == 0
     assert page.evaluate("window.__injected") is None
-    shot(page, "issues-facets-hostile")
+    check_page(page, "issues", "facets-hostile")

@@ -77,7 +77,8 @@ function refusal(error, labels) {
 
 export async function renderIssues(main, signal) {
   const params = await api.issueListParameters();
-  const known = new Set(["q", "jql", "sort", ...FILTERS.map(([name]) => name)].filter((name) => params[name]));
+  const known = new Set(["q", "jql", "sort", "limit", ...FILTERS.map(([name]) => name)]
+    .filter((name) => params[name]));
   const labels = Object.fromEntries(FILTERS);
   let state = addressState(known);
   // #/issues alone, reached by a link (not a history entry of the list's own), is the list
@@ -196,9 +197,11 @@ export async function renderIssues(main, signal) {
     describeOrder();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
-    const query = {...state.filters, limit: PAGE_SIZE, cursor: state.cursor};
+    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
+    const query = {limit: PAGE_SIZE, ...state.filters, cursor: state.cursor};
     const counting = {...state.filters};
-    delete counting.sort;  // the facets count the query's issues, in no order
+    delete counting.sort;  // the facets count the query's issues, in no order, not paged
+    delete counting.limit;
     // Handled at once: a page left while the list loads must leave no rejection behind.
     const facets = fetchFacets(counting, signal).catch(() => null);
     let page;
@@ -234,10 +237,15 @@ export async function renderIssues(main, signal) {
     tell();
   }
 
+  // The page's size: the address's limit, else PAGE_SIZE.
+  function size() {
+    return Number(state.filters.limit) || PAGE_SIZE;
+  }
+
   // The status line and the pager's label: page N of M, the issues shown of the total.
   function tell() {
     const count = items.length;
-    const pages = total !== null ? Math.max(1, Math.ceil(total / PAGE_SIZE)) : null;
+    const pages = total !== null ? Math.max(1, Math.ceil(total / size())) : null;
     const of = pages !== null ? ` of ${pages}` : "";
     say(line, count ? `Page ${state.page}${of}: ${count} issue${count === 1 ? "" : "s"}`
       + (total !== null ? ` of ${total}` : "") + "." : "No issues match.");
@@ -250,13 +258,14 @@ export async function renderIssues(main, signal) {
   function before() {
     const page = state.page - 1;
     if (cursors && page in cursors) return {cursor: cursors[page], page};
-    if (counted(state.filters)) return {cursor: page === 1 ? null : String((page - 1) * PAGE_SIZE), page};
+    if (counted(state.filters)) return {cursor: page === 1 ? null : String((page - 1) * size()), page};
     return {cursor: null, page: 1};
   }
 
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const filters = {};
+    // The page's size has no field of its own: it stays as the address set it.
+    const filters = state.filters.limit ? {limit: state.filters.limit} : {};
     for (const [name, input] of Object.entries(fields)) {
       if (DATES[name] && input.validity?.badInput) {
         say(line, `${labels[name]}: give a whole date (day, month and year), e.g. 2026-11-01.`, true);
