@@ -273,3 +273,22 @@ def test_hostile_values_in_the_facets_show_as_text(page):
     assert page.locator("main img").count() == 0
     assert page.evaluate("window.__injected") is None
     check_page(page, "issues", "facets-hostile")
+
+
+def test_on_a_phone_the_facets_fold_behind_their_summary(browser, site):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        signed_in(page, site)
+        panel = page.locator("#facets details.facets")
+        expect(panel).to_have_count(1)
+        assert panel.evaluate("(details) => details.open") is False
+        expect(page.locator("#results tbody tr").first).to_be_visible()
+        panel.locator("summary").click()
+        expect(facet(page, "status").get_by_role("button", name="Done 6")).to_be_visible()
+        check_page(page, "issues", "facets-phone")
+    finally:
+        context.close()

@@ -82,6 +82,8 @@ export function facetPanel(found, filters, known, pick) {
       facet.more ? h("p", {class: "note"}, "Only the commonest values are listed: narrow the query for others.") : null));
   }
   if (!groups.length) return null;
-  return h("details", {class: "facets", open: true},
+  // Open on a wide screen; on a phone folded, so that the results come first (app.css's width).
+  const narrow = window.matchMedia?.("(max-width: 40rem)").matches;
+  return h("details", {class: "facets", open: !narrow},
     h("summary", {}, `In these ${found.total} issue${found.total === 1 ? "" : "s"}`), h("div", {class: "facet-groups"}, groups));
 }
