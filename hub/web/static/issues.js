@@ -95,6 +95,9 @@ export async function renderIssues(main, signal) {
   const sortable = Boolean(params.sort);
   const sorts = new Set(params.sort?.enum || []);
 
+  // The first page and its facets are asked at once, beside the filters' choices and the
+  // saved filters, rather than after them: the list is what the reader waits for.
+  let first = requests(state);
   const choices = await filterChoices(params, signal);
   const form = h("form", {class: "filters", role: "search", "aria-label": "Issues"});
   const fields = {};
@@ -147,10 +150,14 @@ export async function renderIssues(main, signal) {
   const pager = h("nav", {class: "pager", "aria-label": "Pages"}, previous, pageLabel, next);
   let items = [];
   const columns = chooser(() => items, () => draw());
-  const saved = params.jql && await api.offers("/api/v1/filters")
-    ? await savedFilters(() => fields.jql.value.trim(), fields.jql, jqlErrors, signal) : null;
+  const savedHere = h("div", {id: "saved-filters"});
   replace(main, h("h1", {}, "Issues"), form, facetsHere, h("div", {class: "list-tools"}, note, columns),
-    line, results, pager, saved);
+    line, results, pager, savedHere);
+  // The saved filters come when they come, under the list.
+  const saved = params.jql && api.offers("/api/v1/filters").then((offered) => offered
+    ? savedFilters(() => fields.jql.value.trim(), fields.jql, jqlErrors, signal) : null)
+    .then((section) => { if (section && !signal.aborted) savedHere.replaceWith(section); })
+    .catch((error) => { if (error.name !== "AbortError") throw error; });
 
   // Go to a state of the list: a new entry of the tab's history (Back returns to the one
   // before), or the same entry replaced; no hashchange, so the page is not built again.
@@ -198,15 +205,11 @@ export async function renderIssues(main, signal) {
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
     // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
-    const query = {limit: PAGE_SIZE, ...state.filters, cursor: state.cursor};
-    const counting = {...state.filters};
-    delete counting.sort;  // the facets count the query's issues, in no order, not paged
-    delete counting.limit;
-    // Handled at once: a page left while the list loads must leave no rejection behind.
-    const facets = fetchFacets(counting, signal).catch(() => null);
+    const {listing, facets} = first || requests(state);
+    first = null;
     let page;
     try {
-      page = await api.request("GET", "/api/v1/issues", {query, signal});
+      page = await listing;
     } catch (error) {
       if (error.name === "AbortError") return;
       const wrong = jqlError(error);
@@ -287,7 +290,20 @@ export async function renderIssues(main, signal) {
     const {cursor, page} = before();
     go({filters: state.filters, cursor, page}, cursors).then(() => results.querySelector("a")?.focus());
   });
-  await load();
+  await Promise.all([load(), saved]);
+
+  // The list's page and its facets for a state of the list, asked at once.
+  function requests(asked) {
+    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
+    const query = {limit: PAGE_SIZE, ...asked.filters, cursor: asked.cursor};
+    const counting = {...asked.filters};
+    delete counting.sort;  // the facets count the query's issues, in no order, not paged
+    delete counting.limit;
+    const listing = api.request("GET", "/api/v1/issues", {query, signal});
+    // Handled at once: a page left while the list loads must leave no rejection behind.
+    listing.catch(() => {});
+    return {listing, facets: fetchFacets(counting, signal).catch(() => null)};
+  }
 }
 
 function summaryCell(item) {
