@@ -109,6 +109,10 @@ def test_facets_is_a_route_of_its_own_and_refuses_what_it_does_not_know(hub):
     # Not read as an issue key (a key is uppercase letters, a dash and digits), nor its lower case.
     assert hub.api("GET", "/api/v1/issues/FACETS").status_code == 404
     assert "facets" in get(hub, "/api/v1/issues/facets")
+    # Under an issue's routes, "facets" is no key: the path guard refuses it as Jira never makes one.
+    for path in ("/api/v1/issues/facets/comments", "/api/v1/issues/facets/notes"):
+        resp = hub.api("GET", path)
+        assert resp.status_code in (400, 404), (path, resp.status_code)
     for params, field in (({"fields": "status,nope"}, "fields"), ({"sort": "key"}, "sort"),
                           ({"limit": 5}, "limit"), ({"jql": "status = "}, "jql"),
                           ({"q": "card", "jql": "type = Bug"}, "jql"), ({"project": "NOPE"}, "project")):
