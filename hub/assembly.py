@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from hub import datadir
 from hub.clock import Clock
@@ -44,6 +45,7 @@ from hub.services.overview import OverviewService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
 from hub.services.reports import ReportService
+from hub.services.sessions import SessionService
 from hub.services.sprints import SprintService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
@@ -56,6 +58,7 @@ class Services:
     """Everything the resources and the tasks call, built once per hub."""
 
     tokens: TokenService
+    sessions: SessionService
     commands: CommandService
     dispatcher: Dispatcher
     reports: ReportService
@@ -116,8 +119,10 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     sprints = SprintService()
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
                           jql_zone=jql_zone)
+    tokens = TokenService(clock)
     return Services(
-        tokens=TokenService(clock),
+        tokens=tokens,
+        sessions=SessionService(tokens, timedelta(hours=config.session_hours), clock),
         commands=commands,
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,

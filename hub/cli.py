@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.set_defaults(handler=_token_add)
     _command(token_commands, "list", "list tokens: name, role, created",
              "hub token list").set_defaults(handler=_token_list)
-    revoke = _command(token_commands, "revoke", "delete a token; its holder gets 401",
+    revoke = _command(token_commands, "revoke", "delete a token; its holder gets 401 and its web sign-ins end",
                       "hub token revoke field-agent")
     revoke.add_argument("name")
     revoke.set_defaults(handler=_token_revoke)

@@ -135,6 +135,21 @@ def _zone_or_unset(name: str, raw: str) -> str | None:
     return value
 
 
+def _addresses(name: str, raw: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses (each as Python writes it), or ``none``: no address."""
+    value = raw.strip()
+    if value.lower() == "none":
+        return ()
+    addresses = []
+    for item in value.split(","):
+        try:
+            addresses.append(str(ipaddress.ip_address(item.strip())))
+        except ValueError:
+            raise ConfigError(f"{name} must be IP addresses separated by commas, or none; "
+                              f"{item.strip()!r} is not an IP address") from None
+    return tuple(addresses)
+
+
 def _path(name: str, raw: str) -> Path:
     return Path(_text(name, raw)).expanduser()
 
@@ -212,6 +227,10 @@ VARIABLES: tuple[_Var, ...] = (
          "How long a JQL query of the issue list may run before it is stopped (503, Retry-After)."),
     _Var("HUB_JQL_TIME_ZONE", "jql_time_zone", "", _zone_or_unset,
          "The time zone JQL's dates are read in; unset: the Jira user's, as the agent reports it, else UTC."),
+    _Var("HUB_SESSION_HOURS", "session_hours", "12", _integer(1, 8760),
+         "How long a sign-in on the web interface lasts (its session cookie), in hours."),
+    _Var("HUB_TRUSTED_PROXIES", "trusted_proxies", "127.0.0.1,::1", _addresses,
+         "Addresses of the proxies whose X-Forwarded-Proto the hub believes (comma-separated), or none."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
     _Var("HUB_LOG_FORMAT", "log_format", "text", _log_format,
          "Log lines as text or json (one JSON object per line)."),
@@ -244,6 +263,8 @@ class Config:
     busy_timeout_seconds: int = 30
     jql_timeout_seconds: float = 5
     jql_time_zone: str | None = None
+    session_hours: int = 12
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     log_level: str = "INFO"
     log_format: str = "text"
 

@@ -1,4 +1,4 @@
-"""Peewee models of the hub's 21 tables at schema version 12.
+"""Peewee models of the hub's 22 tables at schema version 13.
 
 The full-text index (``issue_fts``, its shadow tables and the ``issue_search``
 view) has no model: the loader writes it and the issue service reads it in SQL.
@@ -346,6 +346,21 @@ class SavedFilter(BaseModel):
         indexes = ((("owner_token_id", "name"), True),)
 
 
+class WebSession(BaseModel):
+    """A signed-in browser: the sha256 of its session id (never the id itself), the token that
+    signed in, and when it was made, last seen and expires."""
+
+    id = AutoField()
+    sha256 = TextField(unique=True)
+    token_id = IntegerField(index=True)
+    created_at = TextField()
+    last_seen_at = TextField()
+    expires_at = TextField(index=True)
+
+    class Meta:
+        table_name = "web_session"
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Setting,
     Issue,
@@ -368,4 +383,5 @@ MODELS: tuple[type[BaseModel], ...] = (
     JiraUser,
     IssueAlias,
     SavedFilter,
+    WebSession,
 )

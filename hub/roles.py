@@ -17,3 +17,20 @@ ADMIN = frozenset({vocabulary.ADMIN})
 METRICS = frozenset({vocabulary.METRICS, vocabulary.ADMIN})
 # Any token the hub knows, whatever its role.
 ANY = frozenset(vocabulary.TOKEN_ROLES)
+
+# The actions an interface may offer (GET /api/v1/me's "may"), each by the method
+# and route template that do it: a role may an action when that route's roles let
+# it in, so the list follows the route table and is never kept beside it.
+ACTIONS: dict[str, tuple[str, str]] = {
+    "read": ("GET", "/api/v1/issues"),
+    "notes": ("POST", "/api/v1/issues/{key}/notes"),
+    "filters": ("POST", "/api/v1/filters"),
+    "enqueue_refresh": ("POST", "/api/v1/commands"),
+    "fetch_attachments": ("POST", "/api/v1/attachments/{attachment_id}/fetch"),
+    "cancel_commands": ("POST", "/api/v1/commands/{command_id:id}/cancel"),
+    "remove_agents": ("DELETE", "/api/v1/agents/{agent_id}"),
+    "admin": ("POST", "/api/v1/tokens"),
+    "metrics": ("GET", "/metrics"),
+    "agent": ("POST", "/agent/v1/claim"),
+}
+

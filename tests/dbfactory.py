@@ -1,4 +1,4 @@
-"""Build hub databases of the deployed versions 1–11, with sample rows.
+"""Build hub databases of the deployed versions 1–12, with sample rows.
 
 The schemas come from ``fixtures/schema-history/v<N>.sql``, copies of what hubs
 of each version created; they are never edited. The rows are what a hub of

@@ -23,19 +23,19 @@ def test_migrate_prints_old_and_new_version_and_the_backup(tmp_path, version):
 
     assert first.returncode == 0, first.stderr
     [backup] = (data_dir / "backups").glob("*.sqlite")
-    assert f"schema v{version} → v12; backup {backup}" in first.stdout
-    assert schema_version(data_dir / "hub.sqlite") == 12
+    assert f"schema v{version} → v13; backup {backup}" in first.stdout
+    assert schema_version(data_dir / "hub.sqlite") == 13
 
     again = run_hub("migrate", data_dir=data_dir)
     assert again.returncode == 0
-    assert "is at schema v12; nothing to migrate" in again.stdout
+    assert "is at schema v13; nothing to migrate" in again.stdout
 
 
 def test_migrate_creates_a_new_database(tmp_path):
     result = run_hub("migrate", data_dir=tmp_path / "data")
     assert result.returncode == 0, result.stderr
-    assert "at schema v12" in result.stdout
-    assert schema_version(tmp_path / "data" / "hub.sqlite") == 12
+    assert "at schema v13" in result.stdout
+    assert schema_version(tmp_path / "data" / "hub.sqlite") == 13
 
 
 def test_migrate_refuses_a_newer_database_and_says_why(tmp_path):

@@ -62,7 +62,7 @@ def claimed_refresh(hub: Hub) -> int:
 
 
 def test_healthz_is_ok_on_a_hub_that_can_work(hub):
-    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 12}
+    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 13}
 
 
 def test_a_full_disk_is_503_on_healthz_and_507_naming_the_cause(tmp_path, caplog):

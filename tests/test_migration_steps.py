@@ -98,7 +98,7 @@ def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_pa
     assert settings["base_jql"] == old and settings["board_id"] == "4216"
     assert "jql_scope" not in settings
     assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
-    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("12",)
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("13",)
 
 
 def test_no_base_jql_gives_no_projects(tmp_path):
@@ -315,4 +315,21 @@ def test_v12_adds_saved_filters_empty_with_a_name_unique_per_owner(tmp_path):
     conn.execute(saved, ("Open bugs", "type = Bug", None, T0, T0))
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute(saved, ("Open bugs", "status = Open", 1, T0, T0))
+    conn.close()
+
+
+def test_v13_adds_web_sessions_empty_with_a_hash_unique(tmp_path):
+    """v13: a v12 hub's rows are kept; ``web_session`` starts empty, and a session's hash is
+    taken once."""
+    db = make_db(tmp_path / "hub.sqlite", 12)
+    before = sqlite3.connect(db).execute("SELECT count(*) FROM token").fetchone()
+    migrate(db, tmp_path / "backups")
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM token").fetchone() == before
+    assert conn.execute("SELECT count(*) FROM web_session").fetchone() == (0,)
+    session = ("INSERT INTO web_session (sha256, token_id, created_at, last_seen_at, expires_at)"
+               " VALUES (?, ?, ?, ?, ?)")
+    conn.execute(session, ("a" * 64, 1, T0, T0, T0))
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(session, ("a" * 64, 2, T0, T0, T0))
     conn.close()

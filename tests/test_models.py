@@ -18,7 +18,7 @@ def test_every_table_has_a_model_with_its_columns(tmp_path: Path):
         # The full-text index and its shadow tables are SQLite's, read and written in SQL.
         " AND name != 'issue_fts' AND name NOT LIKE 'issue_fts_%'")}
     assert {model._meta.table_name for model in MODELS} == tables
-    assert len(MODELS) == 21
+    assert len(MODELS) == 22
 
     for model in MODELS:
         info = conn.execute(f"PRAGMA table_info({model._meta.table_name})").fetchall()

@@ -34,7 +34,8 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
         "/api/v1/notes/{note_id}", "/api/v1/projects", "/api/v1/projects/{label}", "/api/v1/scope",
         "/api/v1/batches", "/api/v1/batches/{batch_id}", "/api/v1/tokens", "/api/v1/tokens/{name}",
-        "/api/v1/whoami", "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
+        "/api/v1/whoami", "/api/v1/me", "/api/v1/session",
+        "/api/v1/issues/{key}/worklogs", "/api/v1/sprints", "/api/v1/catalogues",
         "/api/v1/filters", "/api/v1/filters/{filter_id}", "/api/v1/filters/{filter_id}/issues",
         "/api/v1/issues/facets",
     }
@@ -106,7 +107,7 @@ def test_real_success_statuses_and_media_types(hub):
     created = {path: op for path, _, op in operations(document(hub)) if "201" in op["responses"]}
     assert set(created) == {"/api/v1/commands", "/api/v1/issues/{key}/notes", "/api/v1/batches",
                             "/api/v1/projects", "/api/v1/tokens", "/api/v1/attachments/{attachment_id}/fetch",
-                            "/api/v1/filters"}
+                            "/api/v1/filters", "/api/v1/session"}
     for op in created.values():
         assert op["responses"]["201"]["headers"]["Location"]["required"] is True
     assert set(paths["/api/v1/notes/{note_id}"]["delete"]["responses"]) >= {"204"}

@@ -28,10 +28,10 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     # The sample agent was last heard from on 2026-10-22: remembered that long, it is listed.
     proc = start("serve", data_dir=data_dir, HUB_AGENT_FORGET_HOURS="100000")
     try:
-        assert wait_for_line(proc, r"schema v2 → v12; backup")
+        assert wait_for_line(proc, r"schema v2 → v13; backup")
         token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 12}
+        assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 13}
         admin_file = data_dir / "admin.token"
         assert admin_file.read_text().strip() == token
         assert admin_file.stat().st_mode & 0o777 == 0o600
@@ -43,7 +43,7 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
         assert (data_dir / "queue.sqlite").stat().st_mode & 0o777 == 0o600
     finally:
         assert stop(proc) == 0
-    assert schema_version(data_dir / "hub.sqlite") == 12
+    assert schema_version(data_dir / "hub.sqlite") == 13
 
     # A second start has tokens already: no new admin token.
     proc = start("serve", data_dir=data_dir)

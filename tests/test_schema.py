@@ -71,6 +71,8 @@ V11_ISSUE_INDEXES = {"issue_jira_id": (1, ["id"]), "issue_gone": (
 # indexes for JQL: a field's changes with their values, the current sprint's name, the priority.
 V12_TABLES = {"saved_filter"}
 V12_INDEXES = {"issue_change": {"issue_change_field_key"}, "issue": {"issue_current_sprint", "issue_priority"}}
+# What v13 adds: the web interface's sessions.
+V13_TABLES = {"web_session"}
 V11_RUN_COLUMNS = [("agent_version", "INTEGER", 0, None, 0), ("checks_enqueued", "INTEGER", 0, None, 0)]
 
 
@@ -96,7 +98,7 @@ def kept(fresh: dict) -> dict:
             for table, shape in fresh.items()}
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -108,7 +110,7 @@ def test_schema_of_v5_is_kept_exactly(tmp_path: Path, kept: dict):
     (save the two columns v7 adds)."""
     v5 = describe(make_db(tmp_path / "v5.sqlite", 5, rows=False))
     assert set(kept) - set(v5) == {"issue_attachment", "attachment_file", "token", *SEARCH, *V10_TABLES,
-                                    *V11_TABLES, *V12_TABLES}
+                                    *V11_TABLES, *V12_TABLES, *V13_TABLES}
     for table, shape in v5.items():
         if table in ("command", "sync_run", "issue", "agent_status"):
             assert kept[table]["columns"][:len(shape["columns"])] == shape["columns"], table
@@ -120,7 +122,7 @@ def test_schema_of_v6_is_kept_exactly(tmp_path: Path, kept: dict):
     """v7 is v6 plus the token table and two columns: the rest is as v6.sql has it
     (save what v8 and v9 add)."""
     v6 = describe(make_db(tmp_path / "v6.sqlite", 6, rows=False))
-    assert set(kept) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES}
+    assert set(kept) - set(v6) == {"token", *SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES, *V13_TABLES}
     widened = {"command": ["token_id"], "sync_run": ["neighbors_due", *(c[0] for c in V11_RUN_COLUMNS)],
                "issue": ["jira_updated_at", *(c[0] for c in V10_ISSUE_COLUMNS + V11_ISSUE_COLUMNS)],
                "agent_status": ["token_id"]}
@@ -136,7 +138,7 @@ def test_schema_of_v7_is_kept_exactly(tmp_path: Path, kept: dict):
     """v8 is v7 plus the full-text index and ``issue.jira_updated_at`` (indexed)
     (save what v9 adds to ``agent_status`` and v10 to ``issue``)."""
     v7 = describe(make_db(tmp_path / "v7.sqlite", 7, rows=False))
-    assert set(kept) - set(v7) == {*SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES}
+    assert set(kept) - set(v7) == {*SEARCH, *V10_TABLES, *V11_TABLES, *V12_TABLES, *V13_TABLES}
     for table, shape in v7.items():
         if table == "agent_status":
             assert kept[table]["columns"][:len(shape["columns"])] == shape["columns"]
@@ -156,7 +158,7 @@ def test_schema_of_v8_is_kept_exactly(tmp_path: Path, kept: dict):
     """v9 is v8 plus ``agent_status.token_id`` and two indexes of ``agent_status``
     (save what v10 adds)."""
     v8 = describe(make_db(tmp_path / "v8.sqlite", 8, rows=False))
-    assert set(kept) - set(v8) == V10_TABLES | V11_TABLES | V12_TABLES
+    assert set(kept) - set(v8) == V10_TABLES | V11_TABLES | V12_TABLES | V13_TABLES
     for table, shape in v8.items():
         if table in V10_SEARCH:
             continue
@@ -178,7 +180,7 @@ def test_schema_of_v9_is_kept_exactly(tmp_path: Path, kept: dict):
     """v10 is v9 plus five tables, columns and indexes of ``issue``, and a fifth column of the
     full-text view and table (``other``) (save what v11 adds)."""
     v9 = describe(make_db(tmp_path / "v9.sqlite", 9, rows=False))
-    assert set(kept) - set(v9) == V10_TABLES | V11_TABLES | V12_TABLES
+    assert set(kept) - set(v9) == V10_TABLES | V11_TABLES | V12_TABLES | V13_TABLES
     for table, shape in v9.items():
         if table == "issue":
             assert kept[table]["columns"] == [*shape["columns"], *V10_ISSUE_COLUMNS, *V11_ISSUE_COLUMNS]
@@ -195,7 +197,7 @@ def test_schema_of_v10_is_kept_exactly(tmp_path: Path, kept: dict):
     """v11 is v10 plus the alias table, ``issue.gone_at`` and ``gone_reason``, and a unique index
     of ``issue.id``."""
     v10 = describe(make_db(tmp_path / "v10.sqlite", 10, rows=False))
-    assert set(kept) - set(v10) == V11_TABLES | V12_TABLES
+    assert set(kept) - set(v10) == V11_TABLES | V12_TABLES | V13_TABLES
     for table, shape in v10.items():
         if table == "issue":
             assert kept[table]["columns"] == [*shape["columns"], *V11_ISSUE_COLUMNS]
@@ -210,6 +212,15 @@ def test_schema_of_v11_is_kept_exactly(tmp_path: Path, kept: dict):
     """v12 is v11 plus the saved filters' table: every v11 table, column and index is as
     v11.sql has it."""
     v11 = describe(make_db(tmp_path / "v11.sqlite", 11, rows=False))
-    assert set(kept) - set(v11) == V12_TABLES
+    assert set(kept) - set(v11) == V12_TABLES | V13_TABLES
     for table, shape in v11.items():
         assert kept[table] == shape, table
+
+
+def test_schema_of_v12_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v13 is v12 plus the web interface's sessions: every v12 table, column and index is as
+    v12.sql has it."""
+    v12 = describe(make_db(tmp_path / "v12.sqlite", 12, rows=False))
+    assert set(fresh) - set(v12) == V13_TABLES
+    for table, shape in v12.items():
+        assert fresh[table] == shape, table

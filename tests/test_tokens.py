@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from typing import ClassVar
 
 import pytest
 
+from hub.api.whoami import actions_by_role
 from hub.errors import Conflict, ContractError, NotFound
+from hub.roles import ACTIONS, ADMIN, INTERFACE
 from hub.services.tokens import TokenService, new_token
 from tests.support import created_hub, run_hub
 
@@ -63,6 +66,40 @@ def test_whoami_names_any_known_token_and_refuses_any_other(hub):
     assert operation["x-roles"] == ["admin", "agent", "interface", "metrics"]
     schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
     assert schema["required"] == ["name", "role"] and "401" in operation["responses"]
+
+
+def test_me_tells_a_token_its_name_role_and_what_its_role_may_do(hub):
+    """GET /api/v1/me: an interface offers only what the caller's role may use."""
+    metrics = TokenService().add("scraper", "metrics")
+    interface = hub.api("GET", "/api/v1/me").json
+    assert interface == {"name": "test-interface", "role": "interface",
+                         "may": ["read", "notes", "filters", "enqueue_refresh", "fetch_attachments",
+                                 "cancel_commands"]}
+    admin = hub.api("GET", "/api/v1/me", role="admin").json
+    assert admin["may"] == [*interface["may"], "remove_agents", "admin", "metrics"]
+    assert hub.api("GET", "/api/v1/me", role="agent").json["may"] == ["agent"]
+    resp = hub.client.simulate_get("/api/v1/me", headers={"Authorization": f"Bearer {metrics}"})
+    assert resp.json == {"name": "scraper", "role": "metrics", "may": ["metrics"]}
+    assert hub.client.simulate_get("/api/v1/me").status_code == 401
+    operation = hub.api("GET", "/openapi.json").json["paths"]["/api/v1/me"]["get"]
+    schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert schema["required"] == ["name", "role", "may"]
+    assert schema["properties"]["may"]["items"]["enum"] == list(ACTIONS)
+
+
+def test_what_a_role_may_do_follows_the_routes_roles():
+    """The actions come from the route table's roles: a route closed to a role takes its action away."""
+    class Notes:
+        roles: ClassVar[dict[str, frozenset[str]]] = {"POST": ADMIN}
+
+    class Open:
+        roles = INTERFACE
+
+    table = [(template, Notes() if action == "notes" else Open()) for action, (_, template) in ACTIONS.items()]
+    may = actions_by_role(table)
+    assert "notes" not in may["interface"] and "notes" in may["admin"] and "read" in may["interface"]
+    with pytest.raises(LookupError, match="notes"):
+        actions_by_role([row for row in table if row[0] != ACTIONS["notes"][1]])
 
 
 def test_token_names_roles_and_duplicates(hub):

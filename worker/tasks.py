@@ -84,6 +84,13 @@ def forget_agents() -> int:
     return _services().agents.forget()
 
 
+@huey.periodic_task(EVERY_HOUR)
+def expire_sessions() -> int:
+    """Every hour: delete the web interface's sessions past their end (every request
+    refuses them already); returns how many went."""
+    return _services().sessions.expire()
+
+
 def _due(cron: str | None, now: datetime | None) -> bool:
     """Whether ``cron`` (None: off) names the minute of ``now`` (default: the
     current time; a naive ``now`` is UTC)."""

@@ -23,8 +23,9 @@ from hub.api.metrics import MetricsResource
 from hub.api.openapi import OpenAPIResource
 from hub.api.paths import PathGuard
 from hub.api.requests import RequestLog
+from hub.api.session import SessionResource
 from hub.api.validation import IdConverter, JsonBodyLimit
-from hub.api.whoami import WhoamiResource
+from hub.api.whoami import MeResource, WhoamiResource
 from hub.assembly import Built, Services, build, build_services
 from hub.clock import Clock
 from hub.config import Config
@@ -46,11 +47,14 @@ def routes(services: Services, config: Config,
     s = services
     polls = polls or LongPolls(config.long_poll_threads)
     openapi = OpenAPIResource()
+    me = MeResource()
     table = [
         ("/healthz", HealthResource(s.health)),
         ("/openapi.json", openapi),
         ("/metrics", MetricsResource(s.metrics)),
         ("/api/v1/whoami", WhoamiResource()),
+        ("/api/v1/me", me),
+        ("/api/v1/session", SessionResource(s.sessions, config.trusted_proxies)),
         # agents
         ("/agent/v1/heartbeat", agent.HeartbeatResource(s.dispatcher)),
         ("/agent/v1/claim", agent.ClaimResource(s.dispatcher, polls)),
@@ -94,6 +98,7 @@ def routes(services: Services, config: Config,
         ("/api/v1/attachments/{attachment_id}/content", attachments.ContentResource(s.attachments)),
     ]
     openapi.describe(table)
+    me.describe(table)
     files = web.load_files()
     return [
         *table,
@@ -118,8 +123,9 @@ def create_app(built: Built | Config, on_full_run_done: Callable[[int], None] | 
     # The request log first: it sees every request, and every answer last.
     # The path guard refuses a raw path before routing, and checks the path's
     # keys and ids after authentication.
-    app = falcon.App(middleware=(RequestLog(services.metrics), AuthMiddleware(services.tokens),
-                                 PathGuard(), JsonBodyLimit(config.max_json_bytes)))
+    auth = AuthMiddleware(services.tokens, services.sessions, config.trusted_proxies)
+    app = falcon.App(middleware=(RequestLog(services.metrics), auth, PathGuard(),
+                                 JsonBodyLimit(config.max_json_bytes)))
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)
     # One gate for the whole app: claims and attachment waits share the slots.

@@ -12,6 +12,7 @@ from typing import cast
 
 from hub import vocabulary
 from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
+from hub.roles import ACTIONS
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
 from hub.services.facets import FACET_NAMES
 from hub.services.issue_filters import GONE_FILTERS, SORT_NAMES
@@ -579,6 +580,40 @@ WHOAMI = {
     # Any string: a token named before NAME_PATTERN existed keeps its name.
     "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)}},
     "required": ["name", "role"],
+}
+# The answer of GET /api/v1/me: whoami's, and the actions the token's role may use
+# (hub.roles.ACTIONS, each allowed by its route's roles).
+ME = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)},
+                   "may": {"type": "array", "uniqueItems": True,
+                           "items": {"enum": list(ACTIONS)},
+                           "description": "the actions the token's role may use, each the name of a route's "
+                                          "method the role may call"}},
+    "required": ["name", "role", "may"],
+}
+# POST /api/v1/session: the web page signs in with a token (hub.api.session).
+NEW_SESSION = {
+    "type": "object",
+    "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 1000,
+                             "description": "an interface or admin token; never kept, only its session"}},
+    "required": ["token"],
+    "additionalProperties": False,
+}
+SESSION = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"enum": list(TOKEN_ROLES)},
+                   "expires_at": {"type": "string", "format": "date-time",
+                                  "description": "when the session ends (HUB_SESSION_HOURS after the sign-in)"}},
+    "required": ["name", "role", "expires_at"],
+}
+# GET /api/v1/session: the session the cookie names, or null and (when a cookie was sent) why it ended.
+SESSION_STATE = {
+    "type": "object",
+    "properties": {"session": {"oneOf": [SESSION, {"type": "null"}]},
+                   "ended": {"type": ["string", "null"],
+                             "description": "why the cookie sent signs nobody in any more; null without one"}},
+    "required": ["session", "ended"],
 }
 NEW_TOKEN = {
     "type": "object",

@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (12), as a new hub creates it.
+-- sdlc-hub database schema, current version (13), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -277,6 +277,19 @@ CREATE TABLE saved_filter (
   updated_at     TEXT NOT NULL
 );
 CREATE UNIQUE INDEX saved_filter_owner_name ON saved_filter (owner_token_id, name);
+
+-- The web interface's sessions: only the sha256 of a session id (the cookie's
+-- value) is kept; see steps/v13_web_sessions.py.
+CREATE TABLE web_session (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  sha256       TEXT NOT NULL UNIQUE,
+  token_id     INTEGER NOT NULL,
+  created_at   TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at   TEXT NOT NULL
+);
+CREATE INDEX web_session_token ON web_session (token_id);
+CREATE INDEX web_session_expires ON web_session (expires_at);
 
 -- Full-text search: the index of issue_fts only; its text is read back from
 -- the view. The state loader keeps it in step; see steps/v8_search.py and

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
-from hub.models import Token
+from hub.models import Token, WebSession
 from hub.vocabulary import ADMIN, TOKEN_ROLES
 
 # The same in ECMA-262 (JSON Schema's dialect) and Python: (?![\s\S]) ends the
@@ -91,11 +91,14 @@ class TokenService:
 
     def revoke(self, name: str) -> None:
         """Delete a token; commands it holds can no longer be reported on by anyone
-        (their leases run out and they go back to the queue)."""
+        (their leases run out and they go back to the queue), and its web sessions
+        end with it, in the same transaction."""
         with database.atomic():
-            deleted = Token.delete().where(Token.name == name).execute()
-        if not deleted:
-            raise NotFound(f"no token named {name!r}")
+            token = Token.get_or_none(Token.name == name)
+            if token is None:
+                raise NotFound(f"no token named {name!r}")
+            WebSession.delete().where(WebSession.token_id == token.id).execute()
+            Token.delete().where(Token.id == token.id).execute()
 
     def create_first_admin(self) -> str | None:
         """On a hub with no tokens at all, make an ``admin`` token named ``admin``.

@@ -18,6 +18,7 @@ from hub.migrations.steps import (
     v10_whole_issue,
     v11_moves,
     v12_saved_filters,
+    v13_web_sessions,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -34,5 +35,6 @@ STEPS: tuple[Step, ...] = tuple(
         v10_whole_issue,
         v11_moves,
         v12_saved_filters,
+        v13_web_sessions,
     )
 )

@@ -1,14 +1,22 @@
-// The hub's public API (/api/v1), with the bearer token of this tab.
+// The hub's public API (/api/v1), with this browser's session.
 //
-// The token lives in sessionStorage: it stays while the tab is open (and across
-// reloads of it), is gone when the tab closes, and is never shared with other
-// tabs or written to a cookie, so no other site's request can carry it.
+// The page never keeps a token. Signing in posts it once to /api/v1/session,
+// which answers with a session cookie the page's script cannot read (HttpOnly)
+// and no other site's request carries (SameSite=Strict); every call then goes
+// with that cookie and the X-Hub-Request header, without which the hub refuses
+// a write as cross-site. So a new tab or a reload is signed in already, and
+// signing out (here or in another tab) ends the session on the hub.
 
-const TOKEN_KEY = "sdlc-hub.token";
+// The header every call of the page carries: no cross-site form can send it.
+const PAGE_HEADER = {"X-Hub-Request": "1"};
+// Tabs of this page tell each other of a sign-in or a sign-out.
+const tabs = "BroadcastChannel" in window ? new BroadcastChannel("sdlc-hub.session") : null;
 
-export function token() { return sessionStorage.getItem(TOKEN_KEY); }
-export function signIn(value) { sessionStorage.setItem(TOKEN_KEY, value); }
-export function signOut() { sessionStorage.removeItem(TOKEN_KEY); }
+// GET /api/v1/me of this session ({name, role, may}), asked once until the session changes;
+// null once the hub has said there is none.
+let current;
+// Why the hub last said this browser is not signed in, when it had been (its words), else "".
+let endedBecause = "";
 
 /** An answer of the hub other than 2xx, with its title and description (and its whole JSON
  *  body: a JQL error's field and position, say). */
@@ -22,9 +30,69 @@ export class ApiError extends Error {
   }
 }
 
-// Called when the hub answers 401 to a signed-in tab (the token was revoked).
+// Called when the hub answers 401 to a signed-in tab (the session expired, was ended in
+// another tab, or its token was revoked), with the hub's error, whose description says why.
 let onUnauthorized = () => {};
 export function whenUnauthorized(callback) { onUnauthorized = callback; }
+
+// Called when another tab of this page signs in or out, with "signed-in" or "signed-out".
+let onOtherTab = () => {};
+export function whenOtherTab(callback) { onOtherTab = callback; }
+tabs?.addEventListener("message", (event) => {
+  current = undefined;
+  onOtherTab(event.data);
+});
+
+/**
+ * Who this browser is signed in as: GET /api/v1/me ({name, role, may: [actions]}), asked once;
+ * null when it is not signed in. The page offers an action only when may holds it.
+ */
+export function me() {
+  if (current === undefined) {
+    // GET /api/v1/session answers 200 signed in or not, so a signed-out page logs no error.
+    current = request("GET", "/api/v1/session", {signingIn: true}).then((state) => {
+      endedBecause = state.ended || "";
+      if (!state.session) return null;
+      return request("GET", "/api/v1/me", {signingIn: true}).catch((error) => {
+        if (error.status === 401) return null;  // ended in between
+        throw error;
+      });
+    }).catch((error) => {
+      current = undefined;
+      throw error;
+    });
+  }
+  return current;
+}
+
+/** Whether the signed-in role may use action ("enqueue_refresh", "admin", ...; see /api/v1/me). */
+export async function may(action) {
+  const who = await me();
+  return Boolean(who?.may?.includes(action));
+}
+
+/** Sign in: the token is posted once, exchanged for the session cookie, and forgotten. */
+export async function signIn(token) {
+  current = undefined;
+  await request("POST", "/api/v1/session", {body: {token}, signingIn: true});
+  endedBecause = "";
+  tabs?.postMessage("signed-in");
+  return me();
+}
+
+/** Sign out: the session ends on the hub (in every tab of this browser) and its cookie is cleared. */
+export async function signOut() {
+  try {
+    await request("DELETE", "/api/v1/session", {signingIn: true});
+  } finally {
+    current = null;
+    endedBecause = "";
+    tabs?.postMessage("signed-out");
+  }
+}
+
+/** Why the hub ended this browser's sign-in, in its words ("" when it never had one). */
+export function signedOutBecause() { return endedBecause; }
 
 /** The URL of path with query's non-empty members. */
 export function url(path, query) {
@@ -37,17 +105,20 @@ export function url(path, query) {
 }
 
 /**
- * Call the API with this tab's token (or bearer: a token being tried): the
- * parsed JSON answer (null for 204), or the Response itself with raw: true. Anything but 2xx throws ApiError; a network failure throws
- * ApiError with status 0.
+ * Call the API with this browser's session (or bearer: a token given for this call alone):
+ * the parsed JSON answer (null for 204), or the Response itself with raw: true. Anything but
+ * 2xx throws ApiError; a network failure throws ApiError with status 0. A 401 tells
+ * whenUnauthorized's callback, except while signing in (signingIn: the 401 is the answer).
  */
-export async function request(method, path, {query, body, signal, raw = false, bearer = null} = {}) {
-  const headers = {Authorization: `Bearer ${bearer || token()}`, Accept: "application/json"};
+export async function request(method, path, {query, body, signal, raw = false, bearer = null,
+                                             signingIn = false} = {}) {
+  const headers = {...PAGE_HEADER, Accept: "application/json"};
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
     response = await fetch(url(path, query), {
-      method, headers, signal, cache: "no-store", credentials: "omit",
+      method, headers, signal, cache: "no-store", credentials: bearer ? "omit" : "same-origin",
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -62,7 +133,12 @@ export async function request(method, path, {query, body, signal, raw = false, b
       description = body.description || "";
     } catch { /* a body that is not JSON: keep the status text */ }
     const error = new ApiError(response.status, title, description, body);
-    if (response.status === 401 && !bearer && token()) onUnauthorized(error);
+    // Told once: the page's other requests of the moment meet the same end (and, their
+    // cookie cleared by the first answer, say less about why).
+    if (response.status === 401 && !bearer && !signingIn && current !== null) {
+      current = null;
+      onUnauthorized(error);
+    }
     throw error;
   }
   if (raw) return response;

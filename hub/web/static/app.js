@@ -1,6 +1,11 @@
 // The web interface: sign-in, then the pages by the address's #fragment:
 // #/issues, #/issue/KEY, #/ops. Each page gets an AbortSignal that fires when
 // the reader leaves it, which ends its requests and long-polls.
+//
+// Signed in or not is the hub's to say (GET /api/v1/session, then /api/v1/me):
+// the page holds no token. When the hub ends the session (expired, signed out in
+// another tab, token revoked) the sign-in page says why, and keeps the address,
+// so that signing in again returns to where the reader was.
 
 import * as api from "./api.js";
 import {h, replace, say, status} from "./dom.js";
@@ -22,7 +27,9 @@ function signInPage() {
   const form = h("form", {class: "sign-in", "aria-labelledby": "sign-in-title"},
     h("h1", {id: "sign-in-title"}, "Sign in"),
     h("p", {}, "Paste an interface (or admin) token made with ",
-      h("code", {}, "hub token add NAME --role interface"), ". It is kept for this tab only."),
+      h("code", {}, "hub token add NAME --role interface"),
+      ". The hub exchanges it for a sign-in of this browser, in every tab, until you sign out; "
+      + "the page does not keep the token."),
     h("label", {for: "token"}, "Token"), input, button, line);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -31,8 +38,8 @@ function signInPage() {
     button.disabled = true;
     say(line, "Checking the token…");
     try {
-      await api.request("GET", "/api/v1/issues", {query: {limit: 1}, bearer: value});
-      api.signIn(value);
+      await api.signIn(value);
+      input.value = "";
       notice = "";
       if (!location.hash || location.hash === "#/" || location.hash === "#") location.hash = "#/issues";
       else route();
@@ -48,7 +55,7 @@ function signInPage() {
 
 function signInError(error) {
   if (error.status === 401) return "Wrong token: this hub does not know it (revoked or mistyped).";
-  if (error.status === 403) return `This token may not read issues: ${error.description}`;
+  if (error.status === 403) return `This token cannot sign in here: ${error.description}`;
   return `Could not sign in: ${error.message}`;
 }
 
@@ -56,7 +63,20 @@ async function route() {
   leaving?.abort();
   leaving = new AbortController();
   const signal = leaving.signal;
-  if (!api.token()) { signInPage(); return; }
+  let who;
+  try {
+    who = await api.me();
+  } catch (error) {
+    replace(main, h("h1", {}, "The hub cannot be reached"), h("p", {class: "status error", role: "alert"},
+      `${error.message}. Reload the page to try again.`));
+    return;
+  }
+  if (signal.aborted) return;
+  if (!who) {
+    notice = notice || api.signedOutBecause();
+    signInPage();
+    return;
+  }
   nav.hidden = false;
   const hash = location.hash.startsWith("#/") ? location.hash : "#/issues";
   for (const link of nav.querySelectorAll("a")) {
@@ -74,14 +94,21 @@ async function route() {
   }
 }
 
-api.whenUnauthorized(() => {
-  api.signOut();
-  notice = "The hub no longer accepts this token (revoked?): sign in again.";
+api.whenUnauthorized((error) => {
+  // The address stays as it is: signing in again returns to it.
+  notice = error.description || "The hub no longer accepts this sign-in: sign in again.";
   route();
 });
 
-document.getElementById("sign-out").addEventListener("click", () => {
-  api.signOut();
+api.whenOtherTab((what) => {
+  notice = what === "signed-out" ? "You signed out in another tab." : "";
+  route();
+});
+
+document.getElementById("sign-out").addEventListener("click", async () => {
+  try {
+    await api.signOut();
+  } catch { /* signed out here whatever the hub answered: the next call finds out */ }
   notice = "";
   history.replaceState(null, "", location.pathname);
   route();
