@@ -175,7 +175,9 @@ export async function renderIssues(main, signal) {
   function draw() {
     const cols = shown(items);
     const header = h("tr", {}, cols.map((column) => headerCell(column)));
-    const rows = items.map((item) => h("tr", {}, cols.map((column) => h("td", {},
+    // Each cell named by its column (not by its header, which carries the order's arrow), as a
+    // phone's cards show it before the value.
+    const rows = items.map((item) => h("tr", {}, cols.map((column) => h("td", {"data-label": column.label},
       column.id === "summary" ? summaryCell(item) : column.cell(item)))));
     replace(results, items.length
       ? h("div", {class: "scroll"}, h("table", {class: "issues"}, h("thead", {}, header), h("tbody", {}, rows)))
