@@ -34,6 +34,7 @@ from hub.services.cleanup import CleanupService
 from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
+from hub.services.facets import FacetService
 from hub.services.files import FileStore
 from hub.services.filters import FilterService
 from hub.services.health import HealthService
@@ -78,6 +79,7 @@ class Services:
     filters: FilterService
     jql_zone: JqlZone
     render: RenderService
+    facets: FacetService
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         filters=FilterService(issues, clock),
         jql_zone=jql_zone,
         render=RenderService(attachments, catalogues),
+        facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone),
     )
 
 

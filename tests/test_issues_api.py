@@ -24,7 +24,7 @@ def test_issue_list_filters_and_pages(hub):
     assert rest["next_cursor"] is None
     assert first["items"][0]["neighbor"] is True and "description" not in first["items"][0]
     assert hub.api("GET", "/api/v1/issues", params={"neighbor": 2}).status_code == 422
-    assert hub.api("GET", "/api/v1/issues", params={"sort": "key"}).status_code == 422
+    assert hub.api("GET", "/api/v1/issues", params={"sort": "rank"}).status_code == 422
 
 
 def test_one_issue_with_links_both_ways_comments_and_changes(hub):

@@ -272,7 +272,7 @@ def test_the_list_filters_by_resolution_component_versions_sprints_and_parent(hu
     rest = get(hub, "/api/v1/issues", resolution="Fixed", limit=2, cursor=page["next_cursor"])
     assert [i["key"] for i in page["items"] + rest["items"]] == ["AURORA-9", "AURORA-10", "AURORA-1"]
     for name, value in (("parent", "not a key"), ("resolution", ""), ("fix_version", "x" * 256),
-                        ("sort", "key"), ("sprint", "")):
+                        ("sort", "rank"), ("sprint", "")):
         resp = hub.api("GET", "/api/v1/issues", params={name: value})
         assert resp.status_code == 422 and resp.json["field"] == name, (name, resp.json)
 

@@ -9,6 +9,7 @@ from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
 from hub.services.catalogues import CatalogueService
+from hub.services.facets import FacetService
 from hub.services.issues import IssueService
 from hub.services.rendering import RenderService
 from hub.services.sprints import SprintService
@@ -29,6 +30,22 @@ class IssuesResource:
         # A search answers plain rows (the fast path), a listing the issues' rows.
         shape = shapes.listed_issue if req.context.query.get("q") is None else shapes.search_hit
         resp.media = shapes.page_of(shape, listed)
+
+
+class FacetsResource:
+    roles = INTERFACE
+
+    def __init__(self, facets: FacetService):
+        self._facets = facets
+
+    @responds(answers=schemas.FACETS)
+    @query(schemas.FACET_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The values the issues of the list's query hold (status, assignee, …), each with its count."""
+        asked = dict(req.context.query)
+        fields = asked.pop("fields", None)
+        found = self._facets.facets(fields=fields.split(",") if fields else None, **asked)
+        resp.media = shapes.facets(found)
 
 
 class IssueResource:

@@ -8,11 +8,14 @@ is most likely a typo that would otherwise be silently ignored.
 
 from __future__ import annotations
 
+from typing import cast
+
 from hub import vocabulary
 from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
 from hub.roles import ACTIONS
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
-from hub.services.issue_filters import GONE_FILTERS
+from hub.services.facets import FACET_NAMES
+from hub.services.issue_filters import GONE_FILTERS, SORT_NAMES
 from hub.services.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
 from hub.services.projects import LABEL_PATTERN
 from hub.services.sync_runs import CHECK_KEYS
@@ -416,6 +419,11 @@ UPLOAD_QUERY = {
 MAX_QUERY_CHARS = 1000
 # The longest ``jql``: the parser's own bound (hub.services.jql.parser.MAX_LENGTH).
 MAX_JQL_CHARS = 10_000
+# The list's filters added for the facets (issue 20): each facet's values can be picked as a filter.
+ISSUE_FILTERS_MORE = {
+    "reporter": {**SHORT, "description": "a reporter's login or display name, in any case"},
+    "priority": {**SHORT, "description": "a priority's name, in any case"},
+}
 ISSUE_LIST = {
     "type": "object",
     "properties": {
@@ -447,9 +455,13 @@ ISSUE_LIST = {
         "fix_version": {**SHORT, "description": "a fix version's name or id"},
         "affects_version": {**SHORT, "description": "an affected version's name or id"},
         "parent": {**ISSUE_KEY, "description": "a parent's key: its sub-tasks"},
-        "sort": {"enum": ["priority"],
-                 "description": "priority: by Jira's order of priorities (unknown ones last), then key; "
-                                "next_cursor is then an offset"},
+        "sort": {"enum": list(SORT_NAMES),
+                 "description": "the order: a column's name going up, -name going down (key, summary, type, "
+                                "status, resolution, priority, assignee, reporter, created, updated, resolved, "
+                                "duedate); catalogued names (priority, status, type, resolution) in Jira's "
+                                "configured order (priority: Highest first), people by display name; issues "
+                                "without a value last either way, ties by key; next_cursor is then an offset"},
+        **ISSUE_FILTERS_MORE,
     },
     "additionalProperties": False,
 }
@@ -461,6 +473,41 @@ RENDER = {"enum": ["html", "markdown"],
                          "The raw fields stay as Jira holds them"}
 RENDERED = {"type": "object", "properties": {"render": RENDER}, "additionalProperties": False}
 WORKLOG_LIST = {"type": "object", "properties": {**_PAGE, "render": RENDER}, "additionalProperties": False}
+# GET /api/v1/issues/facets: the list's query (q, jql, every filter), no page or order.
+FACET_LIST_PATTERN = f"^({'|'.join(FACET_NAMES)})(,({'|'.join(FACET_NAMES)}))*$"
+FACET_QUERY = {
+    "type": "object",
+    "properties": {
+        **{name: value for name, value in cast(dict, ISSUE_LIST["properties"]).items()
+           if name not in (*_PAGE, "sort")},
+        "fields": {"type": "string", "maxLength": 1000, "pattern": FACET_LIST_PATTERN,
+                   "description": "the facets to count, by name, comma-separated (by default all: "
+                                  + ", ".join(FACET_NAMES) + ")"},
+    },
+    "additionalProperties": False,
+}
+_FACET_VALUE = {
+    "type": "object",
+    "properties": {"value": {"type": ["string", "null"],
+                             "description": "as the list's filter of the same name takes it; null: the "
+                                            "issues without one (resolution: the unresolved, resolution=none)"},
+                   "count": {"type": "integer"},
+                   "id": {"type": "integer", "description": "sprint: the sprint's id"},
+                   "name": {"type": ["string", "null"], "description": "assignee, reporter: the display name"}},
+    "required": ["value", "count"],
+}
+FACETS = {
+    "type": "object",
+    "properties": {
+        "total": {"type": "integer", "description": "the issues matching, as the list's total"},
+        "facets": {"type": "object", "additionalProperties": {
+            "type": "object",
+            "properties": {"values": {"type": "array", "items": _FACET_VALUE},
+                           "more": {"type": "boolean", "description": "more values than those listed"}},
+            "required": ["values", "more"]}},
+    },
+    "required": ["total", "facets"],
+}
 SPRINT_STATES = ("future", "active", "closed")
 SPRINT_LIST = {
     "type": "object",

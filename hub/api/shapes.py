@@ -28,6 +28,7 @@ from hub.models import (
 )
 from hub.services.agents import ListedAgent
 from hub.services.batches import CountedBatch
+from hub.services.facets import Facets, FacetValue
 from hub.services.filters import Filter
 from hub.services.issues import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, USER_FIELDS, IssueDetail, Link, Listed, Names
 from hub.services.sprints import IssueSprint, ListedSprint
@@ -257,3 +258,19 @@ def add_rendered(items: list[dict], fields: list[str], texts: list[str | None], 
     (``description_html``, ``body_markdown``): the raw field stays as Jira holds it."""
     for item, name, text in zip(items, fields, texts, strict=True):
         item[f"{name}_{form}"] = text
+
+
+def facets(found: Facets) -> dict:
+    """The facets of a query: each value with its count (a sprint's id, a person's display name)."""
+    return {"total": found.total, "facets": {
+        name: {"values": [_facet_value(value) for value in facet.values], "more": facet.more}
+        for name, facet in found.facets.items()}}
+
+
+def _facet_value(value: FacetValue) -> dict:
+    shaped: dict = {"value": value.value, "count": value.count}
+    if value.id is not None:
+        shaped["id"] = value.id
+    if value.name is not None:
+        shaped["name"] = value.name
+    return shaped

@@ -21,7 +21,7 @@ from hub.errors import ContractError, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
 from hub.services.aliases import current_issue, current_keys, moved_from
 from hub.services.catalogues import CatalogueService
-from hub.services.issue_filters import PRIORITY_ORDER, Where, conditions
+from hub.services.issue_filters import Where, conditions, sort_order
 from hub.services.jql.bounded import bounded
 from hub.services.jql.compiler import compile_query
 from hub.services.jql.parser import parse
@@ -76,16 +76,16 @@ _SEARCH = (
     "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
     "ORDER BY hit.score, hit.doc DESC"
 )
-# A search in Jira's priority order: the page of matches chosen on the index, the filters
-# and the order alone, as above; then only its rows read whole, with their snippets.
-_SEARCH_BY_PRIORITY = (
+# A search in one of the list's orders (``sort``): the page of matches chosen on the index, the
+# filters and the order alone, as above; then only its rows read whole, with their snippets.
+_SEARCH_SORTED = (
     "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
-    "FROM (SELECT issue_fts.rowid AS doc, " + ", ".join(f"{sql} AS o{n}" for n, sql in enumerate(PRIORITY_ORDER))
-    + " FROM issue_fts " + "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
-    "      WHERE issue_fts MATCH ? {filters} ORDER BY o0, o1, o2 LIMIT ? OFFSET ?) AS hit "
+    "FROM (SELECT issue_fts.rowid AS doc, {keys} FROM issue_fts "
+    "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
+    "      WHERE issue_fts MATCH ? {filters} ORDER BY {inner} LIMIT ? OFFSET ?) AS hit "
     "CROSS JOIN issue_fts CROSS JOIN issue "
     "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
-    "ORDER BY hit.o0, hit.o1, hit.o2"
+    "ORDER BY {outer}"
 )
 _WORKLOG_TOTALS = "SELECT count(*), coalesce(sum(time_spent), 0) FROM issue_worklog WHERE key = ?"
 _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
@@ -97,6 +97,8 @@ _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # can; this is the last guard that keeps a user's text from becoming a 500.
 _FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 _UTC = ZoneInfo("UTC")
+# ORDER BY terms ("<expression> ASC|DESC"); named here, where ``IssueService.list`` hides the builtin.
+Order = list[str]
 
 
 
@@ -205,8 +207,9 @@ class IssueService:
         mirror first, and ``next_cursor`` is the last item's rowid. With ``q``, they
         are plain tuples (the SUMMARY_FIELDS, then the ``snippet``), best match
         first (bm25), and ``next_cursor`` counts the matches already shown.
-        ``sort="priority"`` orders either by Jira's priorities (unknown last), then
-        key, and ``next_cursor`` counts the issues already shown. The first page
+        ``sort`` orders either by a column (:func:`hub.services.issue_filters.sort_order`:
+        ``priority`` by Jira's priorities, unknown last, then key; ``-name`` going down),
+        and ``next_cursor`` counts the issues already shown. The first page
         (no ``cursor``) also tells the ``total`` of matching issues.
 
         With ``jql``, the rows are ``Issue`` rows matching the JQL query and the other
@@ -222,15 +225,17 @@ class IssueService:
             return self._with_sprints(self._jql(jql, conditions(**filters), cursor, limit), lambda row: row.key)
         where = conditions(**filters)
         if q is not None:
-            result = self._search(fts_query(q, current_keys), where, cursor, limit, by_priority=sort == "priority")
+            result = self._search(fts_query(q, current_keys), where, cursor, limit,
+                                  order=sort_order(sort) if sort else None)
             return self._with_sprints(result, lambda row: row[0])
         query = ISSUES.select()
         for sql, params in where:
             query = query.where(SQL(sql, params))
-        if sort == "priority":
-            # No integer key follows this order: the cursor is an offset, as a search's is.
+        if sort is not None:
+            # No integer key follows these orders: the cursor is an offset, as a search's is
+            # (every order ends with the key, so the same offset is the same place).
             offset = cursor or 0
-            rows = list(query.order_by(*map(SQL, PRIORITY_ORDER)).limit(limit + 1).offset(offset))
+            rows = list(query.order_by(*map(SQL, sort_order(sort))).limit(limit + 1).offset(offset))
             more = len(rows) > limit
             result = listing(rows[:limit], offset + limit if more else None)
         else:
@@ -285,15 +290,15 @@ class IssueService:
         return result
 
     @staticmethod
-    def _search(match: str, where: Where, offset: int | None, limit: int, *, by_priority: bool) -> dict:
+    def _search(match: str, where: Where, offset: int | None, limit: int, *, order: Order | None) -> dict:
         join = _JOIN if where else ""
         filters = "".join(f" AND {sql}" for sql, _ in where)
         params = [p for _, ps in where for p in ps]
-        search = _SEARCH_BY_PRIORITY if by_priority else _SEARCH
+        search = _SEARCH.format(join=join, filters=filters) if order is None else _sorted_search(filters, order)
         try:
             # Plain rows, not models: shaped straight into dicts at the edge, a page of 50
             # costs a third less than building its models would.
-            rows = database.execute_sql(search.format(join=join, filters=filters),
+            rows = database.execute_sql(search,
                                         [match, *params, limit + 1, offset or 0, match]).fetchall()
             total = None if offset else database.execute_sql(
                 _COUNT.format(join=join, filters=filters), [match, *params]).fetchone()[0]
@@ -449,6 +454,16 @@ def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
             f"ORDER BY {', '.join(f'o{n} {way}' for n, (_, way) in enumerate(terms))} LIMIT ? OFFSET ?) AS hit "
             f"CROSS JOIN issue ON issue.rowid = hit.doc "
             f"ORDER BY {', '.join(f'hit.o{n} {way}' for n, (_, way) in enumerate(terms))}")
+
+
+def _sorted_search(filters: str, order: list[str]) -> str:
+    """A search's SQL in ``order`` (ORDER BY terms "<expression> ASC|DESC"): the page chosen on
+    the matches' order keys, then its rows read whole in the same order."""
+    terms = [term.rsplit(" ", 1) for term in order]
+    return _SEARCH_SORTED.format(
+        keys=", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms)), filters=filters,
+        inner=", ".join(f"o{n} {way}" for n, (_, way) in enumerate(terms)),
+        outer=", ".join(f"hit.o{n} {way}" for n, (_, way) in enumerate(terms)))
 
 
 def _sorts_every_match(filters: str, order: list[str], params: list) -> bool:
