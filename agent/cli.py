@@ -32,18 +32,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hub-agent: {exc}", file=sys.stderr)
         return 2
     # Imported here so that `hub-agent --help` and setting errors need no HTTP stack.
-    from agent.runner import Runner, StartupError, install_signals
+    from agent.runner import Interrupted, Runner, StartupError, install_signals
 
     runner = Runner(config)
+    install_signals(runner)
     try:
         runner.start()
+    except Interrupted:  # SIGTERM or Ctrl-C while it still waits for Jira or the hub: asked for, so 0
+        print("hub-agent: stopped before it started", file=sys.stderr)
+        return 0
     except StartupError as exc:
+        if runner.stopping.is_set():  # the stop ended a retry's wait: that is why it failed
+            print("hub-agent: stopped before it started", file=sys.stderr)
+            return 0
         print(f"hub-agent: {exc}", file=sys.stderr)
         return exc.code
-    except KeyboardInterrupt:  # Ctrl-C while it still waits for Jira or the hub
-        print("hub-agent: stopped before it started", file=sys.stderr)
-        return 130
-    install_signals(runner)
     print(f"hub-agent: running as {config.agent_id}", flush=True)
     runner.run()
     return 0
