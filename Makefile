@@ -2,11 +2,12 @@
 #   make run    create .venv, install the hub, serve on ./hub-data
 #   make test   create .venv with the test extras, run ruff, mypy, the import contracts and the whole suite
 #   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
+#   make demo-keep  the same, then kept running for browsing (the URL and a token printed) until Ctrl-C
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test demo bench clean
+.PHONY: run test demo demo-keep bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,9 @@ test: $(VENV)/.installed-test
 
 demo: $(VENV)/.installed-run
 	$(BIN)/python demo/run.py
+
+demo-keep: $(VENV)/.installed-run
+	$(BIN)/python demo/run.py --keep
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python bench/migrate.py
