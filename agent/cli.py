@@ -15,8 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_arguments(commands.add_parser(
         "run", help="claim and run commands until SIGTERM",
-        epilog="example:\n  hub-agent run --hub http://127.0.0.1:8765 --token \"$(cat agent.token)\" "
-               "--jira https://jira.example.org --jira-token \"$JIRA_PAT\"",
+        # The tokens by the environment in the example too: a command line is visible in `ps`.
+        epilog="example:\n  export HUB_AGENT_TOKEN=\"$(cat hub-data/agent.token)\" JIRA_TOKEN=\"$JIRA_PAT\"\n"
+               "  hub-agent run --hub http://127.0.0.1:8765 --jira https://jira.example.org",
         formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
