@@ -38,9 +38,11 @@ class IssueResource:
 
     @responds(headers={200: {"Content-Location": schemas.MOVED_LOCATION}}, answers=schemas.ISSUE)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """One issue, with its description and its links both ways; by an old key, the moved issue."""
+        """One issue, with its description and its links both ways; by an old key, the moved issue.
+
+        Asked by an old key or in another case (``aurora-12``), the answer names its own path."""
         detail = self._issues.get(key)
-        if detail.issue.key != key:
+        if detail.issue.key != req.context.get("key_asked", key):
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
         resp.media = shapes.issue_detail(detail)
 
