@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
 JIRA_FIELD_LIMIT = 32_767
@@ -291,5 +292,6 @@ def test_an_issue_page_full_of_hostile_text_shows_at_once(browser_and_site):
             f"Shown as plain text: {len(long):,} characters, more than Jira's 32,767 for a text field."]
         assert tab.locator(".comments > li").nth(3).locator(".plain").text_content() == long
         assert tab.locator("main script, main img").count() == 0 and tab.evaluate("window.__injected") is None
+        check_page(tab, "issue", "hostile-text")
     finally:
         tab.close()
