@@ -8,6 +8,7 @@
 import * as api from "./api.js";
 import {h, issueLink, replace, say, status, table, time} from "./dom.js";
 import {clearJqlError, jqlError, savedFilters, showJqlError} from "./jql.js";
+import {cards, foldFilters} from "./phone.js";
 
 const PAGE_SIZE = 25;
 // The filters the page knows how to offer, in the order shown; each appears
@@ -103,6 +104,8 @@ export async function renderIssues(main, signal) {
   const pager = h("nav", {class: "pager", "aria-label": "Pages"}, previous, pageLabel, next);
   const saved = params.jql && await api.offers("/api/v1/filters")
     ? await savedFilters(() => fields.jql.value.trim(), fields.jql, jqlErrors, signal) : null;
+  foldFilters(form, fields.q.parentElement);  // on a phone (app.css): "Filters (n)" opens them
+  cards(results);
   replace(main, h("h1", {}, "Issues"), form, note, line, results, pager, saved);
 
   let nextCursor = null;
