@@ -49,3 +49,25 @@ def test_a_look_alike_in_another_alphabet_is_still_no_key(hub):
     for asked in ("\u0430urora-121", "aurora-\u0661\u0662\u0661"):  # a Cyrillic а; Arabic-Indic digits
         resp = hub.api("GET", f"/api/v1/issues/{asked}")
         assert resp.status_code == 404 and "is not an issue key" in resp.json["description"]
+
+
+def test_a_parent_filter_takes_a_key_in_any_case(hub):
+    load(hub, [issue("AURORA-120"), issue("AURORA-121", parent_key="AURORA-120")])
+    resp = hub.api("GET", "/api/v1/issues", params={"parent": "aurora-120"})
+    assert resp.status_code == 200, resp.json
+    assert [i["key"] for i in resp.json["items"]] == ["AURORA-121"]
+
+
+def test_a_value_of_the_wrong_shape_is_refused_in_words_with_an_example(hub):
+    """What a person types into a filter: the answer says what was meant, not the pattern."""
+    for params, words in (
+            ({"parent": "aurora 120"}, "parent: \"aurora 120\" is not an issue key: Jira's keys are a project key "
+                                       "and a number, like AURORA-12"),
+            ({"updated_since": "2026-11-01"}, 'updated_since: "2026-11-01" is not a UTC time: write a date and '
+                                              "time like 2026-11-01T00:00:00Z")):
+        resp = hub.api("GET", "/api/v1/issues", params=params)
+        assert resp.status_code == 422 and resp.json["field"] == next(iter(params))
+        assert resp.json["description"] == words
+        assert "^" not in resp.json["description"]
+    resp = hub.api("GET", "/api/v1/issues/aurora~1")
+    assert resp.status_code == 404 and resp.json["description"].startswith("'aurora~1' is not an issue key")

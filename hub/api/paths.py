@@ -34,6 +34,7 @@ _SHAPES = {
     "attachment_id": (re.compile(JIRA_ID_PATTERN), "an attachment id",
                       "Jira's attachment ids are numbers, like 10001"),
 }
+_KEY = _SHAPES["key"][0]
 # How much of a refused value an answer quotes.
 EXCERPT_CHARS = 40
 
@@ -81,7 +82,8 @@ class PathGuard:
         # Keys are matched in any case, as Jira matches them: the route is given the key as
         # Jira writes it (ASCII capitals only: no other letter may turn into one), and the
         # resource answers under it (``Content-Location``), as for an old key of a moved issue.
-        if key is not None and key.isascii():
+        # A value that is no key in any case is refused as the client wrote it.
+        if key is not None and key.isascii() and _KEY.match(key.upper()):
             req.context.key_asked = key
             params["key"] = key.upper()
         for name, (pattern, what, hint) in _SHAPES.items():
