@@ -1,5 +1,6 @@
 """hub-agent stops within a few seconds of SIGTERM, whatever the hub's state: down before it
-started, or gone while it runs. Every setting comes from the environment, as the README runs it."""
+started, hung (it takes the request and never answers), or gone while it runs. Every setting
+comes from the environment, as the README runs it."""
 
 from __future__ import annotations
 
@@ -64,6 +65,24 @@ def test_the_agent_exits_at_once_on_sigterm_while_the_hub_is_down():
         code, took = stopped_within(proc, STOP_BOUND)
     finally:
         jira.stop()
+    assert code == 0 and took < STOP_BOUND
+
+
+def test_the_agent_exits_at_once_on_sigterm_while_the_hub_takes_its_request_and_never_answers():
+    jira = FakeJira().start()
+    # A hub that is hung: the kernel completes the connection (the backlog), nothing ever answers.
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(8)
+        try:
+            proc = agent(f"http://127.0.0.1:{hung.getsockname()[1]}", "an-agent-token", jira)
+            # Its start has asked Jira and now waits on the hub's answer to its heartbeat.
+            hung.settimeout(30)
+            connection, _ = hung.accept()
+            with connection:
+                code, took = stopped_within(proc, STOP_BOUND)
+        finally:
+            jira.stop()
     assert code == 0 and took < STOP_BOUND
 
 
