@@ -2,11 +2,13 @@
 #   make run    create .venv, install the hub, serve on ./hub-data
 #   make test   create .venv with the test extras, run ruff, mypy, the import contracts and the whole suite
 #   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
+#   make demo-keep  the same, then kept running for browsing (the URL and a token printed) until Ctrl-C
+#                   (also: make demo KEEP=1)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test demo bench clean
+.PHONY: run test demo demo-keep bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +31,10 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(VENV)/.installed-run
-	$(BIN)/python demo/run.py
+	$(BIN)/python demo/run.py $(if $(KEEP),--keep)
+
+demo-keep: $(VENV)/.installed-run
+	$(BIN)/python demo/run.py --keep
 
 # bench/web.py drives Chromium with Playwright, of the test extras.
 bench: $(VENV)/.installed-test

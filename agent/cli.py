@@ -15,8 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_arguments(commands.add_parser(
         "run", help="claim and run commands until SIGTERM",
-        epilog="example:\n  hub-agent run --hub http://127.0.0.1:8765 --token \"$(cat agent.token)\" "
-               "--jira https://jira.example.org --jira-token \"$JIRA_PAT\"",
+        # The tokens by the environment in the example too: a command line is visible in `ps`.
+        epilog="example:\n  export HUB_AGENT_TOKEN=\"$(cat hub-data/agent.token)\" JIRA_TOKEN=\"$JIRA_PAT\"\n"
+               "  hub-agent run --hub http://127.0.0.1:8765 --jira https://jira.example.org",
         formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
@@ -32,18 +33,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hub-agent: {exc}", file=sys.stderr)
         return 2
     # Imported here so that `hub-agent --help` and setting errors need no HTTP stack.
-    from agent.runner import Runner, StartupError, install_signals
+    from agent.runner import Interrupted, Runner, StartupError, install_signals
 
     runner = Runner(config)
+    install_signals(runner)
     try:
         runner.start()
+    except Interrupted:  # SIGTERM or Ctrl-C while it still waits for Jira or the hub: asked for, so 0
+        print("hub-agent: stopped before it started", file=sys.stderr)
+        return 0
     except StartupError as exc:
+        if runner.stopping.is_set():  # the stop ended a retry's wait: that is why it failed
+            print("hub-agent: stopped before it started", file=sys.stderr)
+            return 0
         print(f"hub-agent: {exc}", file=sys.stderr)
         return exc.code
-    except KeyboardInterrupt:  # Ctrl-C while it still waits for Jira or the hub
-        print("hub-agent: stopped before it started", file=sys.stderr)
-        return 130
-    install_signals(runner)
     print(f"hub-agent: running as {config.agent_id}", flush=True)
     runner.run()
     return 0

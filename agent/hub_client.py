@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import httpx
@@ -12,6 +13,7 @@ from agent.retry import Backoff, retry_after, send
 PROTOCOL_VERSION = 18
 # The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
 MAX_DETAIL_CHARS = 1000
+STOPPING_TIMEOUT = 3.0  # seconds a call to the hub may take once the agent is stopping
 
 
 class HubError(Exception):
@@ -72,6 +74,9 @@ class HubClient:
         self.agent_id = agent_id
         self.backoff = backoff or Backoff()
         self.claim_wait = claim_wait
+        # Set by the runner's stop: a retry's wait ends at once, so a stopped or unreachable hub never
+        # holds the agent's exit (what a lost report held, its lease returns to the queue).
+        self.stopping = threading.Event()
         # The read timeout stays above the long-poll's wait, as the protocol asks, so a held claim is not cut.
         self.http = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
                                  timeout=httpx.Timeout(30.0, read=claim_wait + 15.0), transport=transport)
@@ -81,8 +86,12 @@ class HubClient:
 
     def _post(self, path: str, body: dict, what: str) -> httpx.Response:
         content = orjson.dumps(body)  # encoded once, whatever the retries; several times faster than json
-        response = send(lambda: self.http.post(path, content=content, headers={"Content-Type": "application/json"}),
-                        self.backoff, "hub")
+        # Once stopping, a call (the last heartbeat, a page's report) is given a few seconds, not the
+        # long-poll's read timeout: a hub that accepts and never answers must not hold the exit either.
+        timeout = STOPPING_TIMEOUT if self.stopping.is_set() else httpx.USE_CLIENT_DEFAULT
+        response = send(lambda: self.http.post(path, content=content, headers={"Content-Type": "application/json"},
+                                               timeout=timeout),
+                        self.backoff, "hub", self.stopping)
         if response.status_code != 200:
             raise _error(response, what)
         return response
@@ -152,7 +161,7 @@ class HubClient:
                                      headers={"X-Content-SHA256": sha256,
                                               "Content-Type": "application/octet-stream"})
 
-        response = send(request, self.backoff, "hub")
+        response = send(request, self.backoff, "hub", self.stopping)
         if response.status_code != 200:
             raise _error(response, f"file of command {command.id}")
         return response.json()

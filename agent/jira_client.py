@@ -108,6 +108,8 @@ class JiraClient:
             auth = httpx.BasicAuth(user, password or "")
         self.backoff = backoff or Backoff()
         self.on_wait = on_wait
+        # Set by the runner's stop: a retry's wait on an unreachable Jira ends at once.
+        self.stopping = threading.Event()
         # One bucket for every thread of the agent: Jira counts the user's requests, not the thread's.
         self.pacer = Pacer()
         self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, auth=auth, transport=transport,
@@ -174,7 +176,7 @@ class JiraClient:
         # Redirects are followed so that a proxy's sign-in page is met, and named by its own address.
         response = send(lambda: self._paced(lambda: self.http.request(method, path, follow_redirects=True,
                                                                       **kwargs)),
-                        self.backoff, "Jira", on_wait=self.on_wait)
+                        self.backoff, "Jira", self.stopping, on_wait=self.on_wait)
         if response.status_code != 200:
             raise _error(response, what)
         return _decoded(response, what)
@@ -313,7 +315,7 @@ class JiraClient:
         """A streamed GET of an attachment's ``content`` URL exactly as Jira gave it (already percent-encoded)."""
         request = self.http.build_request("GET", httpx.URL(url), headers={"Accept": "*/*"})
         response = send(lambda: self._paced(lambda: self.http.send(request, stream=True, follow_redirects=True)),
-                        self.backoff, "Jira", on_wait=self.on_wait)
+                        self.backoff, "Jira", self.stopping, on_wait=self.on_wait)
         try:
             if response.status_code != 200:
                 response.read()

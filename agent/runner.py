@@ -137,17 +137,30 @@ class Runner:
         self.time_zone: str | None = None
         self.custom = mapping.CustomFields()
         self._problem: str | None = None
+        # The main thread is in a call a signal may cut (a claim's long-poll, the start's checks).
         self._claiming = False
         # Waits on Jira's rate limit: how many threads wait now, what the last said, and whether one
         # ended since the last heartbeat (a wait shorter than the heartbeat's period is still told).
         self._rate_waiting, self._rate_wait, self._rate_wait_ended = 0, "", False
         self.jira.pacer.on_wait = self._rate_waits
-        self.jira.pacer.stopping = self.stopping
+        # One flag for every wait: the pacer's, and the retries of both clients, so that a stop is not
+        # held by a Jira or a hub that no longer answers (docs/agent.md, stopping).
+        self.jira.pacer.stopping = self.jira.stopping = self.hub.stopping = self.stopping
 
     # --- start and stop -------------------------------------------------------------------
 
     def start(self) -> None:
-        """Check Jira (``/myself``; learns the user's time zone) and the hub (a heartbeat); StartupError if not."""
+        """Check Jira (``/myself``; learns the user's time zone) and the hub (a heartbeat); StartupError if not.
+
+        A signal meanwhile raises Interrupted out of it (``install_signals``), whatever Jira and the hub do.
+        """
+        self._claiming = True
+        try:
+            self._start()
+        finally:
+            self._claiming = False
+
+    def _start(self) -> None:
         try:
             me = self.jira.myself()
             self.time_zone = known_zone(me.get("timeZone"))
@@ -523,12 +536,15 @@ class Runner:
 
 
 def install_signals(runner: Runner) -> None:
-    """SIGTERM and SIGINT stop the runner gracefully: the pages in flight are finished and reported."""
+    """SIGTERM and SIGINT stop the runner gracefully: the pages in flight are finished and reported
+    if the hub takes them at the first try; no retry waits on a hub or a Jira that does not answer.
+
+    Installed before ``start()``, so that a signal during its checks ends them too."""
 
     def handler(signum, frame):
         log.info("signal %s: stopping after the pages in flight", signum)
         runner.stop()
-        if runner._claiming:  # the main thread is in a long-poll: cut it; no command work is interrupted
+        if runner._claiming:  # the main thread is in a long-poll or the start: cut it; no command work is
             raise Interrupted()
 
     signal.signal(signal.SIGTERM, handler)

@@ -1,13 +1,19 @@
 """``make demo``: a hub, the demo Jira and hub-agent on loopback, one full refresh and one attachment
-fetch, a summary, then everything stops. Shows a newcomer the whole flow in under a minute."""
+fetch, a summary, then everything stops. Shows a newcomer the whole flow in under a minute.
+
+``make demo-keep`` (``demo/run.py --keep``) keeps the three running after the summary, for browsing:
+it prints the web interface's address and an interface token, and stops them all on Ctrl-C or SIGTERM
+(exit status 0), leaving nothing behind."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -51,7 +57,42 @@ def finished(url: str, token: str, command_id: int) -> dict:
     return command
 
 
-def main() -> int:
+class Stop(BaseException):
+    """SIGTERM, raised into the main thread as Ctrl-C's KeyboardInterrupt is: everything started is stopped."""
+
+
+def stop_on_sigterm(signum, frame):
+    raise Stop()
+
+
+def browse(url: str, ui_token: str) -> None:
+    """Keep everything running until Ctrl-C or SIGTERM, saying where to look and with which token."""
+    print(f"\nThe demo keeps running. Open {url}/ and sign in with this interface token:\n  {ui_token}",
+          flush=True)
+    print(f"Or: curl -H 'Authorization: Bearer {ui_token}' '{url}/api/v1/issues?limit=5'", flush=True)
+    print("Ctrl-C stops the hub, the agent and the demo Jira.", flush=True)
+    while True:
+        signal.pause()  # each signal's handler raises out of here; any other signal is waited past
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="demo/run.py", description="A hub, the demo Jira and hub-agent on loopback: a refresh, a fetch, "
+                                        "a summary.",
+        epilog="example:\n  python demo/run.py --keep    # then browse the URL it prints; Ctrl-C ends it",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the hub, the agent and the demo Jira running after the summary, until Ctrl-C")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    try:
+        return run(keep=args.keep)
+    except (Stop, KeyboardInterrupt):
+        print("demo stopped", flush=True)
+        return 0
+
+
+def run(keep: bool) -> int:
     work = Path(tempfile.mkdtemp(prefix="sdlc-hub-demo-"))
     data_dir = work / "data"
     processes: list[subprocess.Popen] = []
@@ -70,12 +111,15 @@ def main() -> int:
         url = line(hub, r"serving on (http://\S+)").group(1)
         # Read its log (a line per request) all along: a full pipe would stall it.
         threading.Thread(target=hub.stdout.read, daemon=True).start()
-        agent = subprocess.Popen([str(BIN / "hub-agent"), "run", "--hub", url, "--token", agent_token,
-                                  "--jira", jira.url, "--jira-token", jira.token, "--agent-id", "demo-agent"],
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True)
+        # Its settings by the environment, as the README runs it: a command line is visible to everyone.
+        agent = subprocess.Popen([str(BIN / "hub-agent"), "run"],
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1", "HUB_URL": url,
+                                      "HUB_AGENT_TOKEN": agent_token, "JIRA_URL": jira.url,
+                                      "JIRA_TOKEN": jira.token, "HUB_AGENT_ID": "demo-agent"},
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         processes.append(agent)
         line(agent, r"running as")
+        threading.Thread(target=agent.stdout.read, daemon=True).start()
         print(f"hub on {url}, demo Jira on {jira.url}, agent demo-agent running")
 
         started = time.monotonic()
@@ -103,8 +147,14 @@ def main() -> int:
         db.close()
         print(f"fetch of attachment 31337: {fetch['status']} in {fetch_seconds:.2f} s, {len(content)} bytes,"
               f" sha256 {hashlib.sha256(content).hexdigest()}")
-        return 0 if refresh["status"] == fetch["status"] == "done" else 1
+        worked = refresh["status"] == fetch["status"] == "done"
+        if keep and worked:
+            browse(url, ui_token)
+        return 0 if worked else 1
     finally:
+        # A second Ctrl-C or SIGTERM must not cut the stopping short and leave a process behind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for proc in reversed(processes):
             proc.terminate()
             try:

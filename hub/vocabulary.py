@@ -49,7 +49,9 @@ BOARD_TYPES = ("scrum", "kanban")
 # end of the string, since Python's $ also matches before a final newline).
 # An issue key is a project key (an ASCII capital, then capitals, digits or _)
 # and the issue's number: Jira upper-cases keys and allows no other letters, so
-# a look-alike (a Cyrillic А, a lower-case key) is refused, never a second issue.
+# a look-alike (a Cyrillic А, a lower-case key) in what agents report is refused,
+# never a second issue. A key asked for (a path, q, JQL) is upper-cased first
+# when it is ASCII, as Jira reads keys in any case (hub/api/paths.py).
 ISSUE_KEY_PATTERN = r"^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\s\S])"
 # Issue, comment, changelog and attachment ids are Jira's database ids: digits.
 JIRA_ID_PATTERN = r"^[1-9][0-9]{0,17}(?![\s\S])"

@@ -240,8 +240,9 @@ async def check_commands(client: Client, url: str, agent: str) -> None:
     assert status["store"]["files"] == 3
 
 
-# Values that are not Jira keys or ids: a path, its parts, lower case, a Cyrillic А, a newline.
-HOSTILE_IDS = ("att-1/content", "..", "AURORA-1/notes", "aurora-1", "\u0410URORA-1", "1\n")
+# Values that are not Jira keys or ids: a path, its parts, a Cyrillic А, a newline (a key in lower
+# case is the key: tests/test_mcp.py).
+HOSTILE_IDS = ("att-1/content", "..", "AURORA-1/notes", "aurora-1/notes", "\u0410URORA-1", "1\n")
 # Each tool that takes a key or an attachment id, with its other arguments.
 ID_TOOLS = (("get_issue", "key", {}), ("get_comments", "key", {}), ("get_changelog", "key", {}),
             ("get_worklogs", "key", {}), ("search_issues", "parent", {}), ("list_notes", "key", {}),
@@ -418,6 +419,8 @@ async def check_whole_issue(client: Client) -> None:
     assert [i["key"] for i in ranked["items"]] == ["AURORA-20", "AURORA-24"]
     # Listed issues show their custom fields as get_issue does: by display name, as text, bounded.
     assert [i["custom_fields"] for i in ranked["items"]] == [issue["custom_fields"], {}]
-    await refused(client, "search_issues", {"parent": "aurora-20"}, "parent", "should match pattern")
+    # A parent's key in any case is the key, as Jira reads it; in another alphabet it is no key.
+    assert await keys(parent="aurora-20") == ["AURORA-22", "AURORA-23"]
+    await refused(client, "search_issues", {"parent": "\u0430urora-20"}, "parent", "should match pattern")
     await refused(client, "search_issues", {"sort": "votes"}, "sort")
     await refused(client, "search_issues", {"component": ""}, "component")

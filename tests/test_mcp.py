@@ -67,8 +67,9 @@ def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
 
 
 def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplog):
-    """A path, a part of one, lower case, a look-alike letter or a newline: a validation error naming
-    the argument, no request to the hub, and nothing logged with a traceback."""
+    """A path, a part of one, a look-alike letter or a newline: a validation error naming the
+    argument, no request to the hub, and nothing logged with a traceback. A key in lower case is
+    the key, asked as Jira writes it."""
     with seeded_hub(tmp_path / "data") as (url, _agent, interface):
         transport = CountingTransport()
 
@@ -81,11 +82,13 @@ def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplo
                 # The same tools with good ids do reach the hub.
                 await refused(client, "read_attachment", {"attachment_id": "404404"}, "no attachment '404404'")
                 await refused(client, "get_issue", {"key": "NOPE-1"}, "no issue 'NOPE-1'")
+                await refused(client, "get_issue", {"key": "nope-2"}, "no issue 'NOPE-2'")
             await transport.close()
 
         with caplog.at_level("DEBUG"):
             anyio.run(calls)
-        assert transport.sent == [("GET", "/api/v1/attachments/404404"), ("GET", "/api/v1/issues/NOPE-1")]
+        assert transport.sent == [("GET", "/api/v1/attachments/404404"), ("GET", "/api/v1/issues/NOPE-1"),
+                                  ("GET", "/api/v1/issues/NOPE-2")]
         assert caplog.records and not [r for r in caplog.records if r.exc_info or r.levelname == "ERROR"]
         assert "Traceback" not in caplog.text
 

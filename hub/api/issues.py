@@ -59,9 +59,11 @@ class IssueResource:
     @query(schemas.RENDERED)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """One issue, with its description and its links both ways; by an old key, the moved issue;
-        with ``render``, its description and environment rendered too."""
+        with ``render``, its description and environment rendered too.
+
+        Asked by an old key or in another case (``aurora-12``), the answer names its own path."""
         detail = self._issues.get(key)
-        if detail.issue.key != key:
+        if detail.issue.key != req.context.get("key_asked", key):
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
         data = shapes.issue_detail(detail)
         form = req.context.query.get("render")

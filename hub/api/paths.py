@@ -10,7 +10,9 @@ segment that is ``.`` or ``..`` in either spelling: 400, whatever the route.
 After routing, the path parameters that name Jira's things are checked against
 the shapes Jira gives them (:mod:`hub.vocabulary`): an issue key or an
 attachment id that Jira cannot have made is 404, as a command id that is no
-number is (the ``id`` converter), with a message that says why.
+number is (the ``id`` converter), with a message that says why. An issue key
+is read in any case (``aurora-12`` is AURORA-12, as in Jira), upper-cased
+before the check.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ _DOT_SEGMENTS = frozenset({".", ".."})
 # Path parameters that name Jira's things, and what they must look like.
 _SHAPES = {
     "key": (re.compile(ISSUE_KEY_PATTERN), "an issue key",
-            "Jira's keys are a project key in capitals and a number, like AURORA-12"),
+            "Jira's keys are a project key and a number, like AURORA-12"),
     "attachment_id": (re.compile(JIRA_ID_PATTERN), "an attachment id",
                       "Jira's attachment ids are numbers, like 10001"),
 }
+_KEY = _SHAPES["key"][0]
 # How much of a refused value an answer quotes.
 EXCERPT_CHARS = 40
 
@@ -75,6 +78,14 @@ class PathGuard:
 
     def process_resource(self, req: falcon.Request, resp: falcon.Response, resource,
                          params: dict) -> None:
+        key = params.get("key")
+        # Keys are matched in any case, as Jira matches them: the route is given the key as
+        # Jira writes it (ASCII capitals only: no other letter may turn into one), and the
+        # resource answers under it (``Content-Location``), as for an old key of a moved issue.
+        # A value that is no key in any case is refused as the client wrote it.
+        if key is not None and key.isascii() and _KEY.match(key.upper()):
+            req.context.key_asked = key
+            params["key"] = key.upper()
         for name, (pattern, what, hint) in _SHAPES.items():
             value = params.get(name)
             if value is not None and not pattern.match(value):

@@ -655,6 +655,7 @@ ISSUE_PAGE = {
     "required": ["items", "next_cursor"],
 }
 # Asked by an old key, an issue answers under its new one and names it here.
-MOVED_LOCATION = {"description": "present when the key asked is an old key of a moved issue: "
-                                 "the issue's path under the key it has now",
+MOVED_LOCATION = {"description": "present when the key asked is an old key of a moved issue, or the key "
+                                 "in another case (aurora-12): the issue's path under its key as Jira writes "
+                                 "it now",
                   "required": False, "schema": {"type": "string"}}

@@ -29,7 +29,9 @@ import falcon
 import jsonschema_rs
 import orjson
 
+from hub.clock import UTC_TIME_PATTERN
 from hub.errors import ContractError
+from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 
 
 def accepts(schema: dict):
@@ -59,6 +61,11 @@ def query(schema: dict):
                 raise ContractError(f"query parameter {name!r} is given more than once", name)
             kind = properties.get(name, {}).get("type")
             value: object = raw
+            # An issue key in any case is the key, as Jira reads it (parent=aurora-12); ASCII only,
+            # so that a look-alike of another alphabet is still refused.
+            if (properties.get(name, {}).get("pattern") == ISSUE_KEY_PATTERN and raw.isascii()
+                    and _ISSUE_KEY.match(raw.upper())):
+                value = raw.upper()
             if kind == "integer":
                 try:
                     value = int(raw)
@@ -75,6 +82,7 @@ def query(schema: dict):
     return decorate
 
 
+_ISSUE_KEY = re.compile(ISSUE_KEY_PATTERN)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
 # Far above any body the contract allows (a state page is about 6 levels deep)
 # and far below the depth at which the parser or the validator would recurse
@@ -309,6 +317,12 @@ _FIXED_WORDS = {
     "oneOf": "must match exactly one of the allowed forms",
     "anyOf": "matches none of the allowed forms",
 }
+# The shapes a person types most, said in words with an example rather than as the pattern.
+_PATTERN_WORDS = {
+    ISSUE_KEY_PATTERN: "is not an issue key: Jira's keys are a project key and a number, like AURORA-12",
+    JIRA_ID_PATTERN: "is not a Jira id: Jira's ids are numbers, like 10001",
+    UTC_TIME_PATTERN: "is not a UTC time: write a date and time like 2026-11-01T00:00:00Z",
+}
 _BOUND_WORDS = {"minimum": "at least", "maximum": "at most",
                 "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
 
@@ -332,7 +346,7 @@ def _describe(kind: str | None, expected, value) -> str:
     if bounded is not None:
         return bounded
     if kind == "pattern":
-        return f"{_excerpt(value)} does not match {expected}"
+        return f"{_excerpt(value)} {_PATTERN_WORDS.get(expected, f'does not match {expected}')}"
     if kind == "enum":
         return f"{_excerpt(value)} is not one of {', '.join(map(_excerpt, expected))}"
     if kind == "const":

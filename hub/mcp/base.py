@@ -20,7 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from hub.mcp.client import HubClient
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
@@ -30,13 +30,22 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ASKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
+
+def as_jira_writes_it(value: object) -> object:
+    """A key in any case is the key (aurora-12 is AURORA-12, as Jira reads it): upper-cased before
+    the check when it is ASCII, so that a look-alike of another alphabet is still refused."""
+    return value.upper() if isinstance(value, str) and value.isascii() else value
+
+
 # Jira's own shapes of keys and ids, so that a tool refuses "att-1/content" or "../x" as bad
 # arguments before any request: a value that is not an id never becomes a path at the hub.
 # Compiled, because pydantic then checks them with Python's re: its default engine (Rust's
 # regex) has no look-ahead, which the patterns use to mean the very end of the string. The
-# tools' JSON Schemas carry the same text, which reads the same in ECMA-262.
+# tools' JSON Schemas carry the same text, which reads the same in ECMA-262. The key's validator
+# comes after its Field: pydantic then keeps the pattern in the tool's JSON Schema.
 Key = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(ISSUE_KEY_PATTERN),
-                           description="an issue key, e.g. AURORA-12")]
+                           description="an issue key, e.g. AURORA-12"),
+                BeforeValidator(as_jira_writes_it)]
 AttachmentId = Annotated[str, Field(min_length=1, max_length=255, pattern=re.compile(JIRA_ID_PATTERN),
                                     description="the attachment's Jira id, e.g. 10001")]
 Cursor = Annotated[int | None, Field(ge=0, description="`next_cursor` of the previous page; omit for the first")]

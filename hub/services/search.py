@@ -91,8 +91,13 @@ def _with_moved_keys(tokens: list[tuple[str, str]], moved) -> list[tuple[str, st
     return widened
 
 
+# Said after what is wrong, so that the person at the screen can mend the query then and there
+# rather than look for a page of the docs.
+SYNTAX = 'write words, "a phrase", word*, a OR b, -word, (a OR b) c or a field, e.g. summary:word'
+
+
 def _error(what: str) -> ContractError:
-    return ContractError(f"q: {what}; see the query language in docs/api.md", "q")
+    return ContractError(f"q: {what}; {SYNTAX}", "q")
 
 
 def _lex(q: str) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ import {h, replace, say, status} from "./dom.js";
 import {renderIssue} from "./issue.js";
 import {renderIssues} from "./issues.js";
 import {renderOps} from "./ops.js";
+import {titled} from "./phone.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -20,6 +21,7 @@ let notice = "";
 
 function signInPage() {
   nav.hidden = true;
+  titled("Sign in");
   const line = status("alert");
   const input = h("input", {id: "token", name: "token", type: "password", autocomplete: "off",
                             required: true, spellcheck: "false"});
@@ -85,9 +87,17 @@ async function route() {
   }
   const issue = hash.match(/^#\/issue\/(.+)$/);
   try {
-    if (issue) await renderIssue(main, decodeURIComponent(issue[1]), signal);
-    else if (hash.startsWith("#/ops")) await renderOps(main, signal);
-    else await renderIssues(main, signal);
+    // Each page names itself in the title (the issue page its summary too, once read).
+    if (issue) {
+      titled(decodeURIComponent(issue[1]));
+      await renderIssue(main, decodeURIComponent(issue[1]), signal);
+    } else if (hash.startsWith("#/ops")) {
+      titled("Operations");
+      await renderOps(main, signal);
+    } else {
+      titled("Issues");
+      await renderIssues(main, signal);
+    }
   } catch (error) {
     if (error.name === "AbortError" || signal.aborted) return;
     replace(main, h("h1", {}, "Something went wrong"), h("p", {class: "status error", role: "alert"}, error.message));

@@ -20,13 +20,14 @@ export async function renderIssue(main, key, signal) {
       api.request("GET", `${path}/changes`, {signal}),
     ]);
   } catch (error) {
-    if (error.name === "AbortError") return;
+    // Aborted also when the page was left meanwhile: a revoked token's 401 shows the sign-in.
+    if (error.name === "AbortError" || signal.aborted) return;
     replace(main, h("p", {}, h("a", {href: "#/issues"}, "← Issues")), h("h1", {}, key),
       h("p", {class: "status error", role: "alert"},
         error.status === 404 ? `No issue ${key} in the mirror.` : `Could not read ${key}: ${error.message}`));
     return;
   }
-  document.title = `${issue.key} · sdlc-hub`;
+  document.title = `${issue.key} · ${issue.summary || "(no summary)"} · sdlc-hub`;
   // Opened at an old key of a moved issue: the address names the key it has now (no new history entry).
   if (issue.key !== key) history.replaceState(null, "", `#/issue/${encodeURIComponent(issue.key)}`);
   replace(main,

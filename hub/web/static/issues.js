@@ -13,6 +13,7 @@ import {h, replace, say, status} from "./dom.js";
 import {chooser, shown} from "./columns.js";
 import {facetPanel, fetchFacets, offer} from "./facets.js";
 import {clearJqlError, jqlError, savedFilters, showJqlError} from "./jql.js";
+import {cards, foldFilters} from "./phone.js";
 
 const PAGE_SIZE = 25;
 // The filters the page knows how to offer, in the order shown; each appears
@@ -151,6 +152,8 @@ export async function renderIssues(main, signal) {
   let items = [];
   const columns = chooser(() => items, () => draw());
   const savedHere = h("div", {id: "saved-filters"});
+  foldFilters(form, fields.q.parentElement);  // on a phone (app.css): "Filters (n)" opens them
+  cards(results);
   replace(main, h("h1", {}, "Issues"), form, facetsHere, h("div", {class: "list-tools"}, note, columns),
     line, results, pager, savedHere);
   // The saved filters come when they come, under the list.
