@@ -371,6 +371,8 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
     try:
         page = phone.page
         page.goto(site["url"] + "/")
+        # The page asks the hub whether this browser is signed in before it offers the field.
+        expect(page.get_by_label("Token")).to_be_focused()
         page.keyboard.type(site["interface"])
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Issues")).to_be_visible()
