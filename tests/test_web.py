@@ -371,8 +371,7 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
     try:
         page = phone.page
         page.goto(site["url"] + "/")
-        # The sign-in form is drawn once the page has asked the hub for its session:
-        # typing before the field has the focus would lose the token's first characters.
+        # The page asks the hub whether this browser is signed in before it offers the field.
         expect(page.get_by_label("Token")).to_be_focused()
         page.keyboard.type(site["interface"])
         page.keyboard.press("Enter")

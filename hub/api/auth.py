@@ -97,8 +97,8 @@ class AuthMiddleware:
         assert self._sessions is not None
         principal = self._sessions.authenticate(session)
         if principal is None:
-            # The browser is to forget a cookie that names no session any more.
-            resp.unset_cookie(SESSION_COOKIE, path="/", same_site="Strict")
+            # The cookie is left as it is (it opens nothing): every request and every load of the
+            # page until the next sign-in or sign-out can still be told why it ended.
             raise falcon.HTTPUnauthorized(title="Signed out", description=self._sessions.why_ended(session),
                                           challenges=["Bearer"])
         req.context.session = True

@@ -54,8 +54,6 @@ class SessionResource:
         live = self._sessions.live(session) if session else None
         if live is None:
             resp.media = {"session": None, "ended": self._sessions.why_ended(session) if session else None}
-            if session:
-                resp.unset_cookie(SESSION_COOKIE, path="/", same_site="Strict")
             return
         resp.media = {"session": {"name": live.principal.name, "role": live.principal.role,
                                   "expires_at": live.expires_at}, "ended": None}

@@ -129,7 +129,7 @@ class SessionService:
         if row is not None and iso(self._clock.now()) >= row[0]:
             hours = int(self._lifetime.total_seconds() // 3600)
             return f"Your sign-in expired: a sign-in lasts {hours} hours. Sign in again with your token."
-        return ("Your sign-in has ended: you signed out (in this or another tab), or its token was "
+        return ("Your sign-in has ended: you signed out in another tab, it expired, or its token was "
                 "revoked. Sign in again with a token.")
 
     def end(self, session_id: str) -> bool:

@@ -133,8 +133,7 @@ export async function request(method, path, {query, body, signal, raw = false, b
       description = body.description || "";
     } catch { /* a body that is not JSON: keep the status text */ }
     const error = new ApiError(response.status, title, description, body);
-    // Told once: the page's other requests of the moment meet the same end (and, their
-    // cookie cleared by the first answer, say less about why).
+    // Told once: the page's other requests of the moment meet the same end.
     if (response.status === 401 && !bearer && !signingIn && current !== null) {
       current = null;
       onUnauthorized(error);
