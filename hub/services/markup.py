@@ -141,7 +141,9 @@ class _Context:
     names: Callable[[str], str | None]
     attachments: Mapping[str, AttachmentRef] = field(default_factory=dict)
     shown: dict[str, str | None] = field(default_factory=dict)  # the names the mentions were shown with
-    deadline: float = float("inf")  # time.monotonic() past which the conversion gives up
+    # time.thread_time() past which the conversion gives up: the CPU time of the thread that
+    # converts, so that other work on the machine does not make a text too costly.
+    deadline: float = float("inf")
 
 
 class TooCostly(Exception):
@@ -222,7 +224,7 @@ class _DeadlineCheck(Token):
 
     def parseImpl(self, instring, loc=0, do_actions=True):
         context = _context.get(None)
-        if context is not None and time.monotonic() > context.deadline:
+        if context is not None and time.thread_time() > context.deadline:
             raise TooCostly
         raise ParseException(instring, loc, self.errmsg, self)
 
@@ -602,8 +604,8 @@ _cache = _Cache()
 
 #: The longest text converted (Jira's own limit for a text field); a longer one is plain text.
 MARKUP_LIMIT = 32_767
-#: How long one text's conversion may take before it is shown as plain text instead.
-SECONDS_PER_TEXT = 1.5
+#: How long (CPU seconds) one text's conversion may take before it is shown as plain text instead.
+SECONDS_PER_TEXT = 3.0
 
 
 def _convert(grammar: Forward, text: str, context: _Context) -> str | None:
@@ -615,7 +617,7 @@ def _convert(grammar: Forward, text: str, context: _Context) -> str | None:
     cached = _cache.get(grammar, text, context.names)
     if cached is not None:
         return cached[0]
-    context.deadline = min(context.deadline, time.monotonic() + SECONDS_PER_TEXT)
+    context.deadline = min(context.deadline, time.thread_time() + SECONDS_PER_TEXT)
     token = _context.set(context)
     try:
         markdown: str | None = grammar.transform_string(text)
@@ -637,8 +639,8 @@ def to_markdown(wiki: str | None, *, users: Any = None, deadline: float = float(
     """Jira wiki markup as Markdown (CommonMark with GFM tables and ``~~strike~~``), as an
     assistant or a person reads it best. ``users``: display names by login (a mapping, or a
     function of a login), for mentions; a login not known is shown as it is. A text too long
-    or too costly to convert (by ``deadline``, a time.monotonic(), or SECONDS_PER_TEXT) is
-    answered as it is."""
+    or too costly to convert (by ``deadline``, a time.thread_time() of the calling thread, or
+    within SECONDS_PER_TEXT) is answered as it is."""
     if not wiki:
         return ""
     normalised = _normalised(wiki)
@@ -675,9 +677,10 @@ def to_text(wiki: str | None) -> str:
     return _text(_normalised(wiki)) if wiki else ""
 
 
-def _text(normalised: str, seconds: float = SECONDS_PER_TEXT) -> str:
+def _text(normalised: str, seconds: float | None = None) -> str:
+    budget = SECONDS_PER_TEXT if seconds is None else seconds
     markdown = _convert(_converters.html_markdown, normalised,
-                        _Context(_no_names, deadline=time.monotonic() + seconds))
+                        _Context(_no_names, deadline=time.thread_time() + budget))
     if markdown is None:
         return " ".join(normalised.split())
     rendered = _converters.md.render(markdown, {})
