@@ -51,9 +51,6 @@ from pyparsing import (
 # jira2markdown's grammar reads whitespace itself (its convert() sets this too).
 ParserElement.set_default_whitespace_chars("")
 
-# jira2markdown's grammar reads whitespace itself (its convert() sets this too).
-ParserElement.set_default_whitespace_chars("")
-
 #: A line break inside a table cell (Markdown's cells are one line): a character of Unicode's
 #: private use area, taken out of Jira's text before it is read (markup._normalised).
 CELL_BREAK = "\ue000"
