@@ -31,7 +31,8 @@ test: $(VENV)/.installed-test
 demo: $(VENV)/.installed-run
 	$(BIN)/python demo/run.py
 
-bench: $(VENV)/.installed-run
+# bench/web.py drives Chromium with Playwright, of the test extras.
+bench: $(VENV)/.installed-test
 	$(BIN)/python bench/migrate.py
 	$(BIN)/python bench/states.py
 	$(BIN)/python bench/search.py
@@ -45,6 +46,7 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/backup.py
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/jql.py
+	$(BIN)/python bench/web.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

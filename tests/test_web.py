@@ -2,8 +2,9 @@
 
 Headless Chromium from the system's packages, driven by Playwright (never its
 own browser download). Without Playwright or a browser these tests skip,
-saying which is missing; with CI=true they fail instead. Each page leaves a
-screenshot in test-artifacts/screenshots/.
+saying which is missing; with CI=true they fail instead. Each page and state is
+checked by axe-core and leaves its screenshot among the test artifacts
+(tests/browser.py's check_page).
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import PDF, call, next_second, prepared_hub, run_script, start, stop, wait_for_line, wait_until
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -97,9 +97,9 @@ class Page:
         self.page.get_by_role("button", name="Sign in").click()
         self.page.get_by_role("heading", name="Issues").wait_for()
 
-    def screenshot(self, name: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    def screenshot(self, name: str, state: str = "shown") -> None:
+        """The page's screenshot, ``<name>-<state>.png``, and its accessibility check."""
+        check_page(self.page, name, state)
 
     def close(self) -> None:
         self.context.close()
@@ -127,10 +127,11 @@ def test_a_wrong_token_is_refused_clearly_then_the_right_one_signs_in(web):
     page = web.page
     page.goto(web.site["url"] + "/")
     expect(page.get_by_label("Token")).to_be_focused()
+    web.screenshot("sign-in", "start")
     page.get_by_label("Token").fill("not-a-token")
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("alert")).to_contain_text("Wrong token")
-    web.screenshot("sign-in")
+    web.screenshot("sign-in", "wrong-token")
     # The hub's 401 is the one error the browser itself logs here.
     assert all("401" in error for error in web.errors), web.errors
     web.errors.clear()
@@ -155,7 +156,7 @@ def test_issues_filter_and_page_by_cursor(web):
     page.get_by_role("button", name="Previous page").click()
     expect(rows).to_have_count(25)
     expect(page.get_by_role("button", name="Previous page")).to_be_disabled()
-    web.screenshot("issues")
+    web.screenshot("issues", "first-page")
 
     page.get_by_label("Search").fill("cards")
     page.get_by_role("button", name="Search").click()
@@ -163,7 +164,7 @@ def test_issues_filter_and_page_by_cursor(web):
     expect(rows.first).to_contain_text("AURORA-1")
     expect(rows.first.locator(".snippet mark")).to_have_text("Cards")  # the hub's [[ ]] as a highlight
     expect(page.get_by_text("Order: best match first.")).to_be_visible()
-    web.screenshot("search")
+    web.screenshot("issues", "search")
     page.get_by_role("button", name="Clear").click()
     expect(rows).to_have_count(25)
     page.get_by_label("Status").fill("Done")
@@ -171,12 +172,27 @@ def test_issues_filter_and_page_by_cursor(web):
     page.get_by_role("button", name=re.compile("Apply filters|Search")).click()
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("AURORA-2")
+    web.screenshot("issues", "filtered")
     page.get_by_label("Status").fill("")
     page.get_by_label("Assignee").fill("ivanov")
     page.get_by_label("Assignee").press("Enter")
     expect(rows).to_have_count(1)
     page.get_by_role("link", name="AURORA-1").click()
     expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
+
+
+def test_the_address_sets_the_lists_page_size_and_a_search_keeps_it(web):
+    web.sign_in()
+    page = web.page
+    rows = page.locator("#results tbody tr")
+    page.goto(web.site["url"] + "/#/issues?limit=30")
+    expect(rows).to_have_count(30)
+    page.get_by_role("button", name="Next page").click()
+    expect(rows).to_have_count(3)
+    page.get_by_label("Status").fill("Open")
+    page.get_by_role("button", name="Search").click()
+    expect(rows).to_have_count(30)
+    assert page.evaluate("location.hash") == "#/issues?limit=30&status=Open"
 
 
 def test_an_issue_shows_its_fields_links_comments_changelog_and_its_description_as_text(web):
@@ -198,7 +214,7 @@ def test_an_issue_shows_its_fields_links_comments_changelog_and_its_description_
     changes = page.locator("section[aria-labelledby=s-changelog] tbody tr")
     expect(changes).to_have_count(1)
     expect(changes.first).to_contain_text("In Progress")
-    web.screenshot("issue")
+    web.screenshot("issue", "fields")
     page.get_by_role("link", name="AURORA-2").click()
     expect(page.get_by_role("heading", name="AURORA-2 Export")).to_be_visible()
     # The link from AURORA-1 shows on AURORA-2 as inward, and leads back.
@@ -223,8 +239,9 @@ def test_notes_are_added_edited_and_deleted(web):
     page.get_by_label("Edit note").fill("Export checked")
     page.get_by_role("button", name="Save").click()
     expect(notes.first).to_contain_text("Export checked")
-    web.screenshot("notes")
+    web.screenshot("issue", "note-edited")
     notes.first.get_by_role("button", name="Delete").click()
+    web.screenshot("issue", "note-confirm-delete")
     page.get_by_role("button", name="Confirm delete").click()
     expect(page.get_by_text("No notes yet.")).to_be_visible()
     assert call(web.site["url"], web.site["interface"], "/api/v1/issues/AURORA-2/notes")["items"] == []
@@ -268,13 +285,14 @@ def test_an_attachment_is_fetched_live_and_downloaded(web):
         expect(state).to_have_text("none")
         page.get_by_role("button", name="Fetch spec.pdf").click()
         expect(state).to_have_text("fetching")
+        web.screenshot("issue", "attachment-fetching")
     finally:
         go.set()
         agent.join(timeout=60)
     assert done.get("uploaded") == 1, done
     # The long-poll the page holds answers with the new state.
     expect(state).to_have_text("ready")
-    web.screenshot("attachment")
+    web.screenshot("issue", "attachment-ready")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download spec.pdf").click()
     assert download.value.suggested_filename == "spec.pdf"
@@ -295,7 +313,7 @@ def test_a_failed_fetch_shows_the_agents_error_and_offers_another(web):
          {"agent_id": AGENT_ID, "delivery": command["deliveries"], "error": "Jira answered 404 for gone.pdf"})
     expect(state).to_have_text("failed: Jira answered 404 for gone.pdf")
     expect(page.get_by_role("button", name="Fetch gone.pdf again")).to_be_visible()
-    web.screenshot("attachment-failed")
+    web.screenshot("issue", "attachment-failed")
 
 
 def test_several_attachments_fetched_at_once_are_followed_through_the_states_endpoint(web):
@@ -342,7 +360,7 @@ def test_operations_show_agents_queue_runs_and_store_and_enqueue_and_cancel(web)
     command_id = re.search(r"command (\d+)", page.get_by_role("status").first.text_content()).group(1)
     cancel = page.get_by_role("button", name=f"Cancel command {command_id}")
     expect(cancel).to_be_visible()
-    web.screenshot("operations")
+    web.screenshot("ops", "command-queued")
     cancel.click()
     expect(page.get_by_role("status").first).to_contain_text(f"Command {command_id} cancelled.")
     expect(cancel).to_have_count(0)
@@ -358,6 +376,7 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Issues")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        phone.screenshot("issues", "phone")
         # From the page's content back to the navigation, by keyboard only.
         for _ in range(10):
             page.keyboard.press("Shift+Tab")
@@ -366,11 +385,11 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
         assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Operations")).to_be_visible()
-        phone.screenshot("operations-phone")
+        phone.screenshot("ops", "phone")
         page.goto(site["url"] + "/#/issue/AURORA-1")
         expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-        phone.screenshot("issue-phone")
+        phone.screenshot("issue", "phone")
         assert phone.errors == []
     finally:
         phone.close()
@@ -426,13 +445,14 @@ def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(brows
         expect(rows).to_have_count(1)
         expect(rows.first).to_contain_text("AURORA-7")
         expect(rows.first.locator(".tag.gone")).to_have_text("gone")
+        web.screenshot("issues", "gone")
         page.get_by_role("link", name="AURORA-7").click()
         expect(page.get_by_role("heading", name="AURORA-7 Old export")).to_be_visible()
         banner = page.locator(".gone-banner")
         expect(banner).to_be_visible()
         expect(banner).to_contain_text("Gone from Jira")
         expect(banner).to_contain_text("not found in Jira — deleted, or no longer visible to the agent's user")
-        web.screenshot("issue-gone")
+        web.screenshot("issue", "gone")
         page.goto(gone_site["url"] + "/#/issue/AURORA-1")
         expect(page.get_by_role("heading", name="AURORA-1 Cards list")).to_be_visible()
         expect(page.locator(".gone-banner")).to_have_count(0)
@@ -440,6 +460,7 @@ def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(brows
         # The operations page counts them, and a check in the queue is told by its keys' number.
         page.get_by_role("link", name="Operations").click()
         expect(page.locator("#gone-issues")).to_contain_text("1 issue no longer returned by Jira")
+        web.screenshot("ops", "gone-issues")
         page.locator("#gone-issues").get_by_role("link", name="(list them)").click()
         expect(rows).to_have_count(1)
         expect(rows.first).to_contain_text("AURORA-7")

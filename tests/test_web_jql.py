@@ -1,20 +1,19 @@
 """The JQL box and the saved filters of the web interface, in a real browser against a real hub:
 a query's issues listed, its address bookmarkable, its error shown with the character marked, and
 filters saved, run and deleted. Headless Chromium from the system's packages (the ``browser``
-fixture); screenshots go to test-artifacts/screenshots/.
+fixture); each page and state is checked by axe-core and leaves its screenshot (tests/browser.py).
 """
 
 from __future__ import annotations
 
 import threading
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, run_script, start, stop, wait_for_line
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-jql"
 
@@ -74,9 +73,9 @@ def web(browser, site):
     assert [error for error in errors if "422" not in error] == [], f"console errors: {errors}"
 
 
-def shot(page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+def shot(page, name: str, state: str) -> None:
+    """The page's screenshot, ``<name>-<state>.png``, and its accessibility check."""
+    check_page(page, name, state)
 
 
 def keys(page) -> list[str]:
@@ -94,7 +93,7 @@ def test_a_query_lists_its_issues_in_its_order_and_the_address_carries_it(web, s
     expect(page.get_by_text("Order: the query's ORDER BY")).to_be_visible()
     query = "assignee = IVANOV AND status = open ORDER BY key ASC"
     assert page.evaluate("location.hash") == "#/issues?" + urllib.parse.urlencode({"jql": query})
-    shot(page, "issues-jql")
+    shot(page, "issues", "jql")
 
     # The address alone, as a bookmark opens it: the box holds the query, the list its issues.
     page.goto(site["url"] + "/#/issues?" + urllib.parse.urlencode({"jql": "status = Done"}))
@@ -126,7 +125,7 @@ def test_a_query_that_does_not_parse_shows_its_error_with_the_character_marked(w
     expect(alert).to_contain_text("Expecting operator but got 'foo'")
     assert page.evaluate("[document.getElementById('f-jql').selectionStart,"
                          " document.getElementById('f-jql').selectionEnd]") == [26, 27]
-    shot(page, "issues-jql-error")
+    shot(page, "issues", "jql-error")
     assert errors and all("422" in error for error in errors), errors
 
     page.get_by_label("JQL").fill("status = Done")
@@ -152,7 +151,7 @@ def test_filters_are_saved_run_and_deleted(web, site):
     page.get_by_role("button", name="Save current query").click()
     expect(page.get_by_text('Saved the filter "Done ones".')).to_be_visible()
     expect(saved).to_have_count(2)
-    shot(page, "saved-filters")
+    shot(page, "issues", "saved-filters")
 
     page.get_by_role("link", name="Their open ones").click()
     expect(page.get_by_label("JQL")).to_have_value("status = Open")
@@ -182,3 +181,4 @@ def test_the_operations_page_says_which_zone_jql_reads_dates_in(web, site):
     page.goto(site["url"] + "/#/ops")
     expect(page.locator("#jql-time-zone")).to_have_text(
         "JQL reads dates in Europe/Moscow: the Jira user's, as the agent reported it.")
+    shot(page, "ops", "jql-time-zone")

@@ -15,6 +15,7 @@ import urllib.request
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
 AGENT_ID = "markup-agent"
@@ -148,13 +149,14 @@ def test_an_issue_page_shows_the_description_and_comments_rendered_as_jira_rende
     assert page.locator("main script, main img:not([src^='/api/v1/attachments/'])").count() == 0
     assert page.locator("main a[href^='javascript']").count() == 0
     assert page.evaluate("window.__injected") is None
-    page.screenshot(path=str(screenshot("issue-rendered")), full_page=True)
+    check_page(page, "issue", "wiki-rendered")
 
 
 def test_an_image_not_yet_fetched_offers_a_fetch_button_that_shows_it(page, site):
     page.goto(site["url"] + "/#/issue/AURORA-12")
     button = page.locator("#description").get_by_role("button", name="Fetch screen.png")
     expect(button).to_be_visible()
+    check_page(page, "issue", "image-not-fetched")
     button.click()
     expect(page.locator("#description")).to_contain_text("The agent is fetching it…")
     deliver(site["url"], site["agent"])
@@ -165,6 +167,7 @@ def test_an_image_not_yet_fetched_offers_a_fetch_button_that_shows_it(page, site
     page.reload()
     expect(page.locator("#description img")).to_have_attribute("src", "/api/v1/attachments/10001/content")
     expect(page.locator("#description").get_by_role("button", name="Fetch screen.png")).to_have_count(0)
+    check_page(page, "issue", "image-fetched")
 
 
 def test_an_issue_page_full_of_hostile_text_shows_it_as_plain_text(page, site):
@@ -177,14 +180,8 @@ def test_an_issue_page_full_of_hostile_text_shows_it_as_plain_text(page, site):
     expect(page.locator(".comments > li").nth(1).locator("strong")).to_have_text("fine")
     expect(page.locator(".comments > li").nth(1)).to_contain_text("<script>window.__injected = 1</script>")
     assert page.locator("main script, main img").count() == 0 and page.evaluate("window.__injected") is None
+    check_page(page, "issue", "hostile-text")
 
-
-def screenshot(name: str):
-    from pathlib import Path
-
-    directory = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory / f"{name}.png"
 
 
 def test_a_search_snippet_highlights_in_one_scan(page):

@@ -1,19 +1,18 @@
 """A moved issue in the web interface, in a real browser against a real hub: opened at its old
 key, the page shows the issue under its new key, says it moved, and the address follows.
-Headless Chromium from the system's packages (the ``browser`` fixture); a screenshot goes to
-test-artifacts/screenshots/.
+Headless Chromium from the system's packages (the ``browser`` fixture); the page is checked by
+axe-core and leaves its screenshot (tests/browser.py).
 """
 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-moves"
 
@@ -70,8 +69,7 @@ def test_an_old_key_opens_the_moved_issue_under_its_new_key(browser, site):
         assert page.evaluate("location.hash") == "#/issue/OPS-7"
         expect(page.get_by_text("Calibrated")).to_be_visible()
         expect(page.locator(".notes .note-item")).to_contain_text("Ask the lab first")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "issue-moved.png"), full_page=True)
+        check_page(page, "issue", "moved")
         # Back leaves the issue: opening the old key added no entry of its own to the history.
         page.go_back()
         expect(page.get_by_role("heading", name="Issues")).to_be_visible()

@@ -6,20 +6,19 @@ tracking, several sprints, worklogs, custom fields of many types, an
 environment — and the pages show every one of them; hostile text in a custom
 field or the environment shows as text; the list's new filters narrow it and
 stay in the address. Headless Chromium from the system's packages (the
-``browser`` fixture); screenshots go to test-artifacts/screenshots/.
+``browser`` fixture); each page and state is checked by axe-core and leaves its screenshot
+(tests/browser.py).
 """
 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
+from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-15"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -158,9 +157,9 @@ def expect(locator):
     return playwright_expect(locator)
 
 
-def screenshot(tab, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+def screenshot(tab, name: str, state: str) -> None:
+    """The page's screenshot, ``<name>-<state>.png``, and its accessibility check."""
+    check_page(tab, name, state)
 
 
 def field(tab, label: str):
@@ -200,7 +199,7 @@ def test_the_issue_page_shows_every_field_of_the_whole_issue(page, site):
     expect(links.first).to_contain_text("blocks")
     expect(links.first).to_contain_text("AURORA-14")
     expect(page.locator("section[aria-labelledby=s-comments]")).to_contain_text("Pyotr Petrov (petrov)")
-    screenshot(page, "issue-whole")
+    screenshot(page, "issue", "whole")
     # The sub-task names its parent, and the blocked issue words the link the other way.
     page.get_by_role("link", name="AURORA-13").click()
     expect(page.get_by_role("heading", name="AURORA-13 Layout of the PDF")).to_be_visible()
@@ -283,7 +282,7 @@ def test_the_list_filters_by_resolution_component_versions_sprint_and_parent(pag
     page.get_by_role("button", name="Search").click()
     expect(keys).to_have_text(["AURORA-14", "AURORA-12"])
     assert page.url.endswith("#/issues?sprint=23")
-    screenshot(page, "issues-filtered")
+    screenshot(page, "issues", "filtered-whole")
     page.get_by_role("button", name="Clear").click()
     page.get_by_label("Parent").fill("AURORA-12")
     page.get_by_label("Parent").press("Enter")
@@ -329,6 +328,7 @@ def test_worklogs_page_with_show_more_and_the_total_is_the_whole_issues(page, si
     worklogs.get_by_role("button", name="Show more worklogs").click()
     expect(worklogs.locator("tbody tr")).to_have_count(55)
     expect(worklogs.get_by_role("button", name="Show more worklogs")).to_be_hidden()
+    screenshot(page, "issue", "worklogs")
     expect(worklogs.locator("#worklog-total")).to_have_text("55 worklogs, 55m logged in all.")
 
 
@@ -348,6 +348,6 @@ def test_the_whole_issue_fits_a_phone(browser, site):
         # The side panel comes first on a phone, above the description.
         side, body = (tab.locator(f".issue-layout {part}").bounding_box() for part in (".side", ".body"))
         assert side["y"] + side["height"] <= body["y"] + 1, (side, body)
-        screenshot(tab, "issue-whole-phone")
+        screenshot(tab, "issue", "whole-phone")
     finally:
         context.close()

@@ -34,14 +34,29 @@ export function replace(node, ...children) {
   return append(node, children);
 }
 
-/** A table from headers and rows of cells (each cell a node or text). */
+/** A table from headers and rows of cells (each cell a node or text); a header
+ * given as "" is a column of buttons, named "Actions" for screen readers. */
 export function table(caption, headers, rows, empty = "None.") {
   if (!rows.length) return h("p", {class: "empty"}, empty);
-  return h("div", {class: "scroll"},
-    h("table", {},
-      caption ? h("caption", {}, caption) : null,
-      h("thead", {}, h("tr", {}, headers.map((name) => h("th", {scope: "col"}, name)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))))));
+  return scrolling(h("table", {},
+    caption ? h("caption", {}, caption) : null,
+    h("thead", {}, h("tr", {}, headers.map((name) => h("th", {scope: "col"},
+      name === "" ? h("span", {class: "visually-hidden"}, "Actions") : name)))),
+    h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))))));
+}
+
+/** A box that scrolls sideways when content is wider than the screen. While it
+ * does, it is a Tab stop of its own, so that a keyboard can scroll it (arrow keys)
+ * even when nothing inside it is focusable; while it fits, it adds no Tab stop. */
+export function scrolling(content, attrs = {}) {
+  const box = h("div", {...attrs, class: "scroll"}, content);
+  const watch = new ResizeObserver(() => {
+    if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+    else box.removeAttribute("tabindex");
+  });
+  watch.observe(box);
+  watch.observe(content);
+  return box;
 }
 
 /** A link to an issue's page. */

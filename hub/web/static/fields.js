@@ -3,7 +3,7 @@
 // state, time tracking as Jira writes it, and custom field values flattened as
 // a person reads them. Every value goes in as text (dom.js).
 
-import {h, issueLink, time} from "./dom.js";
+import {h, issueLink, scrolling, time} from "./dom.js";
 import {wikiBlock} from "./rendered.js";
 
 // Jira's time tracking defaults: a working day of 8 hours, a week of 5 days.
@@ -130,7 +130,7 @@ export function customFieldTable(fields, signal = undefined) {
     .map(([id, field]) => ({id, ...field}))
     .sort((a, b) => String(a.name).localeCompare(String(b.name)) || a.id.localeCompare(b.id));
   if (!entries.length) return h("p", {class: "empty"}, "No custom fields.");
-  return h("div", {class: "scroll"}, h("table", {class: "custom-fields"},
+  return scrolling(h("table", {class: "custom-fields"},
     h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Value"))),
     h("tbody", {}, entries.map((field) => h("tr", {"data-field": field.id},
       h("th", {scope: "row", title: field.id}, field.name || field.id),

@@ -50,7 +50,8 @@ function same(a, b) {
 
 export async function renderIssues(main, signal) {
   const params = await api.issueListParameters();
-  const known = new Set(["q", "jql", "sort", ...FILTERS.map(([name]) => name)].filter((name) => params[name]));
+  const known = new Set(["q", "jql", "sort", "limit", ...FILTERS.map(([name]) => name)]
+    .filter((name) => params[name]));
   const asked = addressFilters(known);
   if (asked !== null && !same(asked, view.filters)) {
     Object.assign(view, {filters: asked, cursors: [], cursor: null, total: null});
@@ -109,7 +110,8 @@ export async function renderIssues(main, signal) {
     describeOrder();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
-    const query = {...view.filters, limit: PAGE_SIZE, cursor: view.cursor};
+    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
+    const query = {limit: PAGE_SIZE, ...view.filters, cursor: view.cursor};
     let page;
     try {
       page = await api.request("GET", "/api/v1/issues", {query, signal});
@@ -144,7 +146,8 @@ export async function renderIssues(main, signal) {
 
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    view.filters = {};
+    // The page's size has no field of its own: it stays as the address set it.
+    view.filters = view.filters.limit ? {limit: view.filters.limit} : {};
     for (const [name, input] of Object.entries(fields)) {
       const value = input.value.trim();
       if (value !== "") view.filters[name] = value;

@@ -2,7 +2,7 @@
 // whole issue, paged by the API's cursor ("Show more worklogs").
 
 import * as api from "./api.js";
-import {h, replace, say, status, time} from "./dom.js";
+import {h, replace, say, scrolling, status, time} from "./dom.js";
 import {jiraDuration} from "./fields.js";
 import {wikiBlock} from "./rendered.js";
 
@@ -12,9 +12,9 @@ export function worklogsPanel(key, signal) {
   const path = `/api/v1/issues/${encodeURIComponent(key)}/worklogs`;
   const total = h("p", {class: "worklog-total", id: "worklog-total"});
   const body = h("tbody", {});
-  const tableBox = h("div", {class: "scroll", hidden: true}, h("table", {},
+  const tableBox = scrolling(h("table", {},
     h("thead", {}, h("tr", {}, ["Author", "Started", "Time spent", "Comment"].map(
-      (name) => h("th", {scope: "col"}, name)))), body));
+      (name) => h("th", {scope: "col"}, name)))), body), {hidden: true});
   const more = h("button", {type: "button", class: "secondary", hidden: true}, "Show more worklogs");
   const line = status();
   let cursor = null;
