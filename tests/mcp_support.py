@@ -118,7 +118,13 @@ async def check_reading(client: Client) -> None:
     await refused(client, "search_issues", {"status": ""}, "status")
 
     issue = await data(client, "get_issue", {"key": "AURORA-1"})
-    assert issue["format"] == "jira-wiki" and issue["fields"]["description"] == "h1. Cards\n*bold* text"
+    # Text fields come as Markdown the hub renders from Jira's wiki markup; format=wiki as Jira holds them.
+    assert issue["format"] == "markdown" and issue["fields"]["description"] == "# Cards\n**bold** text"
+    assert "description_markdown" not in issue["fields"]
+    wiki = await data(client, "get_issue", {"key": "AURORA-1", "format": "wiki", "include": ["comments"]})
+    assert wiki["format"] == "jira-wiki" and wiki["fields"]["description"] == "h1. Cards\n*bold* text"
+    assert wiki["comments"]["items"][0]["body"] == "first *wiki*"
+    await refused(client, "get_issue", {"key": "AURORA-1", "format": "html"}, "format")
     assert issue["fields"]["summary"] == "Cards list" and issue["fields"]["status"] == "In Progress"
     assert issue["links"] == {
         "outward": [{"type": "Blocks", "phrase": "Blocks", "text": "Blocks AURORA-2", "key": "AURORA-2",
@@ -133,7 +139,7 @@ async def check_reading(client: Client) -> None:
     assert issue["comments"] is None and issue["changes"] is None
     full = await data(client, "get_issue", {"key": "AURORA-1", "include": ["comments", "changes"]})
     assert full["comments"]["total"] == 3 and full["changes"]["total"] == 2
-    assert [c["body"] for c in full["comments"]["items"]] == ["first *wiki*", "second", "third"]
+    assert [c["body"] for c in full["comments"]["items"]] == ["first **wiki**", "second", "third"]
     linked = await data(client, "get_issue", {"key": "AURORA-2"})
     assert linked["links"]["inward"][0]["key"] == "AURORA-1" and linked["attachments"] == []
     await refused(client, "get_issue", {"key": "NOPE-1"}, "404", "no issue 'NOPE-1' in the mirror")
@@ -141,7 +147,10 @@ async def check_reading(client: Client) -> None:
     await refused(client, "get_issue", {}, "key")
 
     page = await data(client, "get_comments", {"key": "AURORA-1", "limit": 2})
-    assert page["format"] == "jira-wiki" and page["total"] == 3 and page["next_cursor"] == 2
+    assert page["format"] == "markdown" and page["total"] == 3 and page["next_cursor"] == 2
+    assert page["items"][0]["body"] == "first **wiki**" and "body_markdown" not in page["items"][0]
+    wiki_page = await data(client, "get_comments", {"key": "AURORA-1", "limit": 1, "format": "wiki"})
+    assert wiki_page["format"] == "jira-wiki" and wiki_page["items"][0]["body"] == "first *wiki*"
     assert [c["id"] for c in page["items"]] == ["101", "102"]
     last = await data(client, "get_comments", {"key": "AURORA-1", "limit": 2, "cursor": 2})
     assert [c["id"] for c in last["items"]] == ["103"] and last["next_cursor"] is None and last["total"] == 3
@@ -356,7 +365,7 @@ async def check_whole_issue(client: Client) -> None:
     assert fields["components"] == ["Web", "Payments"]
     assert [(v["name"], v["released"]) for v in fields["fix_versions"]] == [("2.3", False)]
     assert [(v["id"], v["name"], v["released"]) for v in fields["affects_versions"]] == [("10090", "2.2", True)]
-    assert fields["environment"] == "Firefox 130 on the *staging* stand" and fields["parent_key"] is None
+    assert fields["environment"] == "Firefox 130 on the **staging** stand" and fields["parent_key"] is None
     assert [(s["id"], s["name"], s["state"]) for s in fields["sprints"]] == [
         (23, "AURORA Sprint 13", "closed"), (24, "AURORA Sprint 14", "active")]
     assert {"links", "subtasks", "custom_fields"}.isdisjoint(fields)
@@ -377,9 +386,11 @@ async def check_whole_issue(client: Client) -> None:
     assert step["worklogs"] == {"count": 0, "time_spent": "0m", "time_spent_seconds": 0}
 
     first = await data(client, "get_worklogs", {"key": "AURORA-20", "limit": 2})
-    assert first["format"] == "jira-wiki" and first["total"] == 3 and first["time_spent"] == "2h 30m"
+    assert first["format"] == "markdown" and first["total"] == 3 and first["time_spent"] == "2h 30m"
     assert [(w["id"], w["time_spent_text"]) for w in first["items"]] == [("40001", "1h"), ("40002", "30m")]
-    assert first["items"][1]["author_display"] == "Пётр Петров" and first["items"][0]["comment"] == "the *form*"
+    assert first["items"][1]["author_display"] == "Пётр Петров" and first["items"][0]["comment"] == "the **form**"
+    wiki_logs = await data(client, "get_worklogs", {"key": "AURORA-20", "limit": 1, "format": "wiki"})
+    assert wiki_logs["format"] == "jira-wiki" and wiki_logs["items"][0]["comment"] == "the *form*"
     rest = await data(client, "get_worklogs", {"key": "AURORA-20", "limit": 2, "cursor": first["next_cursor"]})
     assert [w["id"] for w in rest["items"]] == ["40003"] and rest["next_cursor"] is None and rest["total"] == 3
     await refused(client, "get_worklogs", {"key": "NOPE-1"}, "no issue 'NOPE-1'")

@@ -199,3 +199,15 @@ def test_text_made_of_openings_is_shown_as_plain_text_once_it_costs_too_much(uni
     assert rendered.startswith('<p class="plain">') and "&lt;script&gt;" in rendered
     assert to_markdown(text) == text and to_text(text) == text
     assert to_html("x" * (markup.MARKUP_LIMIT + 1)).startswith('<p class="plain">')  # past Jira's own limit
+
+
+@pytest.mark.parametrize("snippet", [
+    "…the card list of [[release]] 2.3 is slow, when the filter holds many values…",
+    "e-mail [[sync]] at 10:30, 50% done; see AURORA-12 (and OTHER-7).",
+    "a -strike- b [[x]]", "see (y) [[x]]", "h2. Title [[x]]", "1. item [[x]]", "x & y [[z]] <b>",
+])
+def test_a_snippet_without_markup_skips_the_grammar_and_reads_the_same(snippet):
+    # The words-only path (markup._MAY_HOLD_MARKUP finds nothing) answers what the grammar would.
+    marked = snippet.replace("[[", "\ue001").replace("]]", "\ue002")
+    through_grammar = markup._text(marked).replace("\ue001", "[[").replace("\ue002", "]]")
+    assert snippet_text(snippet) == " ".join(markup._CUT_MARKUP.sub(" ", through_grammar).split())

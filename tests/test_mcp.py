@@ -87,8 +87,9 @@ def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplo
 
         with caplog.at_level("DEBUG"):
             anyio.run(calls)
-        assert transport.sent == [("GET", "/api/v1/attachments/404404"), ("GET", "/api/v1/issues/NOPE-1"),
-                                  ("GET", "/api/v1/issues/NOPE-2")]
+        assert transport.sent == [("GET", "/api/v1/attachments/404404"),
+                                  ("GET", "/api/v1/issues/NOPE-1?render=markdown"),
+                                  ("GET", "/api/v1/issues/NOPE-2?render=markdown")]
         assert caplog.records and not [r for r in caplog.records if r.exc_info or r.levelname == "ERROR"]
         assert "Traceback" not in caplog.text
 

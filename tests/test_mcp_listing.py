@@ -190,16 +190,25 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                              'title': 'IssuePage',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
-            'description': 'One issue in full: its fields and description (Jira wiki markup) with resolution, '
-                           'components, fix and affects versions, environment, parent, sprints with their state, '
-                           'time tracking (`2h 30m`), its worklogs counted and summed, its custom fields by display '
-                           'name, its sub-tasks, its links both ways worded as Jira words them (`blocks AURORA-13`) '
-                           "with the other issue's summary and status, its attachments with their states, and the "
-                           "hub's notes. An old key of an issue Jira moved finds it under its new key (`moved` says "
-                           'so). `include` adds the first page of comments and/or changes (changelog), with their '
-                           'totals; page further with get_comments / get_changelog, and read worklogs with '
-                           'get_worklogs.',
-            'inputSchema': {'properties': {'include': {'anyOf': [{'items': {'enum': ['comments', 'changes'],
+            'description': 'One issue in full: its fields and description with resolution, components, fix and '
+                           'affects versions, environment, parent, sprints with their state, time tracking (`2h '
+                           '30m`), its worklogs counted and summed, its custom fields by display name, its '
+                           'sub-tasks, its links both ways worded as Jira words them (`blocks AURORA-13`) with the '
+                           "other issue's summary and status, its attachments with their states, and the hub's "
+                           'notes. An old key of an issue Jira moved finds it under its new key (`moved` says so). '
+                           '`include` adds the first page of comments and/or changes (changelog), with their totals; '
+                           'page further with get_comments / get_changelog, and read worklogs with get_worklogs. '
+                           'Text fields (description, environment, multi-line custom fields, comments) are Markdown '
+                           "the hub renders from Jira's wiki markup; `format: wiki` gives them as Jira holds them.",
+            'inputSchema': {'properties': {'format': {'default': 'markdown',
+                                                      'description': 'how text fields come: `markdown` (the default: '
+                                                                     "rendered by the hub from Jira's wiki markup, "
+                                                                     "which assistants read best) or `wiki` (Jira's "
+                                                                     'wiki markup as Jira holds it)',
+                                                      'enum': ['markdown', 'wiki'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'include': {'anyOf': [{'items': {'enum': ['comments', 'changes'],
                                                                             'type': 'string'},
                                                                   'maxItems': 2,
                                                                   'type': 'array'},
@@ -219,14 +228,19 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'name': 'get_issue',
             'outputSchema': {'$defs': {'EntryPage': {'description': "One page of an issue's comments or changelog, "
                                                                     'with the total count.',
-                                                     'properties': {'format': {'anyOf': [{'const': 'jira-wiki',
+                                                     'properties': {'format': {'anyOf': [{'enum': ['markdown',
+                                                                                                   'jira-wiki'],
                                                                                           'type': 'string'},
                                                                                          {'type': 'null'}],
                                                                                'description': 'the markup of text '
                                                                                               'fields: comment '
-                                                                                              'bodies are Jira wiki '
-                                                                                              'markup, as Jira holds '
-                                                                                              'them',
+                                                                                              'bodies are Markdown '
+                                                                                              '(`markdown`, rendered '
+                                                                                              'by the hub from '
+                                                                                              "Jira's wiki markup) "
+                                                                                              'or Jira wiki markup '
+                                                                                              'as Jira holds them '
+                                                                                              '(`jira-wiki`)',
                                                                                'title': 'Format'},
                                                                     'items': {'items': {'additionalProperties': True,
                                                                                         'type': 'object'},
@@ -388,9 +402,12 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                       'which follow',
                                                        'title': 'Fields',
                                                        'type': 'object'},
-                                            'format': {'const': 'jira-wiki',
-                                                       'description': '`description`, `environment` (and comment '
-                                                                      'bodies) are Jira wiki markup',
+                                            'format': {'description': '`description`, `environment`, multi-line '
+                                                                      'custom fields (and comment bodies) are '
+                                                                      'Markdown (`markdown`, rendered by the hub '
+                                                                      "from Jira's wiki markup) or Jira wiki markup "
+                                                                      '(`jira-wiki`)',
+                                                       'enum': ['markdown', 'jira-wiki'],
                                                        'title': 'Format',
                                                        'type': 'string'},
                                             'gone': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
@@ -436,13 +453,22 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                              'title': 'IssueDetail',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
-            'description': "An issue's comments, oldest first, a page at a time, with `total`: bodies are Jira wiki "
-                           'markup. Use it to read a discussion in full; follow `next_cursor` until it is null.',
+            'description': "An issue's comments, oldest first, a page at a time, with `total`: bodies are Markdown "
+                           "the hub renders from Jira's wiki markup (`format: wiki` for the markup as Jira holds "
+                           'it). Use it to read a discussion in full; follow `next_cursor` until it is null.',
             'inputSchema': {'properties': {'cursor': {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'type': 'null'}],
                                                       'default': None,
                                                       'description': '`next_cursor` of the previous page; omit for '
                                                                      'the first',
                                                       'title': 'Cursor'},
+                                           'format': {'default': 'markdown',
+                                                      'description': 'how text fields come: `markdown` (the default: '
+                                                                     "rendered by the hub from Jira's wiki markup, "
+                                                                     "which assistants read best) or `wiki` (Jira's "
+                                                                     'wiki markup as Jira holds it)',
+                                                      'enum': ['markdown', 'wiki'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
                                            'key': {'description': 'an issue key, e.g. AURORA-12',
                                                    'maxLength': 255,
                                                    'minLength': 1,
@@ -459,10 +485,13 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                             'type': 'object'},
             'name': 'get_comments',
             'outputSchema': {'description': "One page of an issue's comments or changelog, with the total count.",
-                             'properties': {'format': {'anyOf': [{'const': 'jira-wiki', 'type': 'string'},
+                             'properties': {'format': {'anyOf': [{'enum': ['markdown', 'jira-wiki'],
+                                                                  'type': 'string'},
                                                                  {'type': 'null'}],
                                                        'description': 'the markup of text fields: comment bodies are '
-                                                                      'Jira wiki markup, as Jira holds them',
+                                                                      'Markdown (`markdown`, rendered by the hub '
+                                                                      "from Jira's wiki markup) or Jira wiki markup "
+                                                                      'as Jira holds them (`jira-wiki`)',
                                                        'title': 'Format'},
                                             'items': {'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Items',
@@ -504,10 +533,13 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                             'type': 'object'},
             'name': 'get_changelog',
             'outputSchema': {'description': "One page of an issue's comments or changelog, with the total count.",
-                             'properties': {'format': {'anyOf': [{'const': 'jira-wiki', 'type': 'string'},
+                             'properties': {'format': {'anyOf': [{'enum': ['markdown', 'jira-wiki'],
+                                                                  'type': 'string'},
                                                                  {'type': 'null'}],
                                                        'description': 'the markup of text fields: comment bodies are '
-                                                                      'Jira wiki markup, as Jira holds them',
+                                                                      'Markdown (`markdown`, rendered by the hub '
+                                                                      "from Jira's wiki markup) or Jira wiki markup "
+                                                                      'as Jira holds them (`jira-wiki`)',
                                                        'title': 'Format'},
                                             'items': {'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Items',
@@ -527,12 +559,21 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
             'description': "An issue's worklogs (who logged how much time when, and why), oldest first, a page at a "
                            'time, with `total` and the time of them all (`2h 30m`: a day of 8 hours, a week of 5 '
-                           'days). Use it to see where time on an issue went.',
+                           'days). Use it to see where time on an issue went. Comments are Markdown (`format: wiki` '
+                           "for Jira's wiki markup).",
             'inputSchema': {'properties': {'cursor': {'anyOf': [{'minimum': 1, 'type': 'integer'}, {'type': 'null'}],
                                                       'default': None,
                                                       'description': '`next_cursor` of the previous page; omit for '
                                                                      'the first',
                                                       'title': 'Cursor'},
+                                           'format': {'default': 'markdown',
+                                                      'description': 'how text fields come: `markdown` (the default: '
+                                                                     "rendered by the hub from Jira's wiki markup, "
+                                                                     "which assistants read best) or `wiki` (Jira's "
+                                                                     'wiki markup as Jira holds it)',
+                                                      'enum': ['markdown', 'wiki'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
                                            'key': {'description': 'an issue key, e.g. AURORA-12',
                                                    'maxLength': 255,
                                                    'minLength': 1,
@@ -549,8 +590,9 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                             'type': 'object'},
             'name': 'get_worklogs',
             'outputSchema': {'description': "One page of an issue's worklogs, with the issue's totals.",
-                             'properties': {'format': {'const': 'jira-wiki',
-                                                       'description': 'worklog comments are Jira wiki markup',
+                             'properties': {'format': {'description': 'worklog comments are Markdown (`markdown`) or '
+                                                                      'Jira wiki markup (`jira-wiki`)',
+                                                       'enum': ['markdown', 'jira-wiki'],
                                                        'title': 'Format',
                                                        'type': 'string'},
                                             'items': {'description': 'worklogs as GET /api/v1/issues/{key}/worklogs '

@@ -10,8 +10,15 @@ USERS = {"users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "I
 DESCRIPTION = "h1. Setup\nAsk [~ivanov]: !screen.png! then !shot.png|thumbnail!\n||a||b||\n|1|2|"
 
 
+TEXTAREA = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
+CUSTOM = {"customfield_10300": {"name": "Acceptance", "type": "string", "custom": TEXTAREA,
+                                "value": "* the checklist *passes*"},
+          "customfield_10301": {"name": "Team", "type": "string", "custom": "com.atlassian.jira.plugin.system."
+                                "customfieldtypes:textfield", "value": "*not wiki*"}}
+
+
 def loaded(hub):
-    load(hub, [issue("AURORA-12", description=DESCRIPTION, environment="*Linux* <b>x</b>",
+    load(hub, [issue("AURORA-12", description=DESCRIPTION, environment="*Linux* <b>x</b>", custom_fields=CUSTOM,
                      attachments=[{**attachment("10001", "screen.png"), "mime_type": "image/png"},
                                   {**attachment("10002", "shot.png"), "mime_type": "image/png"}],
                      comments=[comment("101", "first *wiki* [x|javascript:alert(1)]"), comment("102", "-done-")],
@@ -32,6 +39,10 @@ def test_an_issue_rendered_as_html_places_images_by_their_state(hub):
     # Neither image is in the store yet: both are placeholders carrying their ids.
     assert '<span class="attachment-missing" data-attachment-id="10001">screen.png</span>' in html
     assert rendered["environment_html"] == "<p><strong>Linux</strong> &lt;b&gt;x&lt;/b&gt;</p>\n"
+    # A wiki custom field (Jira's textarea) is rendered too; a plain text one is not.
+    custom = rendered["custom_fields"]
+    assert custom["customfield_10300"]["value_html"] == "<ul>\n<li>the checklist <strong>passes</strong></li>\n</ul>\n"
+    assert "value_html" not in custom["customfield_10301"]
     fetched(hub, "10001", b"\x89PNG\r\n\x1a\n")
     html = hub.api("GET", "/api/v1/issues/AURORA-12", params={"render": "html"}).json["description_html"]
     assert '<img src="/api/v1/attachments/10001/content" alt="screen.png">' in html

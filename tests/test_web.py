@@ -204,7 +204,8 @@ def test_an_issue_shows_its_fields_links_comments_changelog_and_its_description_
     expect(description).to_contain_text(SCRIPT)
     expect(description).to_contain_text(IMAGE)
     expect(description.get_by_role("heading", name="Setup")).to_be_visible()
-    expect(description).to_contain_text("Run this first, see the guide (http://wiki/guide).")
+    expect(description).to_contain_text("Run this first, see the guide.")
+    expect(description.get_by_role("link", name="the guide")).to_have_attribute("href", "http://wiki/guide")
     expect(description.locator("li")).to_have_count(2)
     assert description.locator("script, img").count() == 0
     assert page.evaluate("window.__injected") is None

@@ -1,297 +1,197 @@
-"""Jira's wiki markup in a real browser: hostile text of Jira's largest field size
-renders within a second, well-formed markup reads as it always did, and text
-never becomes markup.
+"""Jira's wiki text on the issue page, as the hub renders it (GET …?render=html), in a real browser:
+the description, comments, a worklog's comment and a wiki custom field read as Jira shows them; an
+image whose attachment is not fetched yet offers a Fetch button that fetches it and shows it; hostile
+text runs nothing and an issue page full of it still shows, as plain text.
 
-The page's own module (`/ui/wiki.js`, served by a real hub on loopback under its
-Content-Security-Policy) runs in headless Chromium from the system's packages;
-times are measured inside the page with performance.now().
+A real hub on loopback (under its Content-Security-Policy) and headless Chromium from the system's
+packages; the agent is played by the test over HTTP.
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
+import urllib.request
 
 import pytest
 
 from tests.browser import check_page
 from tests.support import call, prepared_hub, start, stop, wait_for_line
 
-JIRA_FIELD_LIMIT = 32_767
-
-# The inline and line patterns as wiki.js had them, for comparing outputs: each
-# is fine on short text, and several take quadratic time on long hostile text.
-REFERENCE = r"""
-const ref = {};
-ref.plain = (line) => line
-  .replace(/\[([^|\]]+)\|([^\]]+)\]/g, "$1 ($2)")
-  .replace(/\[(https?:[^\]\s]+|~[^\]\s]+)\]/g, "$1")
-  .replace(/\{\{(.+?)\}\}/g, "$1")
-  .replace(/\{color(?::[^}]*)?\}/g, "")
-  .replace(/!([^!\s|]+)(?:\|[^!]*)?!/g, "[image: $1]")
-  .replace(/(^|[\s(])\*(\S(?:[^*]*\S)?)\*(?=$|[\s).,:;!?])/g, "$1$2");
-ref.nodes = (text) => {
-  const el = (tag, content) => {
-    const n = document.createElement(tag);
-    if (content !== undefined) n.append(document.createTextNode(content));
-    return n;
-  };
-  const HEADING = /^h([1-6])\.\s*(.*)$/, ITEM = /^\s*([*#-]+)\s+(.*)$/;
-  const BLOCK = /^\{(code|noformat|quote)(?::[^}]*)?\}(.*)$/;
-  const fragment = document.createDocumentFragment();
-  const lines = String(text).split(/\r?\n/);
-  let paragraph = [], list = null;
-  const flush = () => {
-    if (paragraph.length) fragment.append(el("p", paragraph.join("\n")));
-    paragraph = [];
-    list = null;
-  };
-  for (let i = 0; i < lines.length; i += 1) {
-    const line = lines[i];
-    const block = line.match(BLOCK);
-    if (block) {
-      flush();
-      const end = `{${block[1]}}`, body = block[2] ? [block[2]] : [];
-      for (i += 1; i < lines.length && !lines[i].startsWith(end); i += 1) body.push(lines[i]);
-      fragment.append(el(block[1] === "quote" ? "blockquote" : "pre", body.join("\n")));
-      continue;
-    }
-    const heading = line.match(HEADING);
-    if (heading) {
-      flush();
-      fragment.append(el(`h${Math.min(6, Number(heading[1]) + 2)}`, ref.plain(heading[2])));
-      continue;
-    }
-    const item = line.match(ITEM);
-    if (item && !/^\s*-{4,}\s*$/.test(line)) {
-      if (paragraph.length) { fragment.append(el("p", paragraph.join("\n"))); paragraph = []; }
-      const ordered = item[1].endsWith("#");
-      if (!list || list.ordered !== ordered) {
-        list = {ordered, node: el(ordered ? "ol" : "ul")};
-        fragment.append(list.node);
-      }
-      list.node.append(el("li", ref.plain(item[2])));
-      continue;
-    }
-    if (!line.trim()) { flush(); continue; }
-    list = null;
-    paragraph.push(ref.plain(line));
-  }
-  flush();
-  return fragment;
-};
-"""
-
-# A tree as text: each element's tag and, for leaves, its text.
-SHAPE = r"""
-const shape = (node) => [...node.childNodes].map((child) => child.nodeType === Node.TEXT_NODE
-  ? JSON.stringify(child.data) : `<${child.localName}>${shape(child)}</${child.localName}>`).join("");
-"""
-
-# Short strings made of markup's pieces, from a seeded generator.
-RANDOM = r"""
-let seed = 20261201;
-const random = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
-const made = (atoms, most) => {
-  let s = "";
-  for (let k = 1 + random(most); k > 0; k -= 1) s += atoms[random(atoms.length)];
-  return s;
-};
-"""
-
-INLINE_ATOMS = ["[", "]", "|", "{", "}", "{{", "}}", "{color", "{color:", "!", "*", "~", "http:", "https:", " ",
-                "\t", "\r", "\u2028", "\u00a0", "\ufeff", "a", "b", "(", ")", ".", ":", "?", "x.png", "<b>"]
-LINE_ATOMS = [*INLINE_ATOMS, "\n", "\r\n", "h1.", "h7.", "* ", "# ", "- ", "----", "{code}", "{code:java}",
-              "{quote}", "{noformat}", "  "]
-
-WELL_FORMED = {
-    "see [the guide|http://wiki/guide].": "see the guide (http://wiki/guide).",
-    "ask [~ivanov] or [http://wiki/x]": "ask ~ivanov or http://wiki/x",
-    "[https://jira/browse/AURORA-12] done": "https://jira/browse/AURORA-12 done",
-    "run {{make test}} then {{hub serve}}": "run make test then hub serve",
-    "{color:red}red{color} and {color}plain{color}": "red and plain",
-    "!screen.png! and !shot.png|thumbnail!": "[image: screen.png] and [image: shot.png]",
-    "*bold* and (*this*), *two words*.": "bold and (this), two words.",
-    "a*b*c stays, 2 * 3 * 4 too": "a*b*c stays, 2 * 3 * 4 too",
-    "[*Bold* link|http://x] {{[~petrov]}}": "Bold link (http://x) ~petrov",
-    "<script>alert(1)</script>": "<script>alert(1)</script>",
-}
-
-DOCUMENT = ("h1. Setup\nRun *this* first, see [the guide|http://wiki/guide].\n\n* step one\n* step two\n"
-            "# first\n# second\n----\n{code:python}\nprint('{{x}}')\n{code}\n{quote}\nquoted *text*\n{quote}\n"
-            "h3.   Heading with {{mono}}\nlast line\r\nand more")
+AGENT_ID = "markup-agent"
+TIMEOUT_MS = 30_000
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+TEXTAREA = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
+DESCRIPTION = (
+    "h2.Steps\r\n# Open the *cards* list\r\n## sort by _due date_\r\n# Export it\r\n\r\n"
+    "||Browser||Result||\r\n|Chromium|-fails- (x)|\r\n\r\n"
+    "{quote}It worked in 2.2{quote} says [~ivanov], see [the release notes|https://example.org/notes].\r\n"
+    "{code:python}\r\nprint('{{not mono}}')\r\n{code}\r\n"
+    "{color:red}Blocker{color} for the release.\r\n----\r\nScreen: !screen.png|thumbnail!\r\n")
+HOSTILE = ("<script>window.__injected = 1</script> <img src=x onerror=window.__injected=2> "
+           "[x|javascript:window.__injected=3]")
 
 
-def hostile(unit: str, size: int = JIRA_FIELD_LIMIT) -> str:
+def hostile(unit: str, size: int) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
-HOSTILE = {
-    "braces": hostile("{{"),
-    "mentions": hostile("[~"),
-    "links": hostile("[http:"),
-    "secure links": hostile("[https:a"),
-    "titled links": hostile("[a|"),
-    "images": hostile("!"),
-    "image names": hostile("!a|"),
-    "stars": hostile("*"),
-    "bold openings": hostile("(*a "),
-    "colors": hostile("{color"),
-    "color openings": hostile("{color:"),
-    "nested brackets": hostile("[[[[|]]]]")[:JIRA_FIELD_LIMIT // 2] + hostile("[", JIRA_FIELD_LIMIT // 2),
-    "a mix": hostile("{{[~[http:[a|!x|*{color:(* {{a}"),
-    "heading spaces": "h1." + " " * (JIRA_FIELD_LIMIT - 4) + "\r",
-    "item spaces": "* " + " " * (JIRA_FIELD_LIMIT - 3) + "\r",
-    "block openings": "{code:" + " " * (JIRA_FIELD_LIMIT - 8) + "}\r",
-    "many lines": hostile("* [~a\n# {{b\nh2. [x|\n"),
-    "one line of 1 MB": hostile("{{[~[http:[a|!*", 1 << 20),
-}
-
-
-HOSTILE_ISSUE = {
-    "key": "AURORA-12", "id": "10012", "summary": "Hostile text", "issue_type": "Task", "status": "Open",
-    "updated": "2026-10-22T13:05:11.000+0300", "description": HOSTILE["braces"],
-    "comments": [{"id": "10101", "author": "petrov", "created": "2026-10-22T13:05:11.000+0300", "body": body}
-                 for body in (HOSTILE["mentions"], HOSTILE["links"], HOSTILE["titled links"],
-                              "*fine* <script>window.__injected = 1</script>" + HOSTILE["a mix"] * 2)]}
-for n, item in enumerate(HOSTILE_ISSUE["comments"]):
-    item["id"] = str(10101 + n)
+ISSUES = [
+    {"key": "AURORA-12", "id": "10012", "summary": "Export fails", "issue_type": "Bug", "status": "Open",
+     "updated": "2026-10-22T13:05:11.000+0300", "description": DESCRIPTION, "environment": "*Linux* " + HOSTILE,
+     "custom_fields": {"customfield_10300": {"name": "Acceptance", "type": "string", "custom": TEXTAREA,
+                                             "value": "* the export *opens*"}},
+     "attachments": [{"id": "10001", "filename": "screen.png", "size": len(PNG), "mime_type": "image/png"}],
+     "comments": [{"id": "10101", "author": "petrov", "created": "2026-10-22T13:05:11.000+0300",
+                   "body": "Confirmed on *2.3* (y)"},
+                  {"id": "10102", "author": "petrov", "created": "2026-10-22T14:05:11.000+0300",
+                   "body": HOSTILE}],
+     "worklogs": [{"id": "20001", "author": "ivanov", "started": "2026-10-22T13:05:11.000+0300",
+                   "time_spent": 3600, "comment": "+reviewed+ the export"}]},
+    # Jira's largest text, made of the openings that cost the grammar most, in the description
+    # and in comments: the page still shows, as plain text.
+    {"key": "AURORA-13", "id": "10013", "summary": "Hostile text", "issue_type": "Task", "status": "Open",
+     "updated": "2026-10-22T13:05:11.000+0300", "description": hostile("[~", 32_767),
+     "comments": [{"id": str(10201 + n), "author": "petrov", "created": "2026-10-22T13:05:11.000+0300",
+                   "body": body} for n, body in enumerate(
+                       (hostile("{{", 32_767), "*fine* " + HOSTILE))]},
+]
+USERS = [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"}]
 
 
 def seed(url: str, agent: str, interface: str) -> None:
-    """AURORA-12, with hostile text in its description and comments, loaded by an agent."""
-    command = call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = AURORA-12"}})
-    [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": "markup-agent", "version": 14})["commands"]
+    command = call(url, interface, "/api/v1/commands", {"type": "refresh", "params": {"jql": "project = AURORA"}})
+    [claimed] = call(url, agent, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14})["commands"]
     assert claimed["id"] == command["id"]
-    call(url, agent, f"/agent/v1/commands/{claimed['id']}/state", {"issues": [HOSTILE_ISSUE]})
-    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": 1}})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/state",
+         {"agent_id": AGENT_ID, "delivery": 1, "issues": ISSUES, "catalogues": {"users": USERS}})
+    call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
+         {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(ISSUES)}})
+
+
+def deliver(url: str, agent: str) -> None:
+    """The agent's part of a fetch: claim it, upload the image, finish it."""
+    [command] = call(url, agent, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14, "wait": 20,
+                                                     "types": ["fetch_attachment"]})["commands"]
+    assert command["params"] == {"attachment_id": "10001"}
+    put = urllib.request.Request(
+        f"{url}/agent/v1/commands/{command['id']}/file?agent_id={AGENT_ID}&delivery={command['deliveries']}",
+        data=PNG, method="PUT", headers={"Authorization": f"Bearer {agent}", "X-Content-SHA256":
+                                         hashlib.sha256(PNG).hexdigest(), "Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(put, timeout=30) as resp:
+        stored = json.loads(resp.read())
+    call(url, agent, f"/agent/v1/commands/{command['id']}/done",
+         {"agent_id": AGENT_ID, "delivery": command["deliveries"], "result": stored})
 
 
 @pytest.fixture(scope="module")
-def browser_and_site(browser, tmp_path_factory):
-    """Headless Chromium, and a real hub on loopback holding AURORA-12: its URL and interface token."""
+def site(browser, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("markup") / "data"
     agent, interface = prepared_hub(data_dir)
     proc = start("serve", data_dir=data_dir)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         seed(url, agent, interface)
-        yield browser, {"url": url, "interface": interface}
+        yield {"url": url, "agent": agent, "interface": interface}
     finally:
         stop(proc)
 
 
-@pytest.fixture(scope="module")
-def page(browser_and_site):
-    """A page of the hub with wiki.js loaded as `window.wiki`."""
-    browser, site = browser_and_site
-    tab = browser.new_page()
-    errors = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context()
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
     tab.goto(site["url"] + "/")
-    tab.evaluate("async () => { window.wiki = await import('/ui/wiki.js'); }")
-    tab.evaluate(f"() => {{ {REFERENCE} {SHAPE} window.ref = ref; window.shape = shape; }}")
+    tab.get_by_label("Token").fill(site["interface"])
+    tab.get_by_role("button", name="Sign in").click()
+    tab.get_by_role("heading", name="Issues").wait_for()
     yield tab
-    tab.close()
+    context.close()
     assert errors == []
 
 
-def test_well_formed_inline_markup_reads_as_before(page):
-    got = page.evaluate("(cases) => cases.map((line) => [wiki.plain(line), ref.plain(line)])", list(WELL_FORMED))
-    assert [new for new, _ in got] == list(WELL_FORMED.values())
-    assert [old for _, old in got] == list(WELL_FORMED.values())
+def expect(locator):
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=TIMEOUT_MS)
+    return playwright_expect(locator)
 
 
-def test_a_document_reads_as_before(page):
-    new, old = page.evaluate("(text) => [shape(wiki.wikiToNodes(text)), shape(ref.nodes(text))]", DOCUMENT)
-    assert new == old
-    assert '<h3>"Setup"</h3>' in new and '<li>"step one"</li>' in new and "<ol>" in new
-    assert '<pre>"print(\'{{x}}\')"</pre>' in new and '<blockquote>"quoted *text*"</blockquote>' in new
-
-
-def test_any_short_text_reads_exactly_as_the_patterns_read_it(page):
-    # Every input, not only well-formed ones: the scans do what the patterns did.
-    differ = page.evaluate(f"""(atoms) => {{ {RANDOM}
-        const differ = [];
-        for (let t = 0; t < 30000 && differ.length < 5; t += 1) {{
-          const line = made(atoms.inline, 24);
-          if (wiki.plain(line) !== ref.plain(line)) differ.push(line);
-        }}
-        for (let t = 0; t < 3000 && differ.length < 5; t += 1) {{
-          const text = made(atoms.lines, 40);
-          if (shape(wiki.wikiToNodes(text)) !== shape(ref.nodes(text))) differ.push(text);
-        }}
-        return differ; }}""", {"inline": INLINE_ATOMS, "lines": LINE_ATOMS})
-    assert differ == []
-
-
-@pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_text_of_jiras_largest_field_renders_within_a_second(page, name):
-    text = HOSTILE[name]
-    took, shown = page.evaluate("""(text) => {
-        const box = document.createElement("div");
-        box.className = "wiki";
-        document.body.append(box);
-        const start = performance.now();
-        box.replaceChildren(wiki.wikiToNodes(text));
-        box.getBoundingClientRect();  // laid out, not only built
-        const took = performance.now() - start;
-        const shown = box.childElementCount;
-        box.remove();
-        return [took, shown]; }""", text)
-    assert took < 1000, f"{name}: {took:.0f} ms"
-    assert shown > 0
-
-
-def test_text_longer_than_jiras_limit_is_shown_whole_as_plain_text_with_a_note(page):
-    text = "*not bold* " + hostile("{{<b>x</b>", 40_000)
-    shape, body = page.evaluate("""(text) => { const nodes = wiki.wikiToNodes(text);
-        return [shape(nodes).slice(0, 120), nodes.lastChild.textContent]; }""", text)
-    note = "Shown as plain text: 40,011 characters, more than Jira's 32,767 for a text field."
-    assert shape.startswith(f'<p>"{note}"</p>')
-    assert body == text
-    assert page.evaluate("wiki.MARKUP_LIMIT") == JIRA_FIELD_LIMIT
-    at_limit = page.evaluate("(text) => shape(wiki.wikiToNodes(text))", "*bold* " + "x" * (JIRA_FIELD_LIMIT - 7))
-    assert at_limit.startswith('<p>"bold x')
-
-
-def test_markup_never_becomes_elements(page):
-    text = "<script>window.__injected = 1</script>\n* <img src=x onerror=window.__injected=2>\n[<b>|javascript:x]"
-    assert set(page.evaluate("""(text) => { const box = document.createElement("div");
-        box.append(wiki.wikiToNodes(text)); return [...box.querySelectorAll("*")].map((n) => n.localName); }""",
-        text)) <= {"p", "ul", "li"}
+def test_an_issue_page_shows_the_description_and_comments_rendered_as_jira_renders_them(page, site):
+    page.goto(site["url"] + "/#/issue/AURORA-12")
+    description = page.locator("#description")
+    expect(description.get_by_role("heading", name="Steps")).to_be_visible()
+    expect(description.locator("ol > li > ol > li")).to_have_text("sort by due date")
+    expect(description.locator("ol > li strong").first).to_have_text("cards")
+    expect(description.locator("table th")).to_have_text(["Browser", "Result"])
+    expect(description.locator("table td s")).to_have_text("fails")
+    expect(description.locator("blockquote")).to_have_text("It worked in 2.2")
+    expect(description.locator(".mention")).to_have_text("@Ivan Ivanov")
+    expect(description.get_by_role("link", name="the release notes")).to_have_attribute(
+        "href", "https://example.org/notes")
+    expect(description.locator("pre code")).to_have_text("print('{{not mono}}')\n")
+    expect(description.locator(".jira-color-red")).to_have_text("Blocker")
+    expect(description.locator("hr")).to_have_count(1)
+    text = description.text_content()
+    for raw in ("{quote}", "||", "h2.", "[~", "!screen.png", "*cards*", "{color"):
+        assert raw not in text, raw
+    comments = page.locator(".comments > li")
+    expect(comments.first.locator("strong")).to_have_text("2.3")
+    expect(comments.first).to_contain_text("\U0001f44d")
+    expect(page.locator("#environment strong")).to_have_text("Linux")
+    expect(page.locator("table.custom-fields li strong")).to_have_text("opens")
+    expect(page.locator("section[aria-labelledby=s-worklogs] .underline")).to_have_text("reviewed")
+    # Hostile text reads as the characters it is, and runs nothing.
+    expect(comments.nth(1)).to_contain_text("<script>window.__injected = 1</script>")
+    assert page.locator("main script, main img:not([src^='/api/v1/attachments/'])").count() == 0
+    assert page.locator("main a[href^='javascript']").count() == 0
     assert page.evaluate("window.__injected") is None
+    check_page(page, "issue", "wiki-rendered")
+
+
+def test_an_image_not_yet_fetched_offers_a_fetch_button_that_shows_it(page, site):
+    page.goto(site["url"] + "/#/issue/AURORA-12")
+    button = page.locator("#description").get_by_role("button", name="Fetch screen.png")
+    expect(button).to_be_visible()
+    check_page(page, "issue", "image-not-fetched")
+    button.click()
+    expect(page.locator("#description")).to_contain_text("The agent is fetching it…")
+    deliver(site["url"], site["agent"])
+    image = page.locator("#description img")
+    expect(image).to_have_attribute("src", "/api/v1/attachments/10001/content")
+    expect(image).to_have_attribute("alt", "screen.png")
+    # Read again, the hub itself places the image now that its content is in the store.
+    page.reload()
+    expect(page.locator("#description img")).to_have_attribute("src", "/api/v1/attachments/10001/content")
+    expect(page.locator("#description").get_by_role("button", name="Fetch screen.png")).to_have_count(0)
+    check_page(page, "issue", "image-fetched")
+
+
+def test_an_issue_page_full_of_hostile_text_shows_it_as_plain_text(page, site):
+    # The hub gives each text 3 s of conversion (CPU) and one answer 5 s; past that a text is
+    # plain. The wait is for that CPU time on a machine shared with other work.
+    page.goto(site["url"] + "/#/issue/AURORA-13")
+    expect(page.locator(".comments > li")).to_have_count(2, timeout=120_000)
+    assert page.locator("#description").text_content().strip() == hostile("[~", 32_767)
+    assert page.locator("#description .plain").count() == 1
+    expect(page.locator(".comments > li").nth(1).locator("strong")).to_have_text("fine")
+    expect(page.locator(".comments > li").nth(1)).to_contain_text("<script>window.__injected = 1</script>")
+    assert page.locator("main script, main img").count() == 0 and page.evaluate("window.__injected") is None
+    check_page(page, "issue", "hostile-text")
+
 
 
 def test_a_search_snippet_highlights_in_one_scan(page):
+    # The hub answers snippets as plain text with the match between [[ and ]]: the page marks it.
     got = page.evaluate("""async () => { const {highlighted} = await import('/ui/issues.js');
+        const shape = (node) => [...node.childNodes].map((child) => child.nodeType === Node.TEXT_NODE
+          ? JSON.stringify(child.data) : `<${child.localName}>${shape(child)}</${child.localName}>`).join("");
         const box = (pieces) => { const p = document.createElement("p"); p.append(...pieces); return shape(p); };
         const start = performance.now();
         const long = box(highlighted("[[".repeat(50000) + "x"));
         return [box(highlighted("a [[Cards]] b [[]] [[x")), long.length, performance.now() - start]; }""")
     assert got[0] == '"a "<mark>"Cards"</mark>" b "<mark>""</mark>" [[x"'
     assert got[1] == 100_003 and got[2] < 1000
-
-
-def test_an_issue_page_full_of_hostile_text_shows_at_once(browser_and_site):
-    # The attack as it came: Jira text that froze an issue page for 15.7 s, here in
-    # the description and three comments at Jira's largest size, and one comment
-    # past it. The page is measured from its navigation to everything shown.
-    browser, site = browser_and_site
-    tab = browser.new_page()
-    try:
-        tab.goto(site["url"] + "/")
-        tab.get_by_label("Token").fill(site["interface"])
-        tab.get_by_role("button", name="Sign in").click()
-        tab.get_by_role("heading", name="Issues").wait_for()
-        tab.goto(site["url"] + "/#/issue/AURORA-12")
-        started = tab.evaluate("performance.now()")
-        tab.locator(".comments > li").nth(3).wait_for(timeout=60_000)
-        took = tab.evaluate("performance.now()") - started
-        assert took < 5000, f"{took:.0f} ms"
-        assert tab.locator("#description").text_content() == HOSTILE["braces"]
-        long = HOSTILE_ISSUE["comments"][3]["body"]
-        assert tab.locator(".comments .note").all_text_contents() == [
-            f"Shown as plain text: {len(long):,} characters, more than Jira's 32,767 for a text field."]
-        assert tab.locator(".comments > li").nth(3).locator(".plain").text_content() == long
-        assert tab.locator("main script, main img").count() == 0 and tab.evaluate("window.__injected") is None
-        check_page(tab, "issue", "hostile-text")
-    finally:
-        tab.close()

@@ -68,8 +68,10 @@ class IssueResource:
         data = shapes.issue_detail(detail)
         form = req.context.query.get("render")
         if form is not None:
-            texts = self._render.texts(detail.issue.key, [data["description"], data["environment"]], form)
-            shapes.add_rendered([data, data], ["description", "environment"], texts, form)
+            items, fields = shapes.wiki_fields(data)
+            texts = self._render.texts(detail.issue.key, [item[name] for item, name in zip(items, fields, strict=True)],
+                                       form)
+            shapes.add_rendered(items, fields, texts, form)
         resp.media = data
 
 

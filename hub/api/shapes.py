@@ -274,3 +274,19 @@ def _facet_value(value: FacetValue) -> dict:
     if value.name is not None:
         shaped["name"] = value.name
     return shaped
+
+
+#: Custom field types whose text is Jira wiki markup, as the description is.
+WIKI_FIELD_TYPES = frozenset({"com.atlassian.jira.plugin.system.customfieldtypes:textarea"})
+
+
+def wiki_fields(data: dict) -> tuple[list[dict], list[str]]:
+    """Where an issue object (:func:`issue_detail`) holds wiki text: ``(items, fields)``, the
+    issue's ``description`` and ``environment`` and each wiki custom field's ``value``."""
+    items, fields = [data, data], ["description", "environment"]
+    for custom in (data.get("custom_fields") or {}).values():
+        if isinstance(custom, dict) and custom.get("custom") in WIKI_FIELD_TYPES and isinstance(
+                custom.get("value"), str):
+            items.append(custom)
+            fields.append("value")
+    return items, fields

@@ -12,6 +12,7 @@ from hub.mcp import wording
 from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub_client, segment, tool
 from hub.mcp.client import HubClient
 from hub.mcp.results import (
+    MARKDOWN,
     WIKI,
     EntryPage,
     IssueDetail,
@@ -28,6 +29,11 @@ from hub.mcp.results import (
 TOOLS: list[Tool] = []
 # Jira's ids of boards and sprints are 64-bit, as the hub stores them.
 INT64_MAX = 2**63 - 1
+
+# How text fields come (get_issue, get_comments, get_worklogs).
+Format = Annotated[Literal["markdown", "wiki"], Field(description=(
+    "how text fields come: `markdown` (the default: rendered by the hub from Jira's wiki markup, which "
+    "assistants read best) or `wiki` (Jira's wiki markup as Jira holds it)"))]
 
 
 # What search_issues' description teaches of JQL: the subset the hub evaluates, in a few lines.
@@ -98,22 +104,25 @@ def issue_page(page: dict) -> IssuePage:
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
-    "One issue in full: its fields and description (Jira wiki markup) with resolution, components, "
+    "One issue in full: its fields and description with resolution, components, "
     "fix and affects versions, environment, parent, sprints with their state, time tracking (`2h 30m`), "
     "its worklogs counted and summed, its custom fields by display name, its sub-tasks, its links both ways "
     "worded as Jira words them (`blocks AURORA-13`) with the other issue's summary and status, its "
     "attachments with their states, and the hub's notes. An old key of an issue Jira moved finds it under its "
     "new key (`moved` says so). `include` adds the first page of comments and/or "
     "changes (changelog), with their totals; page further with get_comments / get_changelog, and read "
-    "worklogs with get_worklogs."))
+    "worklogs with get_worklogs. Text fields (description, environment, multi-line custom fields, comments) "
+    "are Markdown the hub renders from Jira's wiki markup; `format: wiki` gives them as Jira holds them."))
 async def get_issue(
     ctx: ToolContext, key: Key,
     include: Annotated[list[Literal["comments", "changes"]] | None, Field(
         max_length=2, description="what else to add: comments, changes")] = None,
+    format: Format = "markdown",
 ) -> IssueDetail:
     include = include or []
     async with hub_client(ctx) as h:
-        issue = await h.get(f"/api/v1/issues/{segment(key)}")
+        issue = _as_asked(await h.get(f"/api/v1/issues/{segment(key)}", render=_render(format)),
+                          ("description", "environment"))
         asked, key = key, issue["key"]  # an old key of a moved issue answers the issue under its key now
         attachments = await h.get(f"/api/v1/issues/{segment(key)}/attachments")
         notes = await h.get(f"/api/v1/issues/{segment(key)}/notes")
@@ -122,14 +131,15 @@ async def get_issue(
         # The hub answers each link with the other issue's summary and status: a constant
         # number of requests, however many links the issue has.
         links = issue.pop("links", {"outward": [], "inward": []})
-        comments = await _entries(h, key, "comments", 0, 50) if "comments" in include else None
+        comments = await _entries(h, key, "comments", 0, 50, format) if "comments" in include else None
         changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
     subtasks = issue.pop("subtasks", None) or []
-    custom = issue.pop("custom_fields", None) or {}
+    custom = {field_id: _as_asked(field, ("value",)) if isinstance(field, dict) else field
+              for field_id, field in (issue.pop("custom_fields", None) or {}).items()}
     spent = worklogs.get("time_spent") or 0
     return IssueDetail(
         key=issue["key"], moved=wording.moved(asked, issue["key"], issue.get("moved_from") or []),
-        format=WIKI, fields=issue, custom_fields=wording.custom_fields(custom),
+        format=_answered(format), fields=issue, custom_fields=wording.custom_fields(custom),
         time_tracking=TimeTracking(original_estimate=wording.duration(issue.get("time_original_estimate")),
                                    remaining=wording.duration(issue.get("time_estimate")),
                                    spent=wording.duration(issue.get("time_spent"))),
@@ -141,12 +151,13 @@ async def get_issue(
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
-    "An issue's comments, oldest first, a page at a time, with `total`: bodies are Jira wiki markup. "
+    "An issue's comments, oldest first, a page at a time, with `total`: bodies are Markdown the hub renders "
+    "from Jira's wiki markup (`format: wiki` for the markup as Jira holds it). "
     "Use it to read a discussion in full; follow `next_cursor` until it is null."))
 async def get_comments(ctx: ToolContext, key: Key, cursor: Cursor = None,
-                       limit: Annotated[int, Field(ge=1, le=200)] = 50) -> EntryPage:
+                       limit: Annotated[int, Field(ge=1, le=200)] = 50, format: Format = "markdown") -> EntryPage:
     async with hub_client(ctx) as h:
-        return await _entries(h, key, "comments", cursor or 0, limit)
+        return await _entries(h, key, "comments", cursor or 0, limit, format)
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(
@@ -161,16 +172,18 @@ async def get_changelog(ctx: ToolContext, key: Key, cursor: Cursor = None,
 @tool(TOOLS, annotations=READ_ONLY, description=(
     "An issue's worklogs (who logged how much time when, and why), oldest first, a page at a time, with "
     "`total` and the time of them all (`2h 30m`: a day of 8 hours, a week of 5 days). Use it to see "
-    "where time on an issue went."))
+    "where time on an issue went. Comments are Markdown (`format: wiki` for Jira's wiki markup)."))
 async def get_worklogs(ctx: ToolContext, key: Key,
                        cursor: Annotated[int | None, Field(ge=1, description=(
                            "`next_cursor` of the previous page; omit for the first"))] = None,
-                       limit: Annotated[int, Field(ge=1, le=200)] = 50) -> WorklogPage:
+                       limit: Annotated[int, Field(ge=1, le=200)] = 50, format: Format = "markdown") -> WorklogPage:
     async with hub_client(ctx) as h:
-        page = await h.get(f"/api/v1/issues/{segment(key)}/worklogs", cursor=cursor, limit=limit)
+        page = await h.get(f"/api/v1/issues/{segment(key)}/worklogs", cursor=cursor, limit=limit,
+                           render=_render(format))
     spent = page.get("time_spent") or 0
-    items = [{**item, "time_spent_text": wording.duration(item.get("time_spent"))} for item in page["items"]]
-    return WorklogPage(key=key, format=WIKI, items=items, total=page["total"],
+    items = [{**_as_asked(item, ("comment",)), "time_spent_text": wording.duration(item.get("time_spent"))}
+             for item in page["items"]]
+    return WorklogPage(key=key, format=_answered(format), items=items, total=page["total"],
                        time_spent=wording.duration(spent) or "0m", time_spent_seconds=spent,
                        next_cursor=page["next_cursor"])
 
@@ -201,12 +214,41 @@ async def list_projects(ctx: ToolContext) -> ProjectList:
     return ProjectList(items=projects["items"], scope=projects.get("scope"), base_jql=projects.get("base_jql"))
 
 
-async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int) -> EntryPage:
+async def _entries(h: HubClient, key: str, what: str, offset: int, limit: int,
+                   format: str = "markdown") -> EntryPage:
     """One page of an issue's comments or changes; the hub answers them whole, so the total is exact."""
-    items = (await h.get(f"/api/v1/issues/{segment(key)}/{what}"))["items"]
+    if what != "comments":
+        items = (await h.get(f"/api/v1/issues/{segment(key)}/{what}"))["items"]
+        shown = None
+    else:
+        items = [_as_asked(item, ("body",)) for item in
+                 (await h.get(f"/api/v1/issues/{segment(key)}/{what}", render=_render(format)))["items"]]
+        shown = _answered(format)
     end = offset + limit
-    return EntryPage(key=key, format=WIKI if what == "comments" else None, items=items[offset:end],
+    return EntryPage(key=key, format=shown, items=items[offset:end],
                      total=len(items), next_cursor=end if end < len(items) else None)
+
+
+# -- text fields as Markdown (the default) or as Jira's wiki markup -------------------------
+
+def _render(format: str) -> str | None:
+    """The hub's ``render`` for a tool's ``format``: Markdown is rendered by the hub."""
+    return "markdown" if format == "markdown" else None
+
+
+def _answered(format: str) -> Literal["markdown", "jira-wiki"]:
+    return MARKDOWN if format == "markdown" else WIKI
+
+
+def _as_asked(item: dict, fields: tuple[str, ...]) -> dict:
+    """An object with each wiki ``field`` replaced by its Markdown when the hub rendered it
+    (``<field>_markdown``), so that a tool's fields keep their names in either format."""
+    item = dict(item)
+    for name in fields:
+        rendered = item.pop(f"{name}_markdown", None)
+        if f"{name}" in item and rendered is not None:
+            item[name] = rendered
+    return item
 
 
 def _readable(item: dict) -> dict:

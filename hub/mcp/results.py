@@ -15,6 +15,9 @@ from hub.mcp.wording import CUSTOM_VALUE_CHARS
 Item = dict[str, Any]
 # A Literal to the type checker, as the `format` fields below want.
 WIKI: Final = "jira-wiki"
+MARKDOWN: Final = "markdown"
+# What a text field holds: Markdown the hub rendered (the default), or Jira's wiki markup.
+TextFormat = Literal["markdown", "jira-wiki"]
 
 
 class IssuePage(BaseModel):
@@ -31,8 +34,9 @@ class EntryPage(BaseModel):
     """One page of an issue's comments or changelog, with the total count."""
 
     key: str
-    format: Literal["jira-wiki"] | None = Field(
-        description="the markup of text fields: comment bodies are Jira wiki markup, as Jira holds them")
+    format: TextFormat | None = Field(
+        description="the markup of text fields: comment bodies are Markdown (`markdown`, rendered by the hub "
+                    "from Jira's wiki markup) or Jira wiki markup as Jira holds them (`jira-wiki`)")
     items: list[Item]
     total: int = Field(description="how many the issue has in all; never silently cut")
     next_cursor: int | None = Field(description="pass back as `cursor` for the next page; null on the last")
@@ -79,8 +83,9 @@ class IssueDetail(BaseModel):
     moved: str | None = Field(None, description=(
         "when Jira moved the issue to another key: which keys it had before (`moved_from` in `fields`), "
         "and that the key asked is an old one"))
-    format: Literal["jira-wiki"] = Field(
-        description="`description`, `environment` (and comment bodies) are Jira wiki markup")
+    format: TextFormat = Field(
+        description="`description`, `environment`, multi-line custom fields (and comment bodies) are Markdown "
+                    "(`markdown`, rendered by the hub from Jira's wiki markup) or Jira wiki markup (`jira-wiki`)")
     fields: Item = Field(description=(
         "the issue's fields as GET /api/v1/issues/{key} answers them (`description`, `environment`, "
         "`resolution`, `resolved`, `components`, `fix_versions` and `affects_versions` with `released`, "
@@ -107,7 +112,8 @@ class WorklogPage(BaseModel):
     """One page of an issue's worklogs, with the issue's totals."""
 
     key: str
-    format: Literal["jira-wiki"] = Field(description="worklog comments are Jira wiki markup")
+    format: TextFormat = Field(description="worklog comments are Markdown (`markdown`) or Jira wiki markup "
+                                           "(`jira-wiki`)")
     items: list[Item] = Field(description="worklogs as GET /api/v1/issues/{key}/worklogs lists them, each with "
                                           "`time_spent` in seconds and `time_spent_text` in Jira's notation")
     total: int = Field(description="how many worklogs the issue has in all")

@@ -27,7 +27,8 @@ INSTRUCTIONS = """\
 A mirror of a team's Jira issues, kept by sdlc-hub. It answers from the mirror, so it works while
 Jira is unreachable; search_issues takes JQL as Jira does, and the team's saved filters are
 list_filters and run_filter; request_refresh asks the hub's agent to reload issues from Jira, and
-sync_status says how fresh the mirror is. Text fields are Jira wiki markup, returned as they are.
+sync_status says how fresh the mirror is. Text fields (descriptions, comments) come as Markdown the
+hub renders from Jira's wiki markup; format: wiki gives them as Jira holds them.
 Attachments are fetched on demand: fetch_attachment, then read_attachment."""
 
 # In the order assistants list them (docs/mcp.md): reading, saved filters, freshness, attachments, notes.

@@ -17,9 +17,9 @@ Three maintained libraries, each doing what it is made for:
   classes and URL schemes (http, https, mailto, and the hub's own attachment
   content path), so that nothing Jira's text holds can ever run script.
 
-The grammars are built once per thread (pyparsing elements keep parse state),
-and what a text names (its mentions, its images) is looked up through the
-context of the one conversion under way.
+The grammars are built once per thread (pyparsing elements keep parse state);
+a text's mentions are looked up through the context of the one conversion under
+way, its images by the render rules.
 """
 
 from __future__ import annotations
@@ -30,49 +30,21 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import nh3
-from jira2markdown.elements import MarkupElements
-from jira2markdown.markup.advanced import Code, Noformat, Panel
-from jira2markdown.markup.base import AbstractMarkup
-from jira2markdown.markup.headings import Headings
-from jira2markdown.markup.images import Image
-from jira2markdown.markup.links import Mention, Url
-from jira2markdown.markup.tables import Table
-from jira2markdown.markup.text_breaks import Ruler
-from jira2markdown.markup.text_effects import BlockQuote, Color, InlineQuote, Subscript, Superscript, Underline
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.subscript import sub_plugin
 from mdit_py_plugins.superscript import superscript_plugin
 from pyparsing import (
-    CaselessLiteral,
-    Combine,
     Forward,
-    LineEnd,
-    LineStart,
-    Optional,
-    ParseBaseException,
-    ParseException,
-    ParserElement,
-    ParseResults,
-    PrecededBy,
-    Regex,
-    SkipTo,
-    StringEnd,
-    StringStart,
-    Token,
-    White,
-    Word,
-    printables,
 )
 
-# jira2markdown's grammar reads whitespace itself (its convert() sets this too).
-ParserElement.set_default_whitespace_chars("")
+from hub.services.wiki_grammar import CELL_BREAK, COLOR_NAMES, Context, transform
+from hub.services.wiki_grammar import grammar as wiki_grammar
 
 #: Where the page fetches an attachment's content (the CSP's ``img-src 'self'``).
 CONTENT_PATH = "/api/v1/attachments/{id}/content"
@@ -80,36 +52,11 @@ CONTENT_PATH = "/api/v1/attachments/{id}/content"
 # Characters of Unicode's private use area that the conversion uses as
 # placeholders (line breaks in table cells, a snippet's match markers); taken
 # out of Jira's text first, so that no text can forge one.
-_CELL_BREAK, _MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001", "\ue002"
-_PLACEHOLDERS = str.maketrans("", "", _CELL_BREAK + _MARK_OPEN + _MARK_CLOSE)
+_MARK_OPEN, _MARK_CLOSE = "\ue001", "\ue002"
+_PLACEHOLDERS = str.maketrans("", "", CELL_BREAK + _MARK_OPEN + _MARK_CLOSE)
 
-# Jira's emoticons as the characters Jira's own images show.
-EMOTICONS = {
-    ":)": "🙂", ":(": "🙁", ":P": "😛", ":p": "😛", ":D": "😀", ";)": "😉",
-    "(y)": "👍", "(n)": "👎", "(i)": "\u2139\ufe0f", "(/)": "✅", "(x)": "❌", "(!)": "⚠️",
-    "(?)": "❓", "(+)": "\u2795", "(-)": "\u2796", "(on)": "💡", "(off)": "💡", "(*)": "⭐",
-    "(*r)": "⭐", "(*g)": "⭐", "(*b)": "⭐", "(*y)": "⭐", "(flag)": "🚩", "(flagoff)": "🏳️",
-}
-
-# Jira's colours by name, and the hex values of its editor's palette, as the
-# page's classes (``jira-color-…`` in app.css): the CSP forbids style attributes,
-# and any other colour is dropped (its text stays).
-_COLOR_NAMES = ("red", "green", "blue", "orange", "purple", "grey", "yellow", "pink", "brown", "teal", "black",
-                "white")
-COLORS: dict[str, str] = {name: name for name in _COLOR_NAMES} | {
-    "gray": "grey", "navy": "blue", "maroon": "red", "olive": "green", "lime": "green", "aqua": "teal",
-    "cyan": "teal", "fuchsia": "pink", "magenta": "pink", "silver": "grey", "darkred": "red",
-    "darkgreen": "green", "darkblue": "blue", "#d04437": "red", "#ff0000": "red", "#14892c": "green",
-    "#00ff00": "green", "#008000": "green", "#205081": "blue", "#0000ff": "blue", "#3b73af": "blue",
-    "#59afe1": "blue", "#f79232": "orange", "#ff9900": "orange", "#654982": "purple", "#800080": "purple",
-    "#707070": "grey", "#999999": "grey", "#cccccc": "grey", "#333333": "black", "#000000": "black",
-    "#f6c342": "yellow", "#ffff00": "yellow", "#f691b2": "pink", "#8eb021": "green", "#ffffff": "white",
-    "#815b3a": "brown",
-}
-
-# The classes the HTML may carry: the spans below, and a fence's language.
 SPAN_CLASSES = frozenset({"underline", "citation", "mention", "attachment-missing", "attachment-file",
-                          *(f"jira-color-{name}" for name in _COLOR_NAMES)})
+                          *(f"jira-color-{name}" for name in COLOR_NAMES)})
 _LANGUAGE_CLASS = re.compile(r"language-[A-Za-z0-9#+_-]{1,40}")
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 _ATTACHMENT_URL = re.compile(r"/api/v1/attachments/[1-9][0-9]{0,17}/content")
@@ -135,333 +82,6 @@ class AttachmentRef:
     ready: bool
     mime_type: str | None = None
 
-
-@dataclass
-class _Context:
-    names: Callable[[str], str | None]
-    attachments: Mapping[str, AttachmentRef] = field(default_factory=dict)
-    shown: dict[str, str | None] = field(default_factory=dict)  # the names the mentions were shown with
-    deadline: float = float("inf")  # time.monotonic() past which the conversion gives up
-
-
-class TooCostly(Exception):
-    """A text whose conversion ran past its deadline (see _Deadline)."""
-
-
-_context: ContextVar[_Context] = ContextVar("markup_context")
-
-
-def _display(login: str) -> str:
-    context = _context.get(None)
-    if context is None:
-        return login
-    name = context.shown[login] = context.names(login)
-    return name or login
-
-
-def _escape(text: str) -> str:
-    """Text as Markdown that reads as the same characters."""
-    return "".join(f"\\{char}" if char in _MD_PUNCTUATION else char for char in text)
-
-
-# The characters that start or end Markdown's inline constructs (and a table's cells).
-_MD_PUNCTUATION = frozenset("\\`*_[]<>~^|{}!")
-
-
-# -- jira2markdown elements of the hub's own ----------------------------------------------------
-
-class _Mention(Mention):
-    """``[~login]`` (and ``[~accountid:…]``): Jira Server's logins hold dots and ``@``, which the
-    library's mention does not; shown as ``@`` and the user's display name."""
-
-    def action(self, tokens: ParseResults) -> str:
-        return f"@{_escape(_display(tokens.login))}"
-
-    @property
-    def expr(self) -> ParserElement:
-        return Combine("[~" + Optional(CaselessLiteral("accountid:")).suppress()
-                       + Word(printables, exclude_chars="[]|~").set_results_name("login") + "]"
-                       ).set_parse_action(self.action)
-
-
-class _HtmlMention(_Mention):
-    def action(self, tokens: ParseResults) -> str:
-        return f"[@{_escape(_display(tokens.login))}]{{.mention}}"
-
-
-class _Url(Url):
-    """A bare URL as an autolink, without the punctuation that ends the sentence it is in."""
-
-    def action(self, tokens: ParseResults) -> str:
-        url = tokens[0]
-        trimmed = url.rstrip(".,;:!?)'\"")
-        # A ")" that closes one opened in the URL belongs to it (Wikipedia's links).
-        while trimmed != url and url[len(trimmed)] == ")" and trimmed.count("(") > trimmed.count(")"):
-            trimmed += ")"
-        return f"<{trimmed}>{url[len(trimmed):]}"
-
-    @property
-    def expr(self) -> ParserElement:
-        return Regex(r"(https?|ftp)://[^\s|<>\[\]{}\"]+", flags=re.IGNORECASE).set_parse_action(self.action)
-
-
-class _DeadlineCheck(Token):
-    """Matches nothing; tried first at every position of the text (and of every part an
-    element converts again), it stops a conversion that has run past its deadline.
-
-    jira2markdown's grammar looks ahead to the end of the text from every opening it
-    tries (``[``, ``{{``, ``!``…), so text made of openings costs time quadratic in its
-    length: 500 characters of ``[~`` take seconds. Anyone who can comment in Jira writes
-    that text; such a text is shown as plain text instead (see _plain_html)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.mayReturnEmpty = True
-        self.mayIndexError = False
-        self.errmsg = "not past the deadline"
-
-    def parseImpl(self, instring, loc=0, do_actions=True):
-        context = _context.get(None)
-        if context is not None and time.monotonic() > context.deadline:
-            raise TooCostly
-        raise ParseException(instring, loc, self.errmsg, self)
-
-
-class _Deadline(AbstractMarkup):
-    @property
-    def expr(self) -> ParserElement:
-        return _DeadlineCheck()
-
-
-class _Words(AbstractMarkup):
-    """A run of letters, digits and spaces within a line, copied as it is.
-
-    The grammar is tried at every position of the text, each of its elements in
-    turn, which costs about a millisecond a character; no element starts inside
-    such a run (a URL's scheme stops it; a line's start, where headings and lists
-    are, is never in one), so taking it whole first makes the conversion some
-    tens of times faster and changes nothing it makes."""
-
-    @property
-    def expr(self) -> ParserElement:
-        not_url = r"(?!(?i:https?|ftp)://)"
-        return Regex(rf"(?:(?<=[^\n])|(?!h[1-6]\.|bq\.)){not_url}[^\W_](?:{not_url}[^\W_]|[ \t.,'\"/=&%$@])*")
-
-
-class _Ruler(AbstractMarkup):
-    """``----`` alone on its line: a rule, set apart from the line above (which Markdown would
-    otherwise read as a heading underlined)."""
-
-    is_inline_element = False
-
-    @property
-    def expr(self) -> ParserElement:
-        return (LineStart() + Regex(r"[ \t]*-{4,}[ \t]*(?=\n|$)")).set_parse_action(lambda: "\n\n----\n")
-
-
-class _Emoticon(AbstractMarkup):
-    """Jira's emoticons (``:)``, ``(y)``, ``(!)``…) as Unicode characters, where they stand
-    alone (``f(x)`` keeps its ``x``)."""
-
-    @property
-    def expr(self) -> ParserElement:
-        words = sorted(EMOTICONS, key=len, reverse=True)
-        pattern = "|".join(re.escape(word) for word in words)
-        return (StringStart() | PrecededBy(Regex(r"[\s(\[>]"), retreat=1)) + Regex(
-            rf"(?:{pattern})(?![\w])").set_parse_action(lambda tokens: EMOTICONS[tokens[0]])
-
-
-def _fence(text: str, language: str = "") -> str:
-    """A fenced block longer than any run of backticks in it, so that none can close it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"\n{ticks}{language}\n{text}\n{ticks}\n"
-
-
-class _Code(Code):
-    """``{code}`` with no language is no language (the library says Java)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        return _fence(tokens.text.strip("\n"), tokens.lang or "")
-
-
-class _Noformat(Noformat):
-    def action(self, tokens: ParseResults) -> str:
-        return _fence(tokens.text.strip("\n"))
-
-
-class _BlockQuote(BlockQuote):
-    """``{quote}`` as a quote block of its own, also when it opens and closes within one line
-    of text (the rest of the text stays outside it)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        return "\n\n" + super().action(tokens) + "\n\n"
-
-
-class _Panel(Panel):
-    """``{panel}`` as a quote block set apart from the text after it (Markdown would take the
-    next line into the quote)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        return "\n\n" + super().action(tokens) + "\n\n"
-
-
-class _Color(Color):
-    """``{color:x}text{color}``: the text alone (Markdown has no colour)."""
-
-    def colour(self, tokens: ParseResults) -> str | None:
-        return COLORS.get(str(tokens.get("color", "")).strip().lower())
-
-    def action(self, tokens: ParseResults) -> str:
-        return self.inline_markup.transform_string(tokens.text)
-
-    @property
-    def expr(self) -> ParserElement:
-        # Any colour value (a hostile one included) ends at its "}": the value chooses a class or nothing.
-        return Combine("{color" + Optional(":" + SkipTo("}").set_results_name("color")) + "}"
-                       + SkipTo("{color}").set_results_name("text") + "{color}").set_parse_action(self.action)
-
-
-class _HtmlColor(_Color):
-    def action(self, tokens: ParseResults) -> str:
-        text = super().action(tokens)
-        colour = self.colour(tokens)
-        return f"[{text}]{{.jira-color-{colour}}}" if colour and text.strip() else text
-
-
-def _spaces_escaped(text: str) -> str:
-    # mdit-py-plugins' sup and sub take no unescaped space.
-    return text.replace(" ", "\\ ")
-
-
-class _HtmlSuperscript(Superscript):
-    QUOTE_CHAR, END_QUOTE_CHAR = "^", "^"
-
-    def action(self, tokens: ParseResults) -> str:
-        return f"^{_spaces_escaped(self.inline_markup.transform_string(tokens[0]))}^"
-
-
-class _HtmlSubscript(Subscript):
-    def action(self, tokens: ParseResults) -> str:
-        return f"~{_spaces_escaped(self.inline_markup.transform_string(tokens[0]))}~"
-
-
-class _HtmlUnderline(Underline):
-    def action(self, tokens: ParseResults) -> str:
-        return f"[{self.inline_markup.transform_string(tokens[0])}]{{.underline}}"
-
-
-class _HtmlCitation(InlineQuote):
-    def action(self, tokens: ParseResults) -> str:
-        return f"[{self.inline_markup.transform_string(tokens[0])}]{{.citation}}"
-
-
-class _Headings(Headings):
-    """``h1. Title``, and ``h1.Title`` too: Jira reads a heading without the space."""
-
-    @property
-    def expr(self) -> ParserElement:
-        return (LineStart() + Optional(White()) + Combine(
-            Word("h", "123456", exact=2).set_results_name("level") + "." + Optional(White(" \t")).suppress()
-            + SkipTo(LineEnd() | StringEnd()).set_results_name("text")).set_parse_action(self.action))
-
-
-class _Table(Table):
-    """A table whose cells' line breaks are kept as a placeholder (Markdown's cells are one
-    line; the library writes an HTML ``<br>``, which raw-HTML-free rendering would show)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        rows = [row for row in tokens if len(row) > 0]
-        columns = max(len(row) for row in tokens)
-        output = ["|" + "|".join(self.markup.transform_string(cell).strip().replace("\n", _CELL_BREAK)
-                                 .replace("|", "\\|") for cell in row) + "|" for row in rows]
-        output[0] += "|" * (columns - len(rows[0]))
-        output.insert(1, "|" + "---|" * max(columns, 1))
-        return "\n" + "\n".join(output) + "\n"
-
-
-class _Image(Image):
-    """``!file.png!`` and ``!file.png|thumbnail!``: an image named by its file (the width and
-    height Jira may give are not kept: the page sizes images itself)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        name = tokens.url.strip()
-        return f"![{_escape(name)}](<{name}>)"
-
-
-def _elements(*, for_html: bool) -> MarkupElements:
-    elements = MarkupElements()
-    elements.replace(Mention, _HtmlMention if for_html else _Mention)
-    elements.replace(Url, _Url)
-    elements.remove(Ruler)
-    elements.insert(0, _Ruler)
-    elements.insert(0, _Words)
-    elements.insert(0, _Deadline)
-    elements.replace(Code, _Code)
-    elements.replace(Noformat, _Noformat)
-    elements.replace(BlockQuote, _BlockQuote)
-    elements.replace(Panel, _Panel)
-    elements.replace(Color, _HtmlColor if for_html else _Color)
-    elements.replace(Image, _Image)
-    elements.replace(Table, _Table)
-    elements.replace(Headings, _Headings)
-    # Before the text effects, so that "(-)" is a minus sign and not a strike's opening.
-    elements.insert_after(_Image, _Emoticon)
-    if for_html:
-        elements.replace(Superscript, _HtmlSuperscript)
-        elements.replace(Subscript, _HtmlSubscript)
-        elements.replace(Underline, _HtmlUnderline)
-        elements.replace(InlineQuote, _HtmlCitation)
-    return elements
-
-
-class _LookBehind(PrecededBy):
-    """pyparsing's PrecededBy, whose look-behind of a variable width builds a new expression
-    (``expr + StringEnd()``) at each position it is tried: two thirds of the conversion's time.
-    Built once here; it matches exactly as before."""
-
-    def parseImpl(self, instring, loc=0, do_actions=True):
-        if self.exact:
-            return super().parseImpl(instring, loc, do_actions)
-        test = self.__dict__.get("_test")
-        if test is None:
-            test = self.__dict__["_test"] = self.expr + StringEnd()
-        window = instring[max(0, loc - self.retreat):loc]
-        failure: ParseBaseException = ParseException(instring, loc, self.errmsg, self)
-        for offset in range(1, min(loc, self.retreat + 1) + 1):
-            try:
-                _, found = test._parse(window, len(window) - offset)
-            except ParseBaseException as error:
-                failure = error
-            else:
-                return loc, found
-        raise failure
-
-
-def _faster(grammar: ParserElement) -> None:
-    """Every PrecededBy of ``grammar`` made a :class:`_LookBehind`."""
-    seen: set[int] = set()
-    todo = [grammar]
-    while todo:
-        element = todo.pop()
-        if id(element) in seen:
-            continue
-        seen.add(id(element))
-        if type(element) is PrecededBy:
-            element.__class__ = _LookBehind
-        todo.extend(getattr(element, "exprs", ()))
-        inner = getattr(element, "expr", None)
-        if isinstance(inner, ParserElement):
-            todo.append(inner)
-
-
-def _grammar(elements: MarkupElements) -> Forward:
-    # As jira2markdown.convert builds it, once: usernames are looked up through _context.
-    inline_markup, markup = Forward(), Forward()
-    inline_markup <<= elements.expr(inline_markup, markup, {}, [e for e in elements if e.is_inline_element])
-    markup <<= elements.expr(inline_markup, markup, {}, elements)
-    _faster(markup)
-    return markup
 
 
 # -- markdown-it: Markdown to HTML -----------------------------------------------------------------
@@ -539,8 +159,8 @@ def sanitise(markup: str) -> str:
 
 class _Converters(threading.local):
     def __init__(self) -> None:
-        self.markdown = _grammar(_elements(for_html=False))
-        self.html_markdown = _grammar(_elements(for_html=True))
+        self.markdown = wiki_grammar(for_html=False)
+        self.html_markdown = wiki_grammar(for_html=True)
         self.md = _markdown_it()
 
 
@@ -602,11 +222,11 @@ _cache = _Cache()
 
 #: The longest text converted (Jira's own limit for a text field); a longer one is plain text.
 MARKUP_LIMIT = 32_767
-#: How long one text's conversion may take before it is shown as plain text instead.
-SECONDS_PER_TEXT = 1.5
+#: How long (CPU seconds) one text's conversion may take before it is shown as plain text instead.
+SECONDS_PER_TEXT = 3.0
 
 
-def _convert(grammar: Forward, text: str, context: _Context) -> str | None:
+def _convert(grammar: Forward, text: str, context: Context) -> str | None:
     """Normalised wiki text (see _normalised) as Markdown, by one of the grammars; None for
     a text too long (MARKUP_LIMIT) or too costly to convert by ``context.deadline`` (that
     answer is kept too: the same text would cost as much again)."""
@@ -615,14 +235,8 @@ def _convert(grammar: Forward, text: str, context: _Context) -> str | None:
     cached = _cache.get(grammar, text, context.names)
     if cached is not None:
         return cached[0]
-    context.deadline = min(context.deadline, time.monotonic() + SECONDS_PER_TEXT)
-    token = _context.set(context)
-    try:
-        markdown: str | None = grammar.transform_string(text)
-    except TooCostly:
-        markdown = None
-    finally:
-        _context.reset(token)
+    context.deadline = min(context.deadline, time.thread_time() + SECONDS_PER_TEXT)
+    markdown = transform(grammar, text, context)
     _cache.put(grammar, text, markdown, context.shown)
     return markdown
 
@@ -637,15 +251,15 @@ def to_markdown(wiki: str | None, *, users: Any = None, deadline: float = float(
     """Jira wiki markup as Markdown (CommonMark with GFM tables and ``~~strike~~``), as an
     assistant or a person reads it best. ``users``: display names by login (a mapping, or a
     function of a login), for mentions; a login not known is shown as it is. A text too long
-    or too costly to convert (by ``deadline``, a time.monotonic(), or SECONDS_PER_TEXT) is
-    answered as it is."""
+    or too costly to convert (by ``deadline``, a time.thread_time() of the calling thread, or
+    within SECONDS_PER_TEXT) is answered as it is."""
     if not wiki:
         return ""
     normalised = _normalised(wiki)
-    markdown = _convert(_converters.markdown, normalised, _Context(_names_of(users), deadline=deadline))
+    markdown = _convert(_converters.markdown, normalised, Context(_names_of(users), deadline=deadline))
     if markdown is None:
         return normalised
-    return markdown.replace(_CELL_BREAK, "<br>").strip("\n")
+    return markdown.replace(CELL_BREAK, "<br>").strip("\n")
 
 
 def to_html(wiki: str | None, *, attachments: Mapping[str, AttachmentRef] | None = None,
@@ -661,12 +275,11 @@ def to_html(wiki: str | None, *, attachments: Mapping[str, AttachmentRef] | None
         return ""
     attachments = attachments or {}
     normalised = _normalised(wiki)
-    text = _convert(_converters.html_markdown, normalised, _Context(_names_of(users), attachments,
-                                                                   deadline=deadline))
+    text = _convert(_converters.html_markdown, normalised, Context(_names_of(users), deadline=deadline))
     if text is None:
         return _plain_html(normalised)
     rendered = _converters.md.render(text, {"attachments": attachments})
-    return sanitise(rendered.replace(_CELL_BREAK, "<br>"))
+    return sanitise(rendered.replace(CELL_BREAK, "<br>"))
 
 
 def to_text(wiki: str | None) -> str:
@@ -675,13 +288,14 @@ def to_text(wiki: str | None) -> str:
     return _text(_normalised(wiki)) if wiki else ""
 
 
-def _text(normalised: str, seconds: float = SECONDS_PER_TEXT) -> str:
+def _text(normalised: str, seconds: float | None = None) -> str:
+    budget = SECONDS_PER_TEXT if seconds is None else seconds
     markdown = _convert(_converters.html_markdown, normalised,
-                        _Context(_no_names, deadline=time.monotonic() + seconds))
+                        Context(_no_names, deadline=time.thread_time() + budget))
     if markdown is None:
         return " ".join(normalised.split())
     rendered = _converters.md.render(markdown, {})
-    text = html.unescape(nh3.clean(rendered.replace(_CELL_BREAK, " "), tags=set()))
+    text = html.unescape(nh3.clean(rendered.replace(CELL_BREAK, " "), tags=set()))
     return " ".join(text.split())
 
 
@@ -690,12 +304,21 @@ def _text(normalised: str, seconds: float = SECONDS_PER_TEXT) -> str:
 _CUT_MARKUP = re.compile(r"\{(?:code|noformat|quote|panel|color)(?::[^}]*)?\}|^(?:h[1-6]|bq)\.\s*")
 
 
+# Whether a text may hold anything the grammar would change: a character that opens or
+# closes markup, a dash or an emoticon standing alone, a line's heading, quote or list.
+_MAY_HOLD_MARKUP = re.compile(r"[{}\[\]*_+^~|!\\#<>&`]|\?\?|(?<!\w)-|-(?!\w)|[:;][()pPD]|\(\S{1,7}\)"
+                              r"|://|^\s*(?:h[1-6]|bq)\.|^\s*\d+[.)](?:\s|$)|^\s*=+\s*$", re.M)
+
+
 def snippet_text(snippet: str | None, start: str = "[[", end: str = "]]") -> str | None:
     """A search snippet (a cut of wiki text with the match between ``start`` and ``end``) as
     plain text, the markers kept around the same words."""
     if snippet is None:
         return None
     marked = _normalised(snippet).replace(start, _MARK_OPEN).replace(end, _MARK_CLOSE)
+    if _MAY_HOLD_MARKUP.search(marked) is None:
+        # Most snippets are words and sentences: the grammar (~6 ms a snippet) would change nothing.
+        return " ".join(marked.split()).replace(_MARK_OPEN, start).replace(_MARK_CLOSE, end)
     # A snippet is a dozen words; one of many openings (hostile text) is given 50 ms.
     text = " ".join(_CUT_MARKUP.sub(" ", _text(marked, 0.05)).split())
     return text.replace(_MARK_OPEN, start).replace(_MARK_CLOSE, end)

@@ -17,12 +17,13 @@ from hub.vocabulary import READY
 
 #: The forms a text can be rendered in (the ``render`` query parameter).
 FORMS = ("html", "markdown")
-#: How long the conversions of one answer may take together, and at least for each text.
-ANSWER_SECONDS, SECONDS_AT_LEAST = 3.0, 0.1
+#: How long (CPU seconds of the answering thread) the conversions of one answer may take
+#: together, and at least for each text.
+ANSWER_SECONDS, SECONDS_AT_LEAST = 5.0, 0.1
 
 
 def _deadline(until: float) -> float:
-    return max(until, time.monotonic() + SECONDS_AT_LEAST)
+    return max(until, time.thread_time() + SECONDS_AT_LEAST)
 
 
 class RenderService:
@@ -39,7 +40,7 @@ class RenderService:
         names = self._names()
         # One answer's texts share a budget of time (a page of hostile comments must not cost
         # a minute); each still gets a little, so that a short text after a costly one renders.
-        until = time.monotonic() + ANSWER_SECONDS
+        until = time.thread_time() + ANSWER_SECONDS
         if form == "markdown":
             return [None if text is None else markup.to_markdown(text, users=names, deadline=_deadline(until))
                     for text in texts]

@@ -4,12 +4,10 @@
 // a person reads them. Every value goes in as text (dom.js).
 
 import {day, h, issueLink, scrolling, time} from "./dom.js";
-import {wikiToNodes} from "./wiki.js";
+import {wikiBlock} from "./rendered.js";
 
 // Jira's time tracking defaults: a working day of 8 hours, a week of 5 days.
 const UNITS = [["w", 5 * 8 * 3600], ["d", 8 * 3600], ["h", 3600], ["m", 60]];
-// Custom field types whose text is Jira wiki markup, as the description is.
-const WIKI_TYPES = new Set(["com.atlassian.jira.plugin.system.customfieldtypes:textarea"]);
 
 /** Seconds as Jira writes a duration: "1w 2d 3h 30m" (8h day, 5d week), "0m" for none; a dash for null. */
 export function jiraDuration(seconds) {
@@ -128,8 +126,9 @@ function userValue(value, people) {
   return Array.isArray(value) ? value.map((one) => person(one, people)).join(", ") : person(value, people);
 }
 
-/** The custom fields, by display name, as a compact table (name → value); users by display name from people. */
-export function customFieldTable(fields, people = {}) {
+/** The custom fields, by display name, as a compact table (name → value); users by display name from people;
+ * a wiki field (Jira's textarea) as the hub rendered it. */
+export function customFieldTable(fields, people = {}, signal = undefined) {
   const entries = Object.entries(fields || {})
     .map(([id, field]) => ({id, ...field}))
     .sort((a, b) => String(a.name).localeCompare(String(b.name)) || a.id.localeCompare(b.id));
@@ -138,7 +137,8 @@ export function customFieldTable(fields, people = {}) {
     h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Value"))),
     h("tbody", {}, entries.map((field) => h("tr", {"data-field": field.id},
       h("th", {scope: "row", title: field.id}, field.name || field.id),
-      h("td", {}, WIKI_TYPES.has(field.custom) && typeof field.value === "string"
-        ? h("div", {class: "wiki"}, wikiToNodes(field.value))
+      // A wiki field (Jira's textarea) comes rendered by the hub (value_html), as the description.
+      h("td", {}, typeof field.value_html === "string"
+        ? wikiBlock(field.value_html, {}, signal)
         : isUserField(field) ? userValue(field.value, people) : customValue(field.value)))))));
 }

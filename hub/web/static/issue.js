@@ -6,7 +6,7 @@ import * as api from "./api.js";
 import {attachmentsPanel} from "./attachments.js";
 import {h, issueLink, replace, say, status, table, time} from "./dom.js";
 import {customFieldTable, fieldRows, person} from "./fields.js";
-import {wikiToNodes} from "./wiki.js";
+import {wikiBlock} from "./rendered.js";
 import {worklogsPanel} from "./worklogs.js";
 
 export async function renderIssue(main, key, signal) {
@@ -15,8 +15,9 @@ export async function renderIssue(main, key, signal) {
   let issue, comments, changes;
   try {
     [issue, comments, changes] = await Promise.all([
-      api.request("GET", path, {signal}),
-      api.request("GET", `${path}/comments`, {signal}),
+      // The hub renders Jira's wiki text (render=html): sanitised HTML beside each raw field.
+      api.request("GET", path, {query: {render: "html"}, signal}),
+      api.request("GET", `${path}/comments`, {query: {render: "html"}, signal}),
       api.request("GET", `${path}/changes`, {signal}),
     ]);
   } catch (error) {
@@ -40,18 +41,18 @@ export async function renderIssue(main, key, signal) {
         h("dl", {class: "fields"}, fieldRows(issue).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]))),
       h("div", {class: "body"},
         section("Description", issue.description
-          ? h("div", {class: "wiki", id: "description"}, wikiToNodes(issue.description))
+          ? wikiBlock(issue.description_html, {id: "description"}, signal)
           : h("p", {class: "empty"}, "No description.")),
         issue.environment
-          ? section("Environment", h("div", {class: "wiki", id: "environment"}, wikiToNodes(issue.environment)))
+          ? section("Environment", wikiBlock(issue.environment_html, {id: "environment"}, signal))
           : null,
-        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields, issue.people || {})) : null,
+        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields, issue.people || {}, signal)) : null,
         section("Links", linkGroups(issue.links)),
         "subtasks" in issue && issue.subtasks.length
           ? section("Sub-tasks", subtaskTable(issue.subtasks, issue.people || {})) : null,
         epicPanel(issue, signal))),
     section("Attachments", attachmentsPanel(issue.key, signal)),
-    section("Comments", commentList(comments.items)),
+    section("Comments", commentList(comments.items, signal)),
     section("Worklogs", worklogsPanel(issue.key, signal)),
     section("Changelog", changelog(changes.items)),
     section("Notes", notesPanel(issue.key, signal)));
@@ -171,11 +172,11 @@ function who(item) {
     ? `${item.author_display} (${item.author})` : item.author;
 }
 
-function commentList(items) {
+function commentList(items, signal) {
   if (!items.length) return h("p", {class: "empty"}, "No comments.");
   return h("ol", {class: "comments"}, items.map((comment) => h("li", {},
     h("p", {class: "meta"}, who(comment), " · ", time(comment.created_at || comment.created)),
-    h("div", {class: "wiki"}, wikiToNodes(comment.body || "")))));
+    wikiBlock(comment.body_html, {}, signal))));
 }
 
 // A user field's change carries the login names of Jira's user keys when the hub knows them.

@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import {h, replace, say, scrolling, status, time} from "./dom.js";
 import {jiraDuration} from "./fields.js";
-import {wikiToNodes} from "./wiki.js";
+import {wikiBlock} from "./rendered.js";
 
 const PAGE_SIZE = 50;
 
@@ -23,7 +23,7 @@ export function worklogsPanel(key, signal) {
     more.disabled = true;
     let page;
     try {
-      page = await api.request("GET", path, {query: {limit: PAGE_SIZE, cursor}, signal});
+      page = await api.request("GET", path, {query: {limit: PAGE_SIZE, cursor, render: "html"}, signal});
     } catch (error) {
       if (error.name === "AbortError") return;
       say(line, `Could not read the worklogs: ${error.message}`, true);
@@ -40,7 +40,7 @@ export function worklogsPanel(key, signal) {
         ? `${log.author_display} (${log.author})` : log.author || "—"),
       h("td", {}, time(log.started_at || log.started)),
       h("td", {}, jiraDuration(log.time_spent)),
-      h("td", {}, log.comment ? h("div", {class: "wiki"}, wikiToNodes(log.comment)) : "—"))));
+      h("td", {}, log.comment ? wikiBlock(log.comment_html, {}, signal) : "—"))));
     tableBox.hidden = body.children.length === 0;
     cursor = page.next_cursor ?? null;
     more.hidden = cursor === null;
