@@ -128,10 +128,10 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
                             "inward": [{"type": "Relates", "phrase": "relates to", "key": "OTHER-1",
                                         "summary": other["summary"], "status": other["status"],
                                         "in_mirror": True, "gone": False}]}
-    comments = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
+    comments = get(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]
     assert [(c["id"], c["author"], c["body"]) for c in comments] == \
         [(str(101 + n), "petrov" if n % 2 else "ivanov", f"comment {n}") for n in range(5)]
-    changes = get(url, interface, "/api/v1/issues/AURORA-1/changes?limit=100")["items"]
+    changes = get(url, interface, "/api/v1/issues/AURORA-1/changes")["items"]
     assert [(c["history_id"], c["from_string"], c["to_string"]) for c in changes] == \
         [(str(5001 + n), "Open", "In Progress") for n in range(4)]
     listed = get(url, interface, "/api/v1/issues/AURORA-1/attachments")["items"]
@@ -237,7 +237,7 @@ def test_edits_in_jira_show_after_the_next_refresh(setup):
     second = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     assert finished(url, interface, second["id"])["status"] == "done"
 
-    listed = get(url, interface, "/api/v1/issues/AURORA-1/comments?limit=100")["items"]
+    listed = get(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]
     assert [c["id"] for c in listed] == ["102", "103", "104", "105", "106"]
     assert get(url, interface, "/api/v1/issues/AURORA-1/attachments")["items"] == []
     assert get(url, interface, "/api/v1/issues/AURORA-3")["status"] == "Done"

@@ -233,10 +233,12 @@ function summary(overview) {
     h("dt", {}, "Last incremental refresh"), h("dd", {}, last(overview.last_runs.incremental)));
 }
 
-/** Seconds as a run's duration: "4.2 s" under a minute, "2 min 05 s", "1 h 02 min 05 s". */
+/** Seconds as a run's duration: "4 s" or "4.2 s" under a minute (the hub keeps a run's times
+ * to the second, so its durations are whole; a time counted here has a tenth), "2 min 05 s",
+ * "1 h 02 min 05 s". */
 export function precise(seconds) {
   if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return "—";
-  if (seconds < 60) return `${(Math.round(seconds * 10) / 10).toFixed(1)} s`;
+  if (seconds < 60) return Number.isInteger(seconds) ? `${seconds} s` : `${(Math.round(seconds * 10) / 10).toFixed(1)} s`;
   const whole = Math.round(seconds);
   const two = (n) => String(n).padStart(2, "0");
   const [hours, minutes, rest] = [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), whole % 60];

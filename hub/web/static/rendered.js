@@ -10,7 +10,7 @@
 // hub for it and shows the image once the agent has fetched it.
 
 import * as api from "./api.js";
-import {h, say, sleep, status} from "./dom.js";
+import {h, say, scrolling, sleep, status} from "./dom.js";
 
 const TAGS = new Set(["p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "sup", "sub",
   "code", "pre", "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "a", "img", "span"]);
@@ -58,6 +58,8 @@ function rebuilt(node, signal) {
     attrs[name] = value;
   }
   if (tag === "a" && attrs.href) attrs.rel = "noopener noreferrer nofollow";
+  // A table wider than its column scrolls in a box of its own, which the keyboard reaches.
+  if (tag === "table") return [scrolling(h(tag, attrs, children))];
   return [h(tag, attrs, children)];
 }
 
