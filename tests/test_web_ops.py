@@ -125,7 +125,7 @@ def test_a_run_goes_from_running_to_done_on_screen_by_itself(web):
 
     # No click, no reload: the page reads the hub again on its own.
     expect(row).to_contain_text("done", timeout=LIVE_MS * 4)
-    expect(row.locator("td").nth(5)).to_have_text(re.compile(r"^\d+\.\d s$|^\d+ min \d\d s$"))
+    expect(row.locator("td").nth(5)).to_have_text(re.compile(r"^\d+(\.\d)? s$|^\d+ min \d\d s$"))
     expect(row.locator("td").nth(6)).to_have_text("1")
     expect(holder).not_to_contain_text(f"refresh {command['id']}")
     web.check("done")
