@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 
 import pytest
 
@@ -181,6 +182,19 @@ def test_a_known_text_is_converted_once_while_its_mentions_keep_their_names(monk
     assert calls == []  # served from the cache
     assert "@Ivan Petrov" in to_html(text, users={"ivanov": "Ivan Petrov"})  # a renamed user: converted anew
     assert len(calls) == 1
+
+
+def test_a_text_converted_by_one_thread_is_served_from_the_cache_to_the_others(monkeypatch):
+    # Each thread has grammars of its own (pyparsing's are not safe to share), but the hub's
+    # threads answer one issue page in turn: the cache must serve what any of them converted.
+    text = "Seen by one thread, then another: *bold* and [~ivanov] — 1d7e."
+    worker = threading.Thread(target=to_html, args=(text,), kwargs={"users": USERS})
+    worker.start()
+    worker.join()
+    calls = []
+    monkeypatch.setattr(markup._Cache, "put", lambda self, *args: calls.append(args))
+    assert "@Ivan Ivanov" in to_html(text, users=USERS)
+    assert calls == []
 
 
 def test_long_text_without_markup_converts_quickly():

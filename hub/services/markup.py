@@ -39,9 +39,6 @@ from markdown_it.renderer import RendererHTML
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.subscript import sub_plugin
 from mdit_py_plugins.superscript import superscript_plugin
-from pyparsing import (
-    Forward,
-)
 
 from hub.services.wiki_grammar import CELL_BREAK, COLOR_NAMES, Context, transform
 from hub.services.wiki_grammar import grammar as wiki_grammar
@@ -192,21 +189,21 @@ class _Cache:
     def __init__(self, budget: int = 16_000_000):
         self._budget = budget
         self._size = 0
-        self._entries: OrderedDict[tuple[int, str], tuple[str | None, dict[str, str | None]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], tuple[str | None, dict[str, str | None]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, grammar: Forward, text: str, names: Callable[[str], str | None]) -> tuple[str | None] | None:
+    def get(self, grammar: str, text: str, names: Callable[[str], str | None]) -> tuple[str | None] | None:
         """``(markdown,)`` as converted before (``(None,)``: too costly), or None if not known."""
         with self._lock:
-            entry = self._entries.get((id(grammar), text))
+            entry = self._entries.get((grammar, text))
             if entry is None:
                 return None
-            self._entries.move_to_end((id(grammar), text))
+            self._entries.move_to_end((grammar, text))
         markdown, shown = entry
         return (markdown,) if all(names(login) == name for login, name in shown.items()) else None
 
-    def put(self, grammar: Forward, text: str, markdown: str | None, shown: dict[str, str | None]) -> None:
-        key = (id(grammar), text)
+    def put(self, grammar: str, text: str, markdown: str | None, shown: dict[str, str | None]) -> None:
+        key = (grammar, text)
         with self._lock:
             if key in self._entries:
                 return
@@ -226,8 +223,9 @@ MARKUP_LIMIT = 32_767
 SECONDS_PER_TEXT = 3.0
 
 
-def _convert(grammar: Forward, text: str, context: Context) -> str | None:
-    """Normalised wiki text (see _normalised) as Markdown, by one of the grammars; None for
+def _convert(grammar: str, text: str, context: Context) -> str | None:
+    """Normalised wiki text (see _normalised) as Markdown, by one of the grammars (by its name in
+    _Converters: each thread has grammars of its own, and the cache serves them all); None for
     a text too long (MARKUP_LIMIT) or too costly to convert by ``context.deadline`` (that
     answer is kept too: the same text would cost as much again)."""
     if len(text) > MARKUP_LIMIT:
@@ -236,7 +234,7 @@ def _convert(grammar: Forward, text: str, context: Context) -> str | None:
     if cached is not None:
         return cached[0]
     context.deadline = min(context.deadline, time.thread_time() + SECONDS_PER_TEXT)
-    markdown = transform(grammar, text, context)
+    markdown = transform(getattr(_converters, grammar), text, context)
     _cache.put(grammar, text, markdown, context.shown)
     return markdown
 
@@ -256,7 +254,7 @@ def to_markdown(wiki: str | None, *, users: Any = None, deadline: float = float(
     if not wiki:
         return ""
     normalised = _normalised(wiki)
-    markdown = _convert(_converters.markdown, normalised, Context(_names_of(users), deadline=deadline))
+    markdown = _convert("markdown", normalised, Context(_names_of(users), deadline=deadline))
     if markdown is None:
         return normalised
     return markdown.replace(CELL_BREAK, "<br>").strip("\n")
@@ -275,7 +273,7 @@ def to_html(wiki: str | None, *, attachments: Mapping[str, AttachmentRef] | None
         return ""
     attachments = attachments or {}
     normalised = _normalised(wiki)
-    text = _convert(_converters.html_markdown, normalised, Context(_names_of(users), deadline=deadline))
+    text = _convert("html_markdown", normalised, Context(_names_of(users), deadline=deadline))
     if text is None:
         return _plain_html(normalised)
     rendered = _converters.md.render(text, {"attachments": attachments})
@@ -290,7 +288,7 @@ def to_text(wiki: str | None) -> str:
 
 def _text(normalised: str, seconds: float | None = None) -> str:
     budget = SECONDS_PER_TEXT if seconds is None else seconds
-    markdown = _convert(_converters.html_markdown, normalised,
+    markdown = _convert("html_markdown", normalised,
                         Context(_no_names, deadline=time.thread_time() + budget))
     if markdown is None:
         return " ".join(normalised.split())
