@@ -24,6 +24,7 @@ way, its images by the render rules.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import threading
@@ -276,7 +277,15 @@ def to_html(wiki: str | None, *, attachments: Mapping[str, AttachmentRef] | None
     text = _convert("html_markdown", normalised, Context(_names_of(users), deadline=deadline))
     if text is None:
         return _plain_html(normalised)
-    rendered = _converters.md.render(text, {"attachments": attachments})
+    return _rendered_html(text, tuple(sorted(attachments.items())))
+
+
+@functools.lru_cache(maxsize=512)
+def _rendered_html(markdown: str, attachments: tuple[tuple[str, AttachmentRef], ...]) -> str:
+    """Markdown (as _convert made it, display names in) as sanitised HTML with the issue's
+    ``attachments`` placed. Kept for the page read again: rendering and sanitising a 20 KB
+    description costs some 30 ms each time, and only the text or an attachment's state changes it."""
+    rendered = _converters.md.render(markdown, {"attachments": dict(attachments)})
     return sanitise(rendered.replace(CELL_BREAK, "<br>"))
 
 
