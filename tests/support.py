@@ -248,6 +248,19 @@ def stop(proc: subprocess.Popen) -> int:
             proc.kill()
 
 
+@contextlib.contextmanager
+def serving(data_dir: Path, **settings: str):
+    """``hub serve`` on ``data_dir`` (a loopback port of its own): its URL while the block runs.
+    Its output is read away meanwhile (a full pipe would stall the hub), and it is stopped after."""
+    proc = start("serve", data_dir=data_dir, **settings)
+    try:
+        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
+        yield url
+    finally:
+        stop(proc)
+
+
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run", "--disable-quic"]
 

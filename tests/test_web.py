@@ -19,7 +19,15 @@ from pathlib import Path
 import pytest
 
 from tests.browser import check_page
-from tests.support import PDF, call, next_second, prepared_hub, run_script, start, stop, wait_for_line, wait_until
+from tests.support import (
+    PDF,
+    call,
+    next_second,
+    prepared_hub,
+    run_script,
+    serving,
+    wait_until,
+)
 
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent"
@@ -67,15 +75,9 @@ def site(tmp_path_factory, browser):
     agent, interface = prepared_hub(data_dir)
     made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir)
     assert made.returncode == 0, made.stderr
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        # Whatever the hub prints from now on is read, so a full pipe never blocks it.
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
-    finally:
-        stop(proc)
 
 
 class Page:
@@ -403,10 +405,7 @@ def gone_site(tmp_path, browser):
     v16 agent that leaves it out (AURORA-1 links to it), and the check that finds it gone."""
     data_dir = tmp_path / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
 
         def refresh(jql, issues):
             body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}
@@ -430,8 +429,6 @@ def gone_site(tmp_path, browser):
         call(url, agent, f"/agent/v1/commands/{check['id']}/done",
              {"agent_id": AGENT_ID, "delivery": 1, "result": {"checked": 1, "missing": ["AURORA-7"]}})
         yield {"url": url, "agent": agent, "interface": interface}
-    finally:
-        stop(proc)
 
 
 def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(browser, gone_site):

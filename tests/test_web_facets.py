@@ -9,13 +9,12 @@ with axe-core and its screenshot kept (``tests/browser.check_page``).
 from __future__ import annotations
 
 import re
-import threading
 import urllib.parse
 
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, serving
 
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-facets"
@@ -60,14 +59,9 @@ def seed(url: str, agent: str, interface: str) -> None:
 def site(tmp_path_factory, browser):
     data_dir = tmp_path_factory.mktemp("web-facets") / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface}
-    finally:
-        stop(proc)
 
 
 def signed_in(page, site, address: str = "/") -> None:

@@ -15,8 +15,6 @@ checked by axe-core and kept as a screenshot (tests/browser.py).
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tests.browser import check_page
@@ -27,9 +25,7 @@ from tests.support import (
     next_second,
     prepared_hub,
     scripted_agent,
-    start,
-    stop,
-    wait_for_line,
+    serving,
     wait_until,
 )
 
@@ -131,14 +127,9 @@ def site(tmp_path_factory, browser):
     """A hub serving on loopback with the mirror above: its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("web-issue") / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
-    finally:
-        stop(proc)
 
 
 def open_page(browser, site, **context):

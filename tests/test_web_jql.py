@@ -6,13 +6,12 @@ fixture); each page and state is checked by axe-core and leaves its screenshot (
 
 from __future__ import annotations
 
-import threading
 import urllib.parse
 
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import call, prepared_hub, run_script, serving
 
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-jql"
@@ -42,14 +41,9 @@ def site(tmp_path_factory, browser):
     agent, interface = prepared_hub(data_dir)
     other = run_script("token", "add", "someone-else", "--role", "interface", data_dir=data_dir)
     assert other.returncode == 0, other.stderr
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface, "other": other.stdout.strip()}
-    finally:
-        stop(proc)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, serving
 
 AGENT_ID = "markup-agent"
 TIMEOUT_MS = 30_000
@@ -89,13 +89,9 @@ def deliver(url: str, agent: str) -> None:
 def site(browser, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("markup") / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
-    finally:
-        stop(proc)
 
 
 @pytest.fixture

@@ -6,12 +6,10 @@ axe-core and leaves its screenshot (tests/browser.py).
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, serving
 
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-moves"
@@ -33,17 +31,12 @@ def site(tmp_path, browser):
     """A hub whose AURORA-12 Jira has moved to OPS-7 since the mirror first held it."""
     data_dir = tmp_path / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         refresh(url, agent, interface, [{"key": "AURORA-12", "id": "10012", "summary": "Radar calibration",
                                          "comments": [{"id": "1", "author": "petrov", "body": "Calibrated"}]}])
         call(url, interface, "/api/v1/issues/AURORA-12/notes", {"body": "Ask the lab first"})
         refresh(url, agent, interface, [{"key": "OPS-7", "id": "10012", "summary": "Radar calibration"}])
         yield {"url": url, "interface": interface}
-    finally:
-        stop(proc)
 
 
 def test_an_old_key_opens_the_moved_issue_under_its_new_key(browser, site):

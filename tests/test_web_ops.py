@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import call, prepared_hub, run_script, serving
 
 TIMEOUT_MS = 30_000
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
@@ -40,13 +39,8 @@ def site(tmp_path_factory, browser):
                  (OLD_AGENT, seen))
     conn.commit()
     conn.close()
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         yield {"url": url, "agent": agent, "interface": interface, "admin": admin.stdout.strip()}
-    finally:
-        stop(proc)
 
 
 class Page:

@@ -6,12 +6,11 @@ in lower case; a revoked token on an issue page back at the sign-in."""
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import call, prepared_hub, run_script, serving
 
 TIMEOUT_MS = 30_000
 PHONE = (390, 844)
@@ -46,14 +45,9 @@ def site(tmp_path_factory, browser):
     agent, interface = prepared_hub(data_dir)
     made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir)
     assert made.returncode == 0, made.stderr
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface, "admin": made.stdout.strip(), "data_dir": data_dir}
-    finally:
-        stop(proc)
 
 
 class Tab:

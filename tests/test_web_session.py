@@ -9,14 +9,13 @@ screenshot (tests/browser.py).
 
 from __future__ import annotations
 
-import threading
 import urllib.error
 import urllib.request
 
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, full_run, prepared_hub, run_script, start, stop, wait_for_line
+from tests.support import call, full_run, prepared_hub, run_script, serving
 
 TIMEOUT_MS = 30_000
 COOKIE = "hub_session"
@@ -29,16 +28,11 @@ def site(tmp_path_factory, browser):
     agent, interface = prepared_hub(data_dir)
     made = run_script("token", "add", "lead", "--role", "admin", data_dir=data_dir)
     assert made.returncode == 0, made.stderr
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         full_run(url, agent, interface, [], issues=[
             {"key": f"AURORA-{n}", "id": str(10000 + n), "summary": f"Card {n}", "issue_type": "Task",
              "status": "Open", "updated": "2026-10-22T13:05:11.000+0300"} for n in (1, 2, 3)])
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
-    finally:
-        stop(proc)
 
 
 def expect(locator):

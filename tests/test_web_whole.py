@@ -12,12 +12,10 @@ stay in the address. Headless Chromium from the system's packages (the
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tests.browser import check_page
-from tests.support import call, prepared_hub, start, stop, wait_for_line
+from tests.support import call, prepared_hub, serving
 
 TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-15"
@@ -122,14 +120,9 @@ def site(tmp_path_factory, browser):
     """A hub serving on loopback with the rich mirror: its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("web-whole") / "data"
     agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
-    try:
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    with serving(data_dir) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
-    finally:
-        stop(proc)
 
 
 @pytest.fixture

@@ -131,7 +131,12 @@ export async function request(method, path, {query, body, signal, raw = false, b
       body = await response.json();
       title = body.title || title;
       description = body.description || "";
-    } catch { /* a body that is not JSON: keep the status text */ }
+    } catch (error) {
+      // Left while its answer was read: the words of a 401 (why the sign-in ended) are lost with
+      // it, so it tells nobody; a request still wanted meets the same 401 with its words.
+      if (error.name === "AbortError" || signal?.aborted) throw new DOMException("left", "AbortError");
+      /* a body that is not JSON: keep the status text */
+    }
     const error = new ApiError(response.status, title, description, body);
     // Told once: the page's other requests of the moment meet the same end.
     if (response.status === 401 && !bearer && !signingIn && current !== null) {

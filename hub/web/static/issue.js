@@ -28,6 +28,7 @@ export async function renderIssue(main, key, signal) {
         error.status === 404 ? `No issue ${key} in the mirror.` : `Could not read ${key}: ${error.message}`));
     return;
   }
+  if (signal.aborted) return;  // left while the issue was read: the page is another's now
   document.title = `${issue.key} · ${issue.summary || "(no summary)"} · sdlc-hub`;
   // Opened at an old key of a moved issue: the address names the key it has now (no new history entry).
   if (issue.key !== key) history.replaceState(null, "", `#/issue/${encodeURIComponent(issue.key)}`);

@@ -152,6 +152,9 @@ export async function renderIssues(main, signal) {
   let items = [];
   const columns = chooser(() => items, () => draw());
   const savedHere = h("div", {id: "saved-filters"});
+  // Left while the choices were read (or signed out: a 401 among them shows the sign-in):
+  // the page is no longer this one's to draw.
+  if (signal.aborted) return;
   foldFilters(form, fields.q.parentElement);  // on a phone (app.css): "Filters (n)" opens them
   cards(results);
   replace(main, h("h1", {}, "Issues"), form, facetsHere, h("div", {class: "list-tools"}, note, columns),

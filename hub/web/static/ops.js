@@ -24,6 +24,7 @@ export async function renderOps(main, signal) {
   const updated = h("p", {class: "note", id: "ops-updated"});
   const body = h("div", {});
   const may = await permissions(signal);
+  if (signal.aborted) return;  // left (or signed out) while the role was read
   // Offered only to a token that may use it (not merely hidden: a page's CSS can undo hidden).
   const refresh = may.enqueue ? h("button", {type: "button", id: "enqueue-refresh"}, "Enqueue a full refresh") : null;
   const reloadButton = h("button", {type: "button", class: "secondary"}, "Reload now");
