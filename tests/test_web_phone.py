@@ -214,7 +214,7 @@ def test_an_issue_opened_by_its_key_in_lower_case_is_shown_under_its_key(tabs, s
     page.goto(site["url"] + "/#/issue/aurora-1")
     expect(page.get_by_role("heading", level=1)).to_contain_text("AURORA-1")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Cards list")
-    page.wait_for_function("location.hash === '#/issue/AURORA-1'")
+    expect(page).to_have_url(re.compile(r"#/issue/AURORA-1$"))
     # And a search for it in lower case finds it.
     page.goto(site["url"] + "/#/issues?q=aurora-1")
     expect(page.locator("#results tbody tr").first).to_contain_text("AURORA-1")
