@@ -36,6 +36,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The impacts that fail a check: the issue's "0 serious or critical violations on every page".
+#: How long a browser test waits for what it expects: generous, as a loaded machine is slow
+#: (and the attachments' states are asked again after 1, 2, 4 … s); a wait that holds returns
+#: as soon as it does.
+TIMEOUT_MS = 30_000
+
+
+def expect(target):
+    """Playwright's ``expect`` on a locator or page, waiting up to :data:`TIMEOUT_MS`."""
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=TIMEOUT_MS)
+    return playwright_expect(target)
+
+
 FAILING_IMPACTS = ("serious", "critical")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

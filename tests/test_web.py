@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import (
     PDF,
     call,
@@ -29,7 +29,6 @@ from tests.support import (
     wait_until,
 )
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
@@ -115,14 +114,6 @@ def web(browser, site):
     page.close()
     assert errors == [], f"console errors: {errors}"
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    # Generous: the states endpoint is asked again after 1, 2, 4 … s, and a
-    # loaded machine is slow; a wait that holds returns as soon as it does.
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 def test_a_wrong_token_is_refused_clearly_then_the_right_one_signs_in(web):

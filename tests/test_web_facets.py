@@ -13,10 +13,9 @@ import urllib.parse
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, serving
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-facets"
 HOSTILE = '<img src=x onerror="window.__injected=1">'
 PRIORITIES = ["Blocker", "Critical", "Major", "Minor"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import (
     PDF,
     PNG,
@@ -29,7 +29,6 @@ from tests.support import (
     wait_until,
 )
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-issue-agent"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
 LINKED = f"Card form {IMAGE}"
@@ -155,12 +154,6 @@ def page(browser, site):
     context.close()
     assert errors == [], f"console errors: {errors}"
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 def show(tab, site, key: str, title: str) -> None:

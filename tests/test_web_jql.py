@@ -10,10 +10,9 @@ import urllib.parse
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, run_script, serving
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-jql"
 
 

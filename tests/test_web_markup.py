@@ -15,11 +15,10 @@ import urllib.request
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import check_page, expect
 from tests.support import call, prepared_hub, serving
 
 AGENT_ID = "markup-agent"
-TIMEOUT_MS = 30_000
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 TEXTAREA = "com.atlassian.jira.plugin.system.customfieldtypes:textarea"
@@ -108,12 +107,6 @@ def page(browser, site):
     context.close()
     assert errors == []
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 def test_an_issue_page_shows_the_description_and_comments_rendered_as_jira_renders_them(page, site):

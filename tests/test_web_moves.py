@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, serving
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-moves"
 
 

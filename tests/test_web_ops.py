@@ -14,10 +14,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import call, prepared_hub, run_script, serving
 
-TIMEOUT_MS = 30_000
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
 LIVE_MS = 5000
 AGENT_ID = "web-agent-ops"
@@ -77,12 +76,6 @@ def web(browser, site):
     assert errors == [], f"console errors: {errors}"
     assert injected is None, f"text from the hub ran as script: {injected}"
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 def agent_call(site, path: str, body: dict) -> dict:

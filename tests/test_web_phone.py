@@ -9,10 +9,9 @@ import re
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import call, prepared_hub, run_script, serving
 
-TIMEOUT_MS = 30_000
 PHONE = (390, 844)
 AGENT_ID = "phone-agent"
 HOSTILE = "<img src=x onerror=\"window.__injected = 'img'\"><script>window.__injected = 'script'</script>"
@@ -87,11 +86,6 @@ def tabs(browser, site):
     # A revoked token's 401s are the browser's own console lines; nothing else may be.
     assert [error for error in errors if "401" not in error] == [], errors
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(locator)
 
 
 def test_on_a_phone_no_page_scrolls_sideways(tabs, site):

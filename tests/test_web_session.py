@@ -14,10 +14,9 @@ import urllib.request
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import call, full_run, prepared_hub, run_script, serving
 
-TIMEOUT_MS = 30_000
 COOKIE = "hub_session"
 
 
@@ -34,12 +33,6 @@ def site(tmp_path_factory, browser):
              "status": "Open", "updated": "2026-10-22T13:05:11.000+0300"} for n in (1, 2, 3)])
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 class Browser:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import check_page
+from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.support import call, prepared_hub, serving
 
-TIMEOUT_MS = 30_000
 AGENT_ID = "web-agent-15"
 SCRIPT = "<script>window.__injected = 'script'</script>"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
@@ -142,12 +141,6 @@ def page(browser, site):
     context.close()
     assert errors == [], f"console errors: {errors}"
 
-
-def expect(locator):
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=TIMEOUT_MS)
-    return playwright_expect(locator)
 
 
 def screenshot(tab, name: str, state: str) -> None:
