@@ -49,7 +49,9 @@ export function table(caption, headers, rows, empty = "None.") {
  * does, it is a Tab stop of its own, so that a keyboard can scroll it (arrow keys)
  * even when nothing inside it is focusable; while it fits, it adds no Tab stop. */
 export function scrolling(content, attrs = {}) {
-  const box = h("div", {...attrs, class: "scroll"}, content);
+  // A Tab stop from the start, until layout shows the content fits: a box drawn anew (the
+  // operations page every few seconds) is never, even for a frame, one the keyboard cannot scroll.
+  const box = h("div", {...attrs, class: "scroll", tabindex: "0"}, content);
   const watch = new ResizeObserver(() => {
     if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
     else box.removeAttribute("tabindex");
