@@ -24,7 +24,7 @@ from datetime import timedelta
 from hub import datadir
 from hub.clock import Clock
 from hub.config import Config
-from hub.db import open_database
+from hub.db import open_hub_database
 from hub.metrics import Metrics
 from hub.services.agents import AgentService
 from hub.services.attachments import AttachmentService
@@ -160,7 +160,7 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     built, so that its tasks call these same services.
     """
     queue = configure_queue(config)
-    open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+    open_hub_database(config)
     services = build_services(config, on_full_run_done, clock)
     built = Built(config, services, queue)
     queue.services = services

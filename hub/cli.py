@@ -196,11 +196,11 @@ def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
 
 def _open(config: Config) -> None:
     """Prepare and open the database for a command that works on it."""
-    from hub.db import open_database
+    from hub.db import open_hub_database
 
     require_hub(config)
     _prepare(config, quiet=True)
-    open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+    open_hub_database(config)
 
 
 def _token_add(config: Config, args: argparse.Namespace) -> int:

@@ -171,6 +171,39 @@ def _directory(name: str, raw: str) -> Path:
     return path
 
 
+# The engines the hub runs on besides its own files, by the scheme of their URL.
+DATABASE_SCHEMES = ("postgresql", "postgres")
+QUEUE_SCHEMES = ("postgresql", "postgres", "redis", "rediss")
+STORE_SCHEMES = ("s3",)
+
+
+def _url_or_unset(schemes: tuple[str, ...], unset: str) -> Callable[[str, str], str | None]:
+    """A URL with one of ``schemes`` (``postgresql://…``), or nothing: None, the local default.
+
+    Checked for shape only here; whether the engine answers, and is new enough,
+    is checked when the hub starts (:mod:`hub.engines`).
+    """
+
+    def parse(name: str, raw: str) -> str | None:
+        value = raw.strip()
+        if not value:
+            return None
+        scheme, sep, rest = value.partition("://")
+        if not sep or scheme.lower() not in schemes:
+            raise ConfigError(f"{name} must be a {' or '.join(s + '://' for s in schemes)} URL, "
+                              f"or unset for {unset}; got {_redacted(value)!r}")
+        if scheme.lower() == "s3" and not rest.split("/", 1)[0]:
+            raise ConfigError(f"{name} must name a bucket: s3://bucket/prefix, got {value!r}")
+        return value
+
+    return parse
+
+
+def _redacted(url: str) -> str:
+    """``url`` with any password replaced by ``***``, for messages and logs."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
 @dataclass(frozen=True)
 class _Var:
     name: str
@@ -184,6 +217,13 @@ class _Var:
 VARIABLES: tuple[_Var, ...] = (
     _Var("HUB_DATA_DIR", "data_dir", "./hub-data", _directory,
          "Directory holding hub.sqlite, backups/, files/ and queue.sqlite."),
+    _Var("HUB_DATABASE_URL", "database_url", "", _url_or_unset(DATABASE_SCHEMES, "hub.sqlite in HUB_DATA_DIR"),
+         "The hub's database: unset for hub.sqlite in HUB_DATA_DIR, or postgresql://user:password@host/db."),
+    _Var("HUB_QUEUE_URL", "queue_url", "", _url_or_unset(QUEUE_SCHEMES, "queue.sqlite in HUB_DATA_DIR"),
+         "The worker's queue: unset for queue.sqlite in HUB_DATA_DIR, postgresql://… or redis://…."),
+    _Var("HUB_STORE_URL", "store_url", "", _url_or_unset(STORE_SCHEMES, "files/ in HUB_DATA_DIR"),
+         "The attachment file store: unset for files/ in HUB_DATA_DIR, or s3://bucket/prefix "
+         "(endpoint and credentials from the AWS_* variables)."),
     _Var("HUB_HOST", "host", "127.0.0.1", _host, "Address the HTTP API listens on."),
     _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),
     _Var("HUB_THREADS", "threads", "32", _integer(2, 1024),
@@ -242,6 +282,9 @@ class Config:
     """Settings of one hub; build it with :meth:`from_env` or directly in tests."""
 
     data_dir: Path = Path("./hub-data")
+    database_url: str | None = None
+    queue_url: str | None = None
+    store_url: str | None = None
     host: str = "127.0.0.1"
     port: int = 8765
     threads: int = 32
@@ -281,6 +324,11 @@ class Config:
                 f"HUB_LONG_POLL_THREADS must be below HUB_THREADS ({values['threads']}) so that "
                 f"some threads always answer, got {values['long_poll_threads']}")
         return cls(**values)
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` (hub.sqlite in the data dir) or ``postgresql``: the engine of the hub's tables."""
+        return "postgresql" if self.database_url else "sqlite"
 
     @property
     def db_path(self) -> Path:

@@ -10,4 +10,8 @@ from hub.migrations import MigrationResult, migrate
 def prepare(config: Config) -> MigrationResult:
     """Make the data dir private and bring the database to the current schema."""
     datadir.prepare(config)
+    if config.database_url:
+        from hub.migrations.postgres import migrate_postgres
+
+        return migrate_postgres(config.database_url)
     return migrate(config.db_path, config.backups_dir)

@@ -11,11 +11,64 @@ from hub.config import Config
 from tests.support import BROWSER_ARGS, chromium
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
 def pytest_configure(config):
     # Task bodies run inline, in the test's thread, on the test's database.
     from worker.instance import huey
 
     huey.immediate = True
+    config.addinivalue_line(
+        "markers", "backends(*names): run the test's hub on each engine named (sqlite, postgresql); "
+        "HUB_TEST_BACKENDS narrows the choice for a run")
+
+
+def pytest_generate_tests(metafunc):
+    """A test under ``@pytest.mark.backends(...)`` that uses a hub runs once per engine named."""
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is None or "backend" not in metafunc.fixturenames:
+        return
+    wanted = [name.strip() for name in os.environ.get("HUB_TEST_BACKENDS", ",".join(BACKENDS)).split(",")]
+    names = [name for name in marker.args if name in wanted] or list(marker.args[:1])
+    metafunc.parametrize("backend", names, indirect=True)
+
+
+@pytest.fixture
+def backend(request) -> str:
+    """The engine this test's hub runs on: ``sqlite`` unless the test is parametrised."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def postgres_template():
+    """A database migrated once per run, copied for each test that runs on PostgreSQL;
+    the server and the template's name."""
+    from hub.migrations.postgres import migrate_postgres
+    from tests.engines import postgres_server, require
+
+    server, reason = postgres_server()
+    require(reason)
+    name = server.create_database(prefix="hub_template")
+    migrate_postgres(server.url(name))
+    yield server, name
+    server.drop_database(name)
+
+
+@pytest.fixture
+def database_url(backend, request) -> str | None:
+    """For a test on PostgreSQL, the URL of a database of its own at the current schema."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    yield server.url(name)
+    from hub.db import database
+
+    if database.obj is not None and getattr(database.obj, "database", None) == name:
+        database.obj.close()
+    server.drop_database(name)
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +96,8 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def config(data_dir: Path) -> Config:
-    return Config(data_dir=data_dir)
+def config(data_dir: Path, database_url) -> Config:
+    return Config(data_dir=data_dir, database_url=database_url)
 
 
 class MovableClock:
@@ -119,11 +172,12 @@ class Hub:
 
 
 @pytest.fixture
-def make_hub(data_dir: Path):
+def make_hub(data_dir: Path, database_url):
     """``make_hub(clock=..., on_full_run_done=..., **settings)``: a Hub on this test's
-    data dir with those settings."""
+    data dir (and database, on PostgreSQL) with those settings."""
 
     def make(*, clock=None, on_full_run_done=None, **settings) -> Hub:
+        settings.setdefault("database_url", database_url)
         return Hub(Config(data_dir=data_dir, **settings), clock=clock,
                    on_full_run_done=on_full_run_done)
 

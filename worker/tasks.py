@@ -18,7 +18,7 @@ from hub import startup
 from hub.api import shapes
 from hub.assembly import Built, Services, build
 from hub.config import Config, cron_schedule
-from hub.db import database, open_database
+from hub.db import database, open_hub_database
 from worker.instance import HubHuey, huey
 
 EVERY_MINUTE = crontab(minute="*")
@@ -39,10 +39,9 @@ def _services() -> Services:
 
 
 @huey.on_startup()
-def open_hub_database() -> None:
+def open_database_on_start() -> None:
     if database.obj is None:
-        config = _config()
-        open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+        open_hub_database(_config())
 
 
 def catch_up() -> None:
