@@ -10,7 +10,6 @@ import pytest
 from hub.config import Config
 from tests.support import BROWSER_ARGS, chromium
 
-
 BACKENDS = ("sqlite", "postgresql")
 
 
