@@ -37,7 +37,7 @@ from hub.services.dispatch import Dispatcher
 from hub.services.facets import FacetService
 from hub.services.files import FileStore
 from hub.services.filters import FilterService
-from hub.services.health import HealthService
+from hub.services.health import HealthService, write_probe
 from hub.services.issues import IssueService
 from hub.services.jql_zone import JqlZone
 from hub.services.mirror import MirrorService
@@ -135,7 +135,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         issues=issues,
         projects=projects,
         batches=BatchService(clock),
-        health=HealthService(config, clock),
+        health=HealthService(config, clock, probe=write_probe(config)),
         overview=overview,
         cleanup=CleanupService(store, config.files_quota_bytes, config.files_max_age_days, clock),
         refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),

@@ -15,8 +15,9 @@ beyond spelling is in :mod:`hub.dialect`.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from peewee import Database, DatabaseProxy, PostgresqlDatabase, SqliteDatabase
 
@@ -93,8 +94,18 @@ def casefold(text: object) -> object:
 def open_hub_database(config: Config) -> Database:
     """The database ``config`` names, opened and bound to the models."""
     if config.database_url:
-        return open_postgres(config.database_url)
+        return open_postgres(config.database_url, busy_timeout_seconds=config.busy_timeout_seconds)
     return open_database(config.db_path, busy_timeout_seconds=config.busy_timeout_seconds)
+
+
+SQLITE_LOCK_TYPES = ("IMMEDIATE", "DEFERRED", "EXCLUSIVE")
+# A connection is opened anew after this long, between transactions: a server
+# restarted, failed over or behind a pooler that drops old connections costs one
+# reconnect per thread rather than errors.
+CONNECTION_MAX_AGE_SECONDS = 30 * 60
+# How long a node waits for PostgreSQL to accept a new connection before the
+# request answers 503.
+CONNECT_TIMEOUT_SECONDS = 10
 
 
 class HubPostgres(PostgresqlDatabase):
@@ -102,15 +113,74 @@ class HubPostgres(PostgresqlDatabase):
 
     - A statement written with ``?`` placeholders gets psycopg's ``%s`` (and
       its literal ``%`` doubled); Peewee's own statements already use ``%s``.
-    - ``atomic("IMMEDIATE")`` and ``atomic("DEFERRED")`` name SQLite's lock
-      types: on PostgreSQL every transaction is READ COMMITTED, and what the
-      one-writer rule gave on SQLite is taken with row locks where it is needed.
+    - ``atomic("IMMEDIATE")`` names SQLite's lock type: on PostgreSQL a write
+      transaction is READ COMMITTED, and what the one-writer rule gave on SQLite
+      is taken with row locks (or :func:`hub.dialect.hold`) where it is needed.
+      ``atomic("DEFERRED")``, a read that must see one snapshot, is REPEATABLE READ.
+    - Connections are Peewee's: one per thread that uses the database, opened at
+      its first statement and kept for the thread's life (waitress's threads and
+      the worker's live as long as the process). Between transactions a
+      connection that the server dropped, that broke, or that is older than
+      :data:`CONNECTION_MAX_AGE_SECONDS` is closed and opened anew, so one lost
+      connection fails at most the statement it was running.
+    - A lock waited on longer than the busy timeout fails the statement
+      (``lock_timeout``, SQLSTATE 55P03), which the API answers as it answers
+      SQLite's busy database: 503 with Retry-After.
     """
 
+    _state: Any  # Peewee's per-thread connection state (its stubs do not declare it)
+
+    def __init__(self, url: str, *, busy_timeout_seconds: float = 30, **kwargs):
+        self._lock_timeout_ms = int(busy_timeout_seconds * 1000)
+        kwargs.setdefault("connect_timeout", CONNECT_TIMEOUT_SECONDS)
+        kwargs.setdefault("application_name", "sdlc-hub")
+        super().__init__(url, prefer_psycopg3=True, **kwargs)
+
     def atomic(self, *args, **kwargs):
-        if args and args[0] in ("IMMEDIATE", "DEFERRED", "EXCLUSIVE"):
+        if args and args[0] in SQLITE_LOCK_TYPES:
             args = args[1:]
         return super().atomic(*args, **kwargs)
+
+    def begin(self, isolation_level=None):
+        # Through the models' proxy, atomic("IMMEDIATE") arrives here as an isolation level.
+        # DEFERRED is what the services ask for a read that must see one snapshot
+        # (a scrape's figures, the cleanup's plan): REPEATABLE READ gives that here.
+        if isolation_level == "DEFERRED":
+            isolation_level = "REPEATABLE READ"
+        elif isolation_level in SQLITE_LOCK_TYPES:
+            isolation_level = None
+        return super().begin(isolation_level)
+
+    def _initialize_connection(self, conn):
+        self._state.opened_at = time.monotonic()
+        # SET rather than a startup option: poolers such as PgBouncer refuse those.
+        conn.execute(f"SET lock_timeout = {self._lock_timeout_ms}")
+
+    def cursor(self, named_cursor=None):
+        if not self._state.closed and not self._state.transactions and self._stale(self._state.conn):
+            self._discard()
+        return super().cursor(named_cursor)
+
+    def rollback(self):
+        # A connection the server dropped has no transaction left to roll back: let
+        # the error that ended it be the one raised, and reconnect at the next statement.
+        if not self._state.closed and self._broken(self._state.conn):
+            return
+        super().rollback()
+
+    def _stale(self, conn) -> bool:
+        opened = getattr(self._state, "opened_at", 0.0)
+        return self._broken(conn) or time.monotonic() - opened > CONNECTION_MAX_AGE_SECONDS
+
+    @staticmethod
+    def _broken(conn) -> bool:
+        return bool(conn.closed or conn.broken)
+
+    def _discard(self) -> None:
+        """Forget this thread's connection (closing it if it still can be)."""
+        conn = self._state.conn
+        self._state.reset()
+        conn.close()  # psycopg closes a broken connection without raising
 
     def execute_sql(self, sql, params=None, commit=None):
         if "?" in sql:
@@ -142,8 +212,8 @@ def qmark_to_format(sql: str) -> str:
     return "".join(out)
 
 
-def open_postgres(url: str) -> HubPostgres:
+def open_postgres(url: str, *, busy_timeout_seconds: float = 30) -> HubPostgres:
     """Open the PostgreSQL database at ``url`` for the models and bind them to it."""
-    db = HubPostgres(url, prefer_psycopg3=True)
+    db = HubPostgres(url, busy_timeout_seconds=busy_timeout_seconds)
     database.initialize(db)
     return db

@@ -5,6 +5,8 @@ from __future__ import annotations
 import falcon.testing
 import pytest
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def client(hub):

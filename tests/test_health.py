@@ -14,6 +14,8 @@ from hub.config import Config
 from hub.models import Setting
 from tests.conftest import Hub
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @contextlib.contextmanager
 def small_disk(path: Path, size: str = "64m"):
@@ -118,7 +120,8 @@ def test_a_read_only_database_is_503_on_healthz(tmp_path):
 
 
 def test_a_worker_that_stopped_is_503_on_healthz(hub):
-    Setting.insert(key="worker_seen_at", value="2026-01-01T00:00:00+00:00").on_conflict_replace().execute()
+    (Setting.insert(key="worker_seen_at", value="2026-01-01T00:00:00+00:00")
+     .on_conflict(conflict_target=[Setting.key], preserve=[Setting.value]).execute())
     health = hub.client.simulate_get("/healthz")
     assert health.status_code == 503
     assert "no worker has run the periodic tasks since 2026-01-01T00:00:00+00:00" in health.json["description"]

@@ -1,10 +1,12 @@
 """The one place where errors become HTTP responses.
 
 Every error body is JSON ``{title, description}``. Domain errors map by class;
-a database that stays locked past the busy timeout answers 503 with
-``Retry-After`` rather than leaking SQLite's message; a database that cannot be
-written (disk full: 507; read-only, I/O error: 503) answers with SQLite's own
-words, which also go to the log and to ``/healthz``.
+database errors by the engine's code (SQLite's result code, PostgreSQL's
+SQLSTATE), never by their message: a database that stays locked past the busy
+timeout, a deadlock or a serialisation failure answers 503 with ``Retry-After``
+rather than leaking the engine's message; a database that cannot be written
+(disk full: 507; read-only, I/O error, unreachable: 503) answers with the
+engine's own words, which also go to the log and to ``/healthz``.
 """
 
 from __future__ import annotations
@@ -65,30 +67,91 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 
 
+# SQLite's primary result codes (sqlite3.Error.sqlite_errorcode & 0xff).
+_SQLITE_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED: another writer held on past the busy timeout
+_SQLITE_FULL = {13}  # SQLITE_FULL
+_SQLITE_MACHINE = {8, 10, 11, 14}  # READONLY, IOERR, CORRUPT, CANTOPEN: the machine's, not the request's
+
+# PostgreSQL's SQLSTATEs (psycopg's Error.sqlstate).
+# Serialization failure, deadlock, a lock waited on past the busy timeout, a statement
+# cancelled: the work is to be retried, as on SQLite's busy database.
+_PG_BUSY = {"40001", "40P01", "55P03", "57014"}
+_PG_FULL = {"53100"}  # disk_full
+# The server's own state: shutting down, starting, a read-only standby, an I/O error.
+_PG_MACHINE = {"57P01", "57P02", "57P03", "25006", "58030"}
+
+
+def database_cause(exc: BaseException) -> BaseException:
+    """The driver's error inside Peewee's (Peewee keeps it as ``orig``)."""
+    orig = getattr(exc, "orig", None)
+    if isinstance(orig, BaseException):
+        return orig
+    return exc.__cause__ or exc.__context__ or exc
+
+
+def classify(exc: BaseException) -> str:
+    """``busy``, ``full``, ``machine`` (the engine cannot be used: health is told) or ``other``,
+    from the driver's error code: SQLite's result code, PostgreSQL's SQLSTATE."""
+    cause = database_cause(exc)
+    code = getattr(cause, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        primary = code & 0xFF
+        if primary in _SQLITE_BUSY:
+            return "busy"
+        if primary in _SQLITE_FULL:
+            return "full"
+        return "machine" if primary in _SQLITE_MACHINE else "other"
+    sqlstate = getattr(cause, "sqlstate", None)
+    if sqlstate in _PG_BUSY:
+        return "busy"
+    if sqlstate in _PG_FULL:
+        return "full"
+    if sqlstate in _PG_MACHINE or (sqlstate or "").startswith(("08", "53")):
+        return "machine"
+    if sqlstate is None and _is_lost_connection(cause):
+        return "machine"
+    return "other"
+
+
+def _is_lost_connection(cause: BaseException) -> bool:
+    """psycopg's OperationalError with no SQLSTATE: the server could not be reached or went away."""
+    module = type(cause).__module__ or ""
+    return module.startswith("psycopg") and type(cause).__name__ == "OperationalError"
+
+
 class _DatabaseErrors:
-    """SQLite errors as answers that name their real cause; nothing was written."""
+    """Database errors as answers that name their real cause; nothing was written.
+
+    Mapped by the driver's code (SQLite's result code, PostgreSQL's SQLSTATE),
+    never by the words of the message: busy, deadlocked or serialisation
+    failures are 503 with ``Retry-After: 1``; a full disk 507; an engine that
+    cannot be used (read-only, I/O error, unreachable, shutting down) 503, told
+    to ``/healthz`` too.
+    """
 
     def __init__(self, health: HealthService):
         self._health = health
 
     def __call__(self, req, resp, exc: peewee.DatabaseError, params) -> None:
-        message = str(exc)
-        if "locked" in message or "busy" in message:
-            log.warning("%s %s: database busy past the timeout", req.method, req.path)
+        kind = classify(exc)
+        message = str(database_cause(exc)).strip()
+        if kind == "busy":
+            log.warning("%s %s: database busy past the timeout (%s)", req.method, req.path,
+                        getattr(database_cause(exc), "sqlstate", None) or "locked")
             raise falcon.HTTPServiceUnavailable(
                 title="Busy",
                 description="The database is busy with other writes; retry shortly.",
                 retry_after=1,
             )
         log.error("%s %s: database error: %s", req.method, req.path, message)
-        if "full" in message:
+        if kind == "full":
             self._health.write_failed(message)
             raise falcon.HTTPInsufficientStorage(
                 title="Disk full",
                 description=f"The hub's disk is full ({message}); nothing was written. "
                             "Retry once the operator has made room.",
             )
-        if "readonly" in message or "read-only" in message or "I/O" in message:
+        if kind == "machine":
             self._health.write_failed(message)
         raise falcon.HTTPServiceUnavailable(
             title="Database unavailable",

@@ -2,7 +2,9 @@
 disk, and count on a worker for its periodic tasks.
 
 ``/healthz`` asks :meth:`HealthService.check`. Each answer is cheap: the write
-probe (a real committed write through a connection of its own) runs at most
+probe (a real committed write through a connection of its own: to hub.sqlite,
+:class:`SqliteWriteProbe`, or to PostgreSQL, :class:`PostgresWriteProbe`, the
+builder choosing by the settings) runs at most
 every few seconds, and its result stands in between. A write that failed in a
 request (disk full, read-only, I/O error) is reported for a minute after, with
 SQLite's own words, since the probe may pass while a bigger write fails.
@@ -15,6 +17,7 @@ import sqlite3
 import threading
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import peewee
 
@@ -24,6 +27,8 @@ from hub.db import database
 from hub.models import Setting
 
 PROBE_EVERY_SECONDS = 5.0
+# The probe's own connection gives up after this long (connect, lock wait, statement).
+PROBE_TIMEOUT_SECONDS = 2
 # A write failure seen by a request is news for this long.
 FAILURE_NEWS_SECONDS = 60.0
 # Below this much free space the next pages or uploads are likely to fail.
@@ -34,10 +39,83 @@ WORKER_SEEN_KEY = "worker_seen_at"
 PROBE_KEY = "health_probe"
 
 
+class SqliteWriteProbe:
+    """A committed write to hub.sqlite through a connection of its own."""
+
+    def __init__(self, path: Path):
+        self._path = path
+
+    def __call__(self, now: str) -> str | None:
+        """None if the write went in, else what stopped it."""
+        try:
+            conn = sqlite3.connect(self._path, timeout=2, isolation_level=None)
+        except sqlite3.Error as exc:
+            return f"cannot open the database: {exc}"
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", (PROBE_KEY, now))
+            conn.execute("COMMIT")
+            return None
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                return None  # another writer holds the lock: busy, not broken
+            return f"the database cannot be written: {exc}"
+        except sqlite3.Error as exc:
+            return f"the database cannot be written: {exc}"
+        finally:
+            conn.close()
+
+
+class PostgresWriteProbe:
+    """A committed write to the hub's PostgreSQL database through a connection of its own
+    (not one of the threads'): it shows whether a new connection can be had and written on."""
+
+    # lock_not_available: another transaction holds the probe's row; busy, not broken.
+    _BUSY = "55P03"
+
+    def __init__(self, url: str):
+        self._url = url
+
+    def __call__(self, now: str) -> str | None:
+        """None if the write went in, else what stopped it."""
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self._url, connect_timeout=PROBE_TIMEOUT_SECONDS,
+                                   application_name="sdlc-hub health")
+        except psycopg.Error as exc:
+            return f"cannot connect to the database: {_first_line(exc)}"
+        try:
+            with conn.transaction():
+                conn.execute(f"SET LOCAL lock_timeout = '{PROBE_TIMEOUT_SECONDS}s'")
+                conn.execute(f"SET LOCAL statement_timeout = '{PROBE_TIMEOUT_SECONDS}s'")
+                conn.execute("INSERT INTO setting (key, value) VALUES (%s, %s) "
+                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (PROBE_KEY, now))
+            return None
+        except psycopg.Error as exc:
+            if exc.sqlstate == self._BUSY:
+                return None
+            return f"the database cannot be written: {_first_line(exc)}"
+        finally:
+            conn.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def write_probe(config: Config):
+    """The write probe for ``config``'s database."""
+    if config.database_url:
+        return PostgresWriteProbe(config.database_url)
+    return SqliteWriteProbe(config.db_path)
+
+
 class HealthService:
-    def __init__(self, config: Config, clock: Clock | None = None):
+    def __init__(self, config: Config, clock: Clock | None = None, probe=None):
         self._config = config
         self._clock = clock or Clock()
+        self._probe_write = probe or write_probe(config)
         self._started = time.monotonic()
         self._lock = threading.Lock()
         self._probed_at = float("-inf")
@@ -67,7 +145,7 @@ class HealthService:
         """The worker is running its periodic tasks: say so where every process sees it."""
         with database.atomic():
             (Setting.insert(key=WORKER_SEEN_KEY, value=iso(self._clock.now()))
-             .on_conflict_replace().execute())
+             .on_conflict(conflict_target=[Setting.key], preserve=[Setting.value]).execute())
 
     # -- the checks --------------------------------------------------------------
 
@@ -94,24 +172,7 @@ class HealthService:
 
     def _probe(self) -> str | None:
         """Commit one small write through a connection of its own; None if it went in."""
-        try:
-            conn = sqlite3.connect(self._config.db_path, timeout=2, isolation_level=None)
-        except sqlite3.Error as exc:
-            return f"cannot open the database: {exc}"
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)",
-                         (PROBE_KEY, iso(self._clock.now())))
-            conn.execute("COMMIT")
-            return None
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                return None  # another writer holds the lock: busy, not broken
-            return f"the database cannot be written: {exc}"
-        except sqlite3.Error as exc:
-            return f"the database cannot be written: {exc}"
-        finally:
-            conn.close()
+        return self._probe_write(iso(self._clock.now()))
 
     def _worker(self) -> str | None:
         now = self._clock.now()
