@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub import logs
+from hub import engines, logs
 from hub.config import VARIABLES, Config, ConfigError
+from hub.engines import EngineUnavailable
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
 from hub.services.backup import NotEmpty, UnsafePath
@@ -154,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(config.log_level, config.log_format)
     try:
         return args.handler(config, args)
-    except (NoHub, NotEmpty, UnsafePath) as exc:
+    except (NoHub, NotEmpty, UnsafePath, EngineUnavailable) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 2
     except (MigrationError, HubError) as exc:
@@ -177,12 +178,22 @@ def require_hub(config: Config) -> None:
     """Refuse to go on without a hub database: only ``serve``, ``migrate`` and
     ``restore`` make one. Run from the wrong directory, any other command would
     otherwise create a second, empty hub in ``./hub-data`` and act on that."""
+    if config.database_url:
+        if engines.holds_hub(config.database_url):
+            return
+        raise NoHub(f"no hub in the database at {engines.redact(config.database_url)} (HUB_DATABASE_URL): "
+                    "nothing done. Create one there with 'hub migrate'")
     if config.db_path.is_file():
         return
     where = os.environ.get("HUB_DATA_DIR", "").strip()
     told = f"HUB_DATA_DIR is {where!r}" if where else "HUB_DATA_DIR is not set, so ./hub-data"
     raise NoHub(f"no hub at {config.db_path.absolute()} ({told} in {Path.cwd()}): nothing done. "
                 "Set HUB_DATA_DIR to your hub's data dir, or create a hub there with 'hub migrate'")
+
+
+def _start(config: Config) -> None:
+    """What ``serve``, ``worker`` and ``migrate`` check first: every engine named can be used."""
+    engines.check(config)
 
 
 def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
@@ -378,17 +389,17 @@ def _first_admin_token(config: Config) -> None:
 
 def describe_migration(config: Config, result: MigrationResult) -> str:
     """One line for the operator: old → new version and the backup path."""
+    where = engines.redact(config.database_url) if config.database_url else config.db_path
     if result.old_version is None:
-        return f"created {config.db_path} at schema v{result.new_version}"
+        return f"created {where} at schema v{result.new_version}"
     if not result.changed:
-        return f"{config.db_path} is at schema v{result.new_version}; nothing to migrate"
-    return (
-        f"migrated {config.db_path}: schema v{result.old_version} → v{result.new_version}; "
-        f"backup {result.backup}"
-    )
+        return f"{where} is at schema v{result.new_version}; nothing to migrate"
+    backup = f"backup {result.backup}" if result.backup else "no backup taken (PostgreSQL: use hub backup first)"
+    return f"migrated {where}: schema v{result.old_version} → v{result.new_version}; {backup}"
 
 
 def _migrate(config: Config, args: argparse.Namespace) -> int:
+    _start(config)
     _prepare(config)
     return 0
 
@@ -402,6 +413,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     from hub.services.files import FileStore
     from worker.tasks import mark_neighbours
 
+    _start(config)
     _prepare(config)
     removed = FileStore(config.files_dir).remove_leftovers()
     if removed:
@@ -444,6 +456,7 @@ def _worker(config: Config, args: argparse.Namespace) -> int:
     from worker.consumer import run_forever
     from worker.tasks import build_worker, catch_up
 
+    _start(config)
     require_hub(config)
     _prepare(config, quiet=True)
     queue = build_worker(config)

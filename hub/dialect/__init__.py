@@ -30,6 +30,31 @@ class Dialect:
         """An aggregate of ``expression`` as a JSON array's text (``[]`` for no rows is the caller's)."""
         return f"json_agg({expression})::text" if self.postgres else f"json_group_array({expression})"
 
+    def json_values(self, param: str = "?", cast: str | None = None) -> str:
+        """A subquery of the elements of the JSON array bound at ``param`` (one parameter,
+        e.g. ``json.dumps(ids)``), for ``x IN <this>``; ``cast`` (``BIGINT``) types them on
+        PostgreSQL, which compares a number with text only when told."""
+        if not self.postgres:
+            return f"(SELECT value FROM json_each({param}))"
+        value = f"CAST(value AS {cast})" if cast else "value"
+        return f"(SELECT {value} FROM jsonb_array_elements_text(CAST({param} AS jsonb)) AS value)"
+
+    def seconds_between(self, start: str, end: str) -> str:
+        """Seconds from the hub time ``start`` to ``end`` (ISO text), never below 0;
+        NULL when either is NULL."""
+        if self.postgres:
+            return (f"CASE WHEN {start} IS NULL OR {end} IS NULL THEN NULL ELSE GREATEST(0.0, "
+                    f"EXTRACT(EPOCH FROM CAST({end} AS timestamptz) - CAST({start} AS timestamptz))::float8) END")
+        return f"MAX(0.0, (julianday({end}) - julianday({start})) * 86400.0)"
+
+    def lock(self, name: str) -> str | None:
+        """A statement that holds ``name`` until the transaction ends, for "at most one X"
+        rules where no row exists yet to lock (one bound parameter: the name); None on
+        SQLite, whose BEGIN IMMEDIATE already lets one writer in at a time."""
+        if self.postgres:
+            return "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))"
+        return None
+
     @property
     def for_update_skip_locked(self) -> str:
         """The clause that takes a row lock and passes over rows others hold (SQLite: nothing,
@@ -39,6 +64,14 @@ class Dialect:
 
 SQLITE = Dialect("sqlite")
 POSTGRES = Dialect("postgresql")
+
+
+def hold(name: str) -> None:
+    """Inside a write transaction, wait until no other transaction holds ``name``, then
+    hold it to the end of this one (PostgreSQL's advisory lock; nothing on SQLite)."""
+    statement = current().lock(name)
+    if statement is not None:
+        database.execute_sql(statement, (name,))
 
 
 def current() -> Dialect:

@@ -13,6 +13,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
@@ -104,10 +105,13 @@ class TokenService:
         """On a hub with no tokens at all, make an ``admin`` token named ``admin``.
 
         Returns the token, or None when tokens exist. Check and insert share one
-        write transaction, so two hubs starting at once make one token.
+        write transaction, held alone (SQLite's one writer; on PostgreSQL a lock
+        of the transaction's), so however many nodes of a hub start at once, one
+        makes the token and the others find it.
         """
         token = new_token()
         with database.atomic():
+            dialect.hold("first admin token")
             if Token.select().exists():
                 return None
             Token.create(name="admin", role=ADMIN, sha256=_digest(token),
