@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_projects_and_scope_are_admin_only_to_change(hub):
     body = {"label": "AWPCA", "name": "АРМ КА", "board_id": 4216, "board_type": "scrum"}

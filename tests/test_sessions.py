@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import sqlite3
 
 import pytest
 
 from hub.services.tokens import TokenService
 from tests.conftest import MovableClock
+from tests.engine_support import engine_env, execute, stored_text, writer_holding
 from tests.support import attachment, db_rows, fetched, listed, run_hub
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 COOKIE = "hub_session"
 PAGE = {"X-Hub-Request": "1"}
@@ -79,17 +81,16 @@ def test_the_session_id_is_never_in_the_database_or_the_log(hub, caplog):
     session = session_of(hub)
     assert with_cookie(hub, "GET", "/api/v1/commands", session).status_code == 200
     assert with_cookie(hub, "POST", "/api/v1/commands", session, REFRESH).status_code == 201
-    conn = sqlite3.connect(hub.config.db_path)
-    stored = " ".join(" ".join(line for line in conn.iterdump()).split())
+    stored = stored_text(hub.config)
     assert session not in stored and hub.tokens["interface"] not in stored
     assert hashlib.sha256(session.encode()).hexdigest() in stored
     assert session not in caplog.text and hub.tokens["interface"] not in caplog.text
     # The log names who signed in, and whose session each request spoke for, by the token's name.
     assert "route=/api/v1/session status=201" in caplog.text
     assert caplog.text.count("token=test-interface") == 3
-    [(token_id, created, seen, expires)] = conn.execute(
-        "SELECT token_id, created_at, last_seen_at, expires_at FROM web_session").fetchall()
-    assert token_id == conn.execute("SELECT id FROM token WHERE name = 'test-interface'").fetchone()[0]
+    [(token_id, created, seen, expires)] = db_rows(
+        hub, "SELECT token_id, created_at, last_seen_at, expires_at FROM web_session")
+    assert [(token_id,)] == db_rows(hub, "SELECT id FROM token WHERE name = 'test-interface'")
     assert created <= seen < expires
 
 
@@ -187,7 +188,7 @@ def test_revoking_a_token_through_the_api_ends_its_sessions_at_once(hub):
 
 def test_revoking_a_token_with_the_cli_ends_its_sessions_at_once(hub, data_dir):
     session = session_of(hub)
-    result = run_hub("token", "revoke", "test-interface", data_dir=data_dir)
+    result = run_hub("token", "revoke", "test-interface", data_dir=data_dir, **engine_env(hub.config))
     assert result.returncode == 0, result.stderr
     assert db_rows(hub, "SELECT count(*) FROM web_session") == [(0,)]
     assert with_cookie(hub, "GET", "/api/v1/me", session).status_code == 401
@@ -197,10 +198,7 @@ def test_a_session_whose_token_is_gone_is_refused_even_if_its_row_stayed(hub):
     """A session is only ever read joined to its token: a token deleted by other means (an older
     hub's revoke) leaves a row that names no token, and that row lets nobody in."""
     session = session_of(hub)
-    conn = sqlite3.connect(hub.config.db_path)
-    conn.execute("DELETE FROM token WHERE name = 'test-interface'")
-    conn.commit()
-    conn.close()
+    execute(hub.config, "DELETE FROM token WHERE name = 'test-interface'")
     assert db_rows(hub, "SELECT count(*) FROM web_session") == [(1,)]
     assert with_cookie(hub, "GET", "/api/v1/me", session).status_code == 401
 
@@ -257,6 +255,7 @@ def test_the_sign_in_and_sign_out_refuse_cross_site_requests(hub):
     assert with_cookie(hub, "GET", "/api/v1/me", session).status_code == 200
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_session_downloads_an_attachments_content(hub):
     """An <img src> sends the cookie and nothing else: the content route takes it."""
     listed(hub, attachment("10001", "screen.png"), key="AURORA-12")
@@ -308,12 +307,7 @@ def test_a_read_with_the_cookie_is_answered_when_last_seen_cannot_be_written(mak
     hub = make_hub(clock=clock, busy_timeout_seconds=1)
     session = session_of(hub)
     clock.advance(61)
-    writer = sqlite3.connect(hub.config.db_path, isolation_level=None)
-    writer.execute("BEGIN IMMEDIATE")
-    try:
+    with writer_holding(hub.config, "web_session"):
         resp = with_cookie(hub, "GET", "/api/v1/me", session)
-    finally:
-        writer.execute("ROLLBACK")
-        writer.close()
     assert resp.status_code == 200 and resp.json["name"] == "test-interface"
     assert "last_seen_at was not written" in caplog.text

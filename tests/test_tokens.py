@@ -12,19 +12,30 @@ from hub.api.whoami import actions_by_role
 from hub.errors import Conflict, ContractError, NotFound
 from hub.roles import ACTIONS, ADMIN, INTERFACE
 from hub.services.tokens import TokenService, new_token
+from tests.engine_support import stored_text
 from tests.support import created_hub, run_hub
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def test_only_the_sha256_is_stored(hub):
-    conn = sqlite3.connect(hub.config.db_path)
-    stored = " ".join(str(value) for row in conn.execute("SELECT * FROM token") for value in row)
-    stored += " ".join(value for (value,) in conn.execute("SELECT value FROM setting"))
+    stored = stored_text(hub.config)
     for token in hub.tokens.values():
         assert token not in stored
         assert hashlib.sha256(token.encode()).hexdigest() in stored
 
 
-def test_a_request_finds_its_token_by_index(hub):
+def test_a_request_finds_its_token_by_index(hub, backend):
+    if backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(hub.config.database_url) as conn:
+            # A planner that sees three rows scans them: ask it as a big table would be asked.
+            conn.execute("SET enable_seqscan = off")
+            plan = " ".join(line for (line,) in conn.execute(
+                "EXPLAIN SELECT id, name, role FROM token WHERE sha256 = %s", ("0" * 64,)))
+        assert "Index Scan using token_sha256_key" in plan, plan
+        return
     conn = sqlite3.connect(hub.config.db_path)
     plan = " ".join(row[-1] for row in conn.execute(
         "EXPLAIN QUERY PLAN SELECT id, name, role FROM token WHERE sha256 = ?", ("0" * 64,)))
@@ -138,3 +149,39 @@ def test_a_token_never_starts_with_a_dash_so_a_command_line_takes_it():
     tokens = [new_token() for _ in range(3000)]
     assert not any(token.startswith("-") for token in tokens)
     assert len(set(tokens)) == len(tokens) and all(len(token) == 43 for token in tokens)
+
+
+def test_the_first_admin_token_is_made_once_however_many_nodes_start_at_once(config):
+    """Nodes of one hub starting together each ask for the first admin token: one gets it,
+    round after round on a hub whose tokens are gone again."""
+    import threading
+
+    from hub import startup
+    from hub.db import database, open_hub_database
+    from hub.models import Token
+
+    startup.prepare(config)
+    open_hub_database(config)
+    nodes = 8
+
+    def node(starting: threading.Barrier, answers: list, errors: list) -> None:
+        try:
+            database.connect(reuse_if_open=True)  # connected before the race, not during it
+            starting.wait()
+            answers.append(TokenService().create_first_admin())
+        except Exception as exc:  # any failure of a node is what the test looks for
+            errors.append(exc)
+        finally:
+            database.close()
+
+    for _ in range(10):
+        Token.delete().execute()
+        starting, answers, errors = threading.Barrier(nodes), [], []
+        threads = [threading.Thread(target=node, args=(starting, answers, errors)) for _ in range(nodes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert len([token for token in answers if token]) == 1, answers
+        assert [(token.name, token.role) for token in TokenService().list()] == [("admin", "admin")]

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
+from hub import dialect
 from hub.clock import Clock
 from hub.db import database
 from hub.services.agents import AgentService
@@ -32,8 +33,12 @@ RUN_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400)
 # Rows a scrape reads: ``final`` says the row will not change again.
 _COMMANDS = ("SELECT id, type, status, deliveries, status NOT IN ({open}) AS final FROM command"
              .format(open=", ".join(f"'{s}'" for s in OPEN_STATUSES)))
-_RUNS = ("SELECT id, status, MAX(0.0, (julianday(finished_at) - julianday(started_at)) * 86400.0), "
-         "finished_at IS NOT NULL AS final FROM sync_run")
+
+
+
+def _runs() -> str:
+    return (f"SELECT id, status, {dialect.current().seconds_between('started_at', 'finished_at')}, "
+            "finished_at IS NOT NULL AS final FROM sync_run")
 
 
 class FinalRows:
@@ -46,7 +51,7 @@ class FinalRows:
     hub's history. ``select`` is ``SELECT id, <columns>, <final> FROM <table>``.
     """
 
-    def __init__(self, select: str):
+    def __init__(self, select: Callable[[], str] | str):
         self._select = select
         self._upto = 0  # every row up to this id has been read
         self._open: list[int] = []  # ids up to _upto that were not final yet
@@ -54,9 +59,10 @@ class FinalRows:
     def read(self) -> tuple[list[tuple], list[tuple]]:
         """``(newly final rows, rows still open)``, each row its columns without
         id and final flag. Call inside one read transaction, one call at a time."""
+        select = self._select() if callable(self._select) else self._select
         rows = database.execute_sql(
-            f"{self._select} WHERE id > ? UNION ALL {self._select} "
-            "WHERE id IN (SELECT value FROM json_each(?))",
+            f"{select} WHERE id > ? UNION ALL {select} "
+            f"WHERE id IN {dialect.current().json_values(cast='BIGINT')}",
             (self._upto, json.dumps(self._open))).fetchall()
         final = [row[1:-1] for row in rows if row[-1]]
         still_open = [row for row in rows if not row[-1]]
@@ -111,7 +117,7 @@ class HubCollector:
         # Scrapes take turns: each folds what it read into the totals below.
         self._lock = threading.Lock()
         self._commands = FinalRows(_COMMANDS)
-        self._runs = FinalRows(_RUNS)
+        self._runs = FinalRows(_runs)
         # Final commands: (type, status) -> [count, deliveries].
         self._final_commands: dict[tuple[str, str], list[int]] = {}
         # Finished runs by status: [count, total seconds, count within each bucket].
