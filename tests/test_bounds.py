@@ -16,9 +16,12 @@ from hub.config import Config
 from tests.conftest import Hub
 from tests.support import POSTS, claim, db_rows, enqueue, issue, load, report
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 EDGES = ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300"]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_jira_times_at_the_calendars_ends_store_no_utc_time(hub):
     comments = [{"id": str(n), "created": t, "body": "b"} for n, t in enumerate(EDGES, 1)]
     changes = [{"id": str(n), "created": t, "items": [{"field": "status"}]} for n, t in enumerate(EDGES, 1)]
@@ -120,6 +123,7 @@ def test_a_million_wrong_typed_ids_answer_422_at_once(hub):
     assert peak < 300 * 1024 * 1024, peak
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_state_page_holds_at_most_100_issues_and_100_neighbours(hub):
     command = enqueue(hub, "key = X-1")
     claim(hub)
@@ -157,6 +161,7 @@ ODD_TEXT = ["", " ", "\x00", "%ED%A0%80", "\U0010ffff", "\u202e", "9" * 5000, "-
             "\uff11", "true", "null", "a\nb", "../..", str(2**63), str(2**64), "-" + str(2**63), "NaN", "x" * 300]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("path", ["/api/v1/commands", "/api/v1/sync-runs", "/api/v1/issues",
                                   "/api/v1/batches", "/api/v1/attachments/1"])
 def test_odd_query_strings_answer_4xx_never_500(hub, path):

@@ -12,6 +12,8 @@ from hub.config import Config
 from hub.services.jql_zone import jql_zone
 from tests.support import db_rows
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def beat(hub, **more):
     return hub.agent("POST", "/agent/v1/heartbeat", {"agent_id": "agent-1", "version": 17, **more})
@@ -74,6 +76,7 @@ def test_the_agent_sends_only_a_zone_the_hub_can_take(name, sent):
     assert known_zone(name) == sent
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_jql_reads_a_date_in_the_zone_in_use(make_hub):
     """22:30 UTC on 22 October is already 23 October in Moscow: `created >= "2026/10/23"` finds the
     issue once the agent says the Jira user is in Moscow, and not before."""

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
+
 from hub.services.agents import AgentService
 from tests.conftest import MovableClock
 from tests.support import BASE, claim, db_rows, enqueue, issue, listed, report, run_hub, with_projects
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def beat(hub, agent_id="agent-1", **body):
@@ -31,6 +35,7 @@ def failed(hub, jql="key = AURORA-12") -> dict:
 # --- retry ------------------------------------------------------------------------------
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_failed_refresh_is_retried_as_a_new_command_of_the_same_type_params_and_batch(hub):
     batch = hub.api("POST", "/api/v1/batches", {"title": "Sprint 14"}).json
     command = hub.api("POST", "/api/v1/commands", {"type": "refresh", "batch_id": batch["id"],
@@ -63,6 +68,7 @@ def test_a_cancelled_incremental_refresh_is_retried_with_its_updated_since(hub):
     assert again.json["params"] == {"jql": BASE, "updated_since": "2026-11-30T01:50:00+00:00"}
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_an_open_or_done_command_is_not_retried(hub):
     queued = enqueue(hub, "key = AURORA-1")
     resp = hub.api("POST", f"/api/v1/commands/{queued['id']}/retry")
@@ -79,6 +85,7 @@ def test_an_open_or_done_command_is_not_retried(hub):
     assert db_rows(hub, "SELECT count(*) FROM command") == [(1,)]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_failed_fetch_is_retried_once_and_a_second_retry_gives_the_open_fetch_back(hub):
     listed(hub, {"id": "301", "filename": "spec.pdf", "size": 6}, key="AURORA-12")
     fetch = hub.api("POST", "/api/v1/attachments/301/fetch").json
@@ -94,6 +101,7 @@ def test_a_failed_fetch_is_retried_once_and_a_second_retry_gives_the_open_fetch_
     assert second.status_code == 200 and second.json["id"] == first.json["id"]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_retry_needs_an_interface_token(hub):
     command = failed(hub)
     assert hub.api("POST", f"/api/v1/commands/{command['id']}/retry", role=None).status_code == 401
@@ -103,6 +111,7 @@ def test_retry_needs_an_interface_token(hub):
 # --- what agents hold -------------------------------------------------------------------
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_each_agent_lists_the_commands_it_holds_with_their_lease(hub):
     first, second = enqueue(hub, "key = AURORA-1"), enqueue(hub, "key = AURORA-2")
     [held] = claim(hub, "agent-1")
@@ -190,6 +199,7 @@ def run_of(hub, clock, started: str, finished_at: str, params: dict | None = Non
     return command["id"]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_each_sync_run_says_whether_it_was_full_incremental_or_another_query(make_hub):
     clock = MovableClock()
     hub = make_hub(clock=clock)
@@ -207,6 +217,7 @@ def test_each_sync_run_says_whether_it_was_full_incremental_or_another_query(mak
     assert (last["full"]["kind"], last["incremental"]["kind"]) == ("full", "incremental")
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers(hub):
     command = enqueue(hub, "key = AURORA-12")
     claim(hub, "agent-1")

@@ -20,6 +20,7 @@ from hub.server import waitress_settings
 from hub.services.dispatch import Dispatcher
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
+from tests.engine_support import engine_env
 from tests.support import (
     attachment,
     db_rows,
@@ -31,6 +32,8 @@ from tests.support import (
     wait_until,
     waiting_polls,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 WAIT = 30  # what each poll asks for: far longer than the few seconds a revoked one may take
 # Revocation is seen at the poll's next look, POLL_SECONDS (1 s) apart; the margin is generous.
@@ -100,10 +103,10 @@ def revoke(hub, how: str, name: str) -> None:
         status, _, _ = request(hub, "DELETE", f"/api/v1/tokens/{name}", hub.tokens["admin"])
         assert status == 204
     elif how == "cli":  # `hub token revoke`, in this process
-        done = run_hub("token", "revoke", name, data_dir=hub.config.data_dir)
+        done = run_hub("token", "revoke", name, data_dir=hub.config.data_dir, **engine_env(hub.config))
         assert done.returncode == 0, done.stderr
     else:  # the console script: another process
-        done = run_script("token", "revoke", name, data_dir=hub.config.data_dir)
+        done = run_script("token", "revoke", name, data_dir=hub.config.data_dir, **engine_env(hub.config))
         assert done.returncode == 0, done.stderr
 
 
@@ -114,6 +117,7 @@ def open_claim(hub, token: str) -> Poll:
     return poll
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("how", ["api", "cli", "another process"])
 def test_a_claim_waiting_when_its_token_is_revoked_gets_401_and_the_command_stays_for_others(served, how):
     hub = served
@@ -144,6 +148,7 @@ def test_a_claim_whose_token_is_revoked_while_nothing_arrives_ends_within_second
     assert waiting_polls(hub) == 0
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_valid_tokens_claim_still_gets_the_command_when_another_token_is_revoked(served):
     hub = served
     poll = open_claim(hub, hub.spare)
@@ -153,6 +158,7 @@ def test_a_valid_tokens_claim_still_gets_the_command_when_another_token_is_revok
     assert status == 200 and [c["id"] for c in body["commands"]] == [command["id"]]
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("how", ["api", "another process"])
 def test_an_attachment_wait_ends_with_401_when_its_token_is_revoked(served, how):
     hub = served
@@ -175,6 +181,7 @@ def test_an_attachment_wait_ends_with_401_when_its_token_is_revoked(served, how)
     assert status == 200 and body["state"] != "fetching"
 
 
+@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_claim_never_hands_a_command_to_a_token_gone_since_it_was_authenticated(hub):
     # The race the HTTP tests cannot time: revoked between the auth check and the claim.
     command = enqueue(hub, "key = AURORA-12")

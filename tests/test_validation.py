@@ -10,6 +10,8 @@ from hub.api.validation import SchemaCheck
 from hub.config import Config
 from tests.support import rich
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def request_schemas() -> list[dict]:
     found = []

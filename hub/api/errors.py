@@ -79,6 +79,11 @@ _PG_BUSY = {"40001", "40P01", "55P03", "57014"}
 _PG_FULL = {"53100"}  # disk_full
 # The server's own state: shutting down, starting, a read-only standby, an I/O error.
 _PG_MACHINE = {"57P01", "57P02", "57P03", "25006", "58030"}
+# A unique or foreign key a concurrent write took first (SQLite's one writer at a time
+# lets the services check these before they write; PostgreSQL's writers overlap).
+_PG_CONFLICT = {"23505", "23503"}
+# Text PostgreSQL cannot hold (a NUL, a character outside the encoding): the request's.
+_PG_REFUSED = {"22021", "22P05"}
 
 
 def database_cause(exc: BaseException) -> BaseException:
@@ -90,7 +95,9 @@ def database_cause(exc: BaseException) -> BaseException:
 
 
 def classify(exc: BaseException) -> str:
-    """``busy``, ``full``, ``machine`` (the engine cannot be used: health is told) or ``other``,
+    """``busy``, ``full``, ``machine`` (the engine cannot be used: health is told), ``conflict``
+    (a key a concurrent write took first), ``refused``
+    (a value of the request the engine cannot hold) or ``other``,
     from the driver's error code: SQLite's result code, PostgreSQL's SQLSTATE."""
     cause = database_cause(exc)
     code = getattr(cause, "sqlite_errorcode", None)
@@ -102,8 +109,12 @@ def classify(exc: BaseException) -> str:
             return "full"
         return "machine" if primary in _SQLITE_MACHINE else "other"
     sqlstate = getattr(cause, "sqlstate", None)
+    if sqlstate in _PG_REFUSED or (sqlstate is None and _is_client_data_error(cause)):
+        return "refused"
     if sqlstate in _PG_BUSY:
         return "busy"
+    if sqlstate in _PG_CONFLICT:
+        return "conflict"
     if sqlstate in _PG_FULL:
         return "full"
     if sqlstate in _PG_MACHINE or (sqlstate or "").startswith(("08", "53")):
@@ -111,6 +122,13 @@ def classify(exc: BaseException) -> str:
     if sqlstate is None and _is_lost_connection(cause):
         return "machine"
     return "other"
+
+
+def _is_client_data_error(cause: BaseException) -> bool:
+    """psycopg's DataError raised before the server saw the statement: a value it cannot
+    send (PostgreSQL text holds no NUL; SQLite's does, and finds no row)."""
+    module = type(cause).__module__ or ""
+    return module.startswith("psycopg") and type(cause).__name__ == "DataError"
 
 
 def _is_lost_connection(cause: BaseException) -> bool:
@@ -142,6 +160,19 @@ class _DatabaseErrors:
                 title="Busy",
                 description="The database is busy with other writes; retry shortly.",
                 retry_after=1,
+            )
+        if kind == "conflict":
+            log.info("%s %s: conflict with a concurrent write: %s", req.method, req.path, message)
+            raise falcon.HTTPConflict(
+                title="Conflict",
+                description="Another request changed the same thing at the same moment; nothing was written. "
+                            "Read the current state and retry.",
+            )
+        if kind == "refused":
+            log.info("%s %s: refused by the database: %s", req.method, req.path, message)
+            raise falcon.HTTPBadRequest(
+                title="Bad request",
+                description=f"A value of the request cannot be stored or compared ({message}); nothing was written.",
             )
         log.error("%s %s: database error: %s", req.method, req.path, message)
         if kind == "full":

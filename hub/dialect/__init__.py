@@ -56,6 +56,13 @@ class Dialect:
         return None
 
     @property
+    def for_update(self) -> str:
+        """The clause that locks the rows a SELECT reads until the transaction ends, so that
+        a check and the write it allows see the same rows (SQLite: nothing, its one writer
+        at a time gives the same)."""
+        return " FOR UPDATE" if self.postgres else ""
+
+    @property
     def for_update_skip_locked(self) -> str:
         """The clause that takes a row lock and passes over rows others hold (SQLite: nothing,
         its one writer at a time gives the same)."""

@@ -22,6 +22,7 @@ from datetime import timedelta
 
 from peewee import SQL, fn
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.config import Config
 from hub.db import database
@@ -189,6 +190,8 @@ class AgentService:
                        .execute())
             if updated:
                 return
+            # Count and register as one: two new ids of one token at once must not both pass the bound.
+            dialect.hold(f"agent ids of token {token_id}")
             held = (AgentStatus.select(fn.COUNT(SQL("*")))
                     .where(AgentStatus.token_id == token_id, AgentStatus.last_seen_at >= forget_line,
                            AgentStatus.agent_id != agent_id).scalar())

@@ -9,8 +9,9 @@ from peewee import fn
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import ContractError, NotFound
-from hub.models import Batch, Command, Project
+from hub.models import Batch, Command
 from hub.services.pagination import page
+from hub.services.projects import lock_project
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,8 @@ class BatchService:
 
     def create(self, title: str, created_by: str, project: str | None = None) -> CountedBatch:
         with database.atomic():
-            if project is not None and Project.get_or_none(Project.label == project) is None:
+            # The project's row locked: a removal of it waits for this batch, and counts it.
+            if project is not None and not lock_project(project):
                 raise ContractError(f"no project {project!r}", "project")
             batch = Batch.create(title=title, created_by=created_by, project=project,
                                  created_at=iso(self._clock.now()))

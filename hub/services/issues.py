@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 import peewee
 from peewee import JOIN, SQL, Case, fn
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import ContractError, InvalidQuery, NotFound
@@ -411,20 +412,30 @@ class IssueService:
         """A new note on the issue; one written to an old key of a moved issue goes to its key."""
         now = iso(self._clock.now())
         with database.atomic():
-            key = self._issue(key).key
+            key = self._locked_issue_key(key)
             note = IssueNote.create(key=key, author=author, body=body, created_at=now, updated_at=now)
         return note
 
     def edit_note(self, note_id: int, body: str) -> IssueNote:
         with database.atomic():
-            note = self._note(note_id)
+            note = self._note(note_id, lock=True)
             note.body, note.updated_at = body, iso(self._clock.now())
             note.save()
         return note
 
     def delete_note(self, note_id: int) -> None:
         with database.atomic():
-            self._note(note_id).delete_instance()
+            self._note(note_id, lock=True).delete_instance()
+
+    def _locked_issue_key(self, key: str) -> str:
+        """The issue's key now, its row locked to the end of the transaction: a move that
+        re-keys the issue (and its notes) waits, or has already happened and is followed."""
+        for _ in range(3):
+            current = self._issue(key).key
+            if database.execute_sql(f"SELECT 1 FROM issue WHERE key = ?{dialect.current().for_update}",
+                                    (current,)).fetchone():
+                return current
+        raise NotFound(f"no issue {key!r} in the mirror")
 
     @staticmethod
     def _issue(key: str) -> Issue:
@@ -434,7 +445,11 @@ class IssueService:
         return issue
 
     @staticmethod
-    def _note(note_id: int) -> IssueNote:
+    def _note(note_id: int, *, lock: bool = False) -> IssueNote:
+        # Locked for an edit or a delete: another's delete in between is seen, not overwritten.
+        if lock and not database.execute_sql(f"SELECT 1 FROM issue_note WHERE id = ?{dialect.current().for_update}",
+                                             (note_id,)).fetchone():
+            raise NotFound(f"no note {note_id}")
         note = IssueNote.get_or_none(IssueNote.id == note_id)
         if note is None:
             raise NotFound(f"no note {note_id}")

@@ -23,6 +23,12 @@ LABEL_PATTERN = ONE_WORD_PATTERN
 _LABEL = re.compile(LABEL_PATTERN)
 
 
+def lock_project(label: str) -> bool:
+    """Inside a write transaction: lock the project's row to its end; whether it exists."""
+    return database.execute_sql(f"SELECT 1 FROM project WHERE label = ?{dialect.current().for_update}",
+                                (label,)).fetchone() is not None
+
+
 def compose_base_jql(scope: str, labels: list[str]) -> str | None:
     """``<scope> AND labels in ("L1", "L2", …)``: labels ascending, each double-quoted
     with ``"`` and ``\\`` escaped; just the labels clause for an empty scope; None
@@ -66,7 +72,8 @@ class ProjectService:
     def remove(self, label: str) -> None:
         """Remove a project that no batch names; the base JQL loses its label."""
         with database.atomic():
-            if Project.get_or_none(Project.label == label) is None:
+            # Locked first: a batch being made for it meanwhile is counted, or finds it gone.
+            if not lock_project(label):
                 raise NotFound(f"no project {label!r}")
             batches = Batch.select().where(Batch.project == label).count()
             if batches:

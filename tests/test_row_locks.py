@@ -1,0 +1,97 @@
+"""Check-then-write rules on PostgreSQL, where writers do not take turns as SQLite's
+do: a note added while the issue moves to a new key lands on the new key, an edit
+that meets a delete in between is refused, not written into nothing, and a batch
+made for a project being removed finds it gone rather than naming no project."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+
+from hub.errors import ContractError, NotFound
+from tests.support import wait_until
+
+pytestmark = pytest.mark.backends("postgresql")
+
+NOW = "2026-11-02T09:00:00+00:00"
+
+
+def waiting_on_a_lock(url: str) -> bool:
+    """Whether some connection of the hub waits on a row lock now."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                 "AND application_name = 'sdlc-hub' AND wait_event_type = 'Lock'").fetchone()[0])
+
+
+def in_thread(call) -> tuple[threading.Thread, list]:
+    """``call()`` in a thread of its own (its own connection); what it returned or raised."""
+    from hub.db import database
+
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except (NotFound, ContractError) as exc:
+            outcome.append(exc)
+        finally:
+            database.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_note_added_while_the_issue_moves_lands_on_its_new_key(hub):
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO issue (key, id, fetched_at) VALUES ('AURORA-1', '10001', %s)", (NOW,))
+    issues = hub.built.services.issues
+    with psycopg.connect(url) as mover:
+        # The loader's move, held open: the issue re-keyed, its notes and its old key following.
+        mover.execute("UPDATE issue SET key = 'AURORA-7' WHERE key = 'AURORA-1'")
+        mover.execute("UPDATE issue_note SET key = 'AURORA-7' WHERE key = 'AURORA-1'")
+        mover.execute("INSERT INTO issue_alias (old_key, key, moved_at) VALUES ('AURORA-1', 'AURORA-7', %s)", (NOW,))
+        thread, outcome = in_thread(lambda: issues.add_note("AURORA-1", "test-interface", "a note"))
+        wait_until(lambda: waiting_on_a_lock(url), message="the note waiting on the issue's row")
+        mover.commit()
+    thread.join()
+    [note] = outcome
+    assert note.key == "AURORA-7"
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT key, body FROM issue_note").fetchall() == [("AURORA-7", "a note")]
+
+
+def test_an_edit_that_meets_a_delete_is_refused(hub):
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO issue (key, id, fetched_at) VALUES ('AURORA-1', '10001', %s)", (NOW,))
+    issues = hub.built.services.issues
+    note = issues.add_note("AURORA-1", "test-interface", "first words")
+    with psycopg.connect(url) as deleter:
+        deleter.execute("DELETE FROM issue_note WHERE id = %s", (note.id,))
+        thread, outcome = in_thread(lambda: issues.edit_note(note.id, "second words"))
+        wait_until(lambda: waiting_on_a_lock(url), message="the edit waiting on the note's row")
+        deleter.commit()
+    thread.join()
+    assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome
+
+
+def test_a_batch_made_while_its_project_is_removed_finds_it_gone(hub):
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO project (label, name, created_at) VALUES ('AWPCA', 'АРМ КА', %s)", (NOW,))
+    batches = hub.built.services.batches
+    with psycopg.connect(url) as remover:
+        # The removal, held open after its check: the project's row locked and deleted.
+        remover.execute("SELECT 1 FROM project WHERE label = 'AWPCA' FOR UPDATE")
+        remover.execute("DELETE FROM project WHERE label = 'AWPCA'")
+        thread, outcome = in_thread(lambda: batches.create("sprint 12", "test-interface", project="AWPCA"))
+        wait_until(lambda: waiting_on_a_lock(url), message="the batch waiting on the project's row")
+        remover.commit()
+    thread.join()
+    assert len(outcome) == 1 and isinstance(outcome[0], ContractError), outcome
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM batch").fetchone() == (0,)
