@@ -95,3 +95,35 @@ def test_a_batch_made_while_its_project_is_removed_finds_it_gone(hub):
     assert len(outcome) == 1 and isinstance(outcome[0], ContractError), outcome
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT count(*) FROM batch").fetchone() == (0,)
+
+
+def test_two_saves_of_one_filter_name_at_once_make_one_filter(hub):
+    from hub.db import database
+    from hub.errors import Conflict
+    from hub.services.filters import Owner
+
+    filters = hub.built.services.filters
+    with psycopg.connect(hub.config.database_url) as conn:
+        [(token_id,)] = conn.execute("SELECT id FROM token WHERE name = 'test-interface'").fetchall()
+    owner = Owner(token_id, "interface")
+    savers = 4
+
+    def save(starting: threading.Barrier, outcome: list, name: str) -> None:
+        try:
+            database.connect(reuse_if_open=True)  # connected before the race, not during it
+            starting.wait()
+            outcome.append(filters.create(owner, name, "project = AURORA"))
+        except Conflict as exc:
+            outcome.append(exc)
+        finally:
+            database.close()
+
+    for round_ in range(10):
+        starting, outcome = threading.Barrier(savers), []
+        threads = [threading.Thread(target=save, args=(starting, outcome, f"mine {round_}")) for _ in range(savers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(outcome) == savers, outcome
+        assert len([made for made in outcome if not isinstance(made, Conflict)]) == 1, outcome

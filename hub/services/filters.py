@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from peewee import JOIN
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, Forbidden, InvalidQuery, NotFound
@@ -106,6 +107,8 @@ class FilterService:
 
     @staticmethod
     def _owned(owner: Owner, filter_id: int) -> SavedFilter:
+        # Its row locked to the end of the write: an edit and a delete at once take turns.
+        database.execute_sql(f"SELECT 1 FROM saved_filter WHERE id = ?{dialect.current().for_update}", (filter_id,))
         row = SavedFilter.get_or_none(SavedFilter.id == filter_id)
         if row is None:
             raise NotFound(f"no saved filter {filter_id}")
@@ -116,6 +119,8 @@ class FilterService:
 
     @staticmethod
     def _name_is_free(owner_token_id: int | None, name: str) -> None:
+        # Checked and taken as one (no row to lock yet): two saves of one name at once, one wins.
+        dialect.hold(f"saved filter name {owner_token_id} {name}")
         taken = SavedFilter.get_or_none((SavedFilter.owner_token_id == owner_token_id) & (SavedFilter.name == name))
         if taken is not None:
             raise Conflict(f"a saved filter named {name!r} exists already (id {taken.id})", id=taken.id)
