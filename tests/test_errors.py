@@ -176,3 +176,56 @@ def test_odd_uploads_never_answer_500(client):
         resp = client.simulate_put("/agent/v1/commands/1/file", body=b"hello", params=params,
                                    headers={**headers["agent"], **extra})
         assert 400 <= resp.status_code < 500, (params, extra, resp.text)
+
+
+@pytest.mark.backends("postgresql")
+def test_postgresql_errors_are_told_apart_by_their_sqlstate(hub):
+    """Real errors of a real server, as Peewee raises them to the API: a deadlock is busy
+    (503, retry), a key a concurrent write took is a conflict (409), a NUL is refused (400)."""
+    import threading
+
+    import peewee
+    import psycopg
+
+    from hub.api.errors import classify
+    from hub.db import database
+    from tests.support import wait_until
+
+    database.execute_sql("INSERT INTO setting (key, value) VALUES ('a', '1'), ('b', '1')")
+    caught: list[BaseException] = []
+
+    def hub_side() -> None:
+        try:
+            with database.atomic():
+                database.execute_sql("UPDATE setting SET value = '2' WHERE key = 'a'")
+                database.execute_sql("UPDATE setting SET value = '2' WHERE key = 'b'")
+        except peewee.DatabaseError as exc:
+            caught.append(exc)
+        finally:
+            database.close()
+
+    def waiting() -> bool:
+        with psycopg.connect(hub.config.database_url, autocommit=True) as conn:
+            return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                     "AND application_name = 'sdlc-hub' AND wait_event_type = 'Lock'").fetchone()[0])
+
+    with psycopg.connect(hub.config.database_url) as other:
+        other.execute("UPDATE setting SET value = '3' WHERE key = 'b'")
+        thread = threading.Thread(target=hub_side)
+        thread.start()
+        wait_until(waiting, message="the hub's transaction waiting on row b")
+        # The hub waited first, so its deadlock check runs first and it is the one chosen to fail.
+        other.execute("UPDATE setting SET value = '3' WHERE key = 'a'")
+        other.commit()
+    thread.join()
+    [deadlock] = caught
+    assert classify(deadlock) == "busy"
+
+    with pytest.raises(peewee.IntegrityError) as taken:
+        database.execute_sql("INSERT INTO token (name, role, sha256, created_at) "
+                             "SELECT name, role, sha256 || 'x', created_at FROM token WHERE name = 'test-agent'")
+    assert classify(taken.value) == "conflict"
+    with pytest.raises(peewee.DataError) as nul:
+        database.execute_sql("SELECT 1 FROM setting WHERE key = ?", ("a\x00",))
+    assert classify(nul.value) == "refused"
+    assert hub.api("GET", "/api/v1/commands").status_code == 200

@@ -13,6 +13,7 @@ import pytest
 from hub.config import Config
 from hub.models import Setting
 from tests.conftest import Hub
+from tests.support import wait_until
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -131,3 +132,36 @@ def test_a_worker_that_stopped_is_503_on_healthz(hub):
 
     tasks.note_worker_alive.call_local()
     assert hub.client.simulate_get("/healthz").status_code == 200
+
+
+@pytest.mark.backends("postgresql")
+def test_a_database_that_takes_no_writes_is_503_on_healthz_and_for_writes(hub, monkeypatch):
+    """As a standby after a failover answers: every new transaction is read-only."""
+    import psycopg
+
+    import hub.db as hub_db
+
+    name = hub.config.database_url.rsplit("/", 1)[1]
+    with psycopg.connect(hub.config.database_url, autocommit=True) as conn:
+        conn.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+    # Every transaction on a new connection, as after a failover: each sees the new setting.
+    monkeypatch.setattr(hub_db, "CONNECTION_MAX_AGE_SECONDS", 0)
+    resp = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = A-1"}})
+    assert resp.status_code == 503, resp.text
+    assert "read-only transaction" in resp.json["description"]
+
+    def unhealthy():
+        health = hub.client.simulate_get("/healthz")
+        return health.status_code == 503 and health.json
+
+    problems = wait_until(unhealthy, timeout=15, every=0.2, message="/healthz saying so")["problems"]
+    assert any("read-only transaction" in problem for problem in problems), problems
+
+
+def test_the_postgres_probe_names_a_server_it_cannot_reach():
+    from hub.services.health import PostgresWriteProbe
+    from tests.engines import free_port
+
+    problem = PostgresWriteProbe(f"postgresql://hub:secret@127.0.0.1:{free_port()}/hub")("2026-11-02T09:00:00+00:00")
+    assert problem is not None and problem.startswith("cannot connect to the database: ")
+    assert "secret" not in problem
