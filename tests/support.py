@@ -326,13 +326,13 @@ def wait_for_flags(db: Path, expected: dict, timeout: float = 30) -> dict:
     return neighbour_flags(db)
 
 
-def created_hub(data_dir: Path) -> Path:
-    """An empty hub at the current schema in ``data_dir``, as ``hub migrate`` leaves it:
-    the other commands refuse to create one."""
+def created_hub(data_dir: Path, database_url: str | None = None) -> Path:
+    """An empty hub at the current schema in ``data_dir`` (and ``database_url``, on
+    PostgreSQL), as ``hub migrate`` leaves it: the other commands refuse to create one."""
     from hub import startup
     from hub.config import Config
 
-    startup.prepare(Config(data_dir=data_dir))
+    startup.prepare(Config(data_dir=data_dir, database_url=database_url))
     return data_dir
 
 

@@ -127,20 +127,21 @@ def test_token_names_roles_and_duplicates(hub):
     assert tokens.create_first_admin() is None
 
 
-def test_token_cli(tmp_path):
-    data_dir = created_hub(tmp_path / "data")
-    added = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir)
+def test_token_cli(tmp_path, database_url):
+    data_dir = created_hub(tmp_path / "data", database_url)
+    env = {"HUB_DATABASE_URL": database_url} if database_url else {}
+    added = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir, **env)
     assert added.returncode == 0, added.stderr
     token = added.stdout.strip()
     assert len(token) >= 40 and "shown only now" in added.stderr
-    listed = run_hub("token", "list", data_dir=data_dir)
+    listed = run_hub("token", "list", data_dir=data_dir, **env)
     assert listed.stdout.startswith("field-agent\tagent\t") and token not in listed.stdout
-    again = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir)
+    again = run_hub("token", "add", "field-agent", "--role", "agent", data_dir=data_dir, **env)
     assert again.returncode == 1 and "exists" in again.stderr
-    assert run_hub("token", "revoke", "field-agent", data_dir=data_dir).returncode == 0
-    gone = run_hub("token", "revoke", "field-agent", data_dir=data_dir)
+    assert run_hub("token", "revoke", "field-agent", data_dir=data_dir, **env).returncode == 0
+    gone = run_hub("token", "revoke", "field-agent", data_dir=data_dir, **env)
     assert gone.returncode == 1 and "no token named" in gone.stderr
-    bad = run_hub("token", "add", "x", "--role", "root", data_dir=data_dir)
+    bad = run_hub("token", "add", "x", "--role", "root", data_dir=data_dir, **env)
     assert bad.returncode == 2
 
 
