@@ -10,7 +10,6 @@ import pytest
 
 from hub.models import AttachmentFile, IssueAttachment
 from hub.services.cleanup import CleanupService
-from hub.services.files import FileStore
 from tests.support import run_hub
 
 HOUR = 3600
@@ -35,7 +34,7 @@ def named(sha: str, attachment_id: str, *, fetched_at: str = RECENT, listed: boo
 
 
 def cleanup(hub, quota: int = 10**12, max_age_days: int = 30) -> CleanupService:
-    return CleanupService(FileStore(hub.config.files_dir), quota, max_age_days)
+    return CleanupService(hub.built.services.store, quota, max_age_days)
 
 
 def files(hub) -> set[str]:

@@ -16,7 +16,8 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
+from typing import BinaryIO
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -99,9 +100,12 @@ def state_rows(ids: list[str]) -> list[tuple]:
 
 @dataclass(frozen=True)
 class Content:
-    """A ready attachment's file and what a download needs to describe it."""
+    """A ready attachment's file and what a download needs to describe it.
 
-    path: Path
+    ``open()`` gives the file, open for reading (FileNotFoundError once the
+    store no longer has it)."""
+
+    open: Callable[[], BinaryIO]
     sha256: str
     size: int
     filename: str
@@ -186,7 +190,7 @@ class AttachmentService:
                            "request it with POST /api/v1/attachments/{id}/fetch",
                            state=state["state"], error=state["error"])
         row = AttachmentFile.get_by_id(attachment_id)
-        return Content(self._store.path(row.file), row.file, row.size,
+        return Content(partial(self._store.open, row.file), row.file, row.size,
                        state["filename"], state["mime_type"])
 
     def _describe(self, row: tuple) -> dict:
