@@ -7,8 +7,9 @@ package of the test extras (the venv's ``bin/``; ``PATH`` is searched too).
 ``AWS_*`` variables). When no server can be had, tests skip with the reason, and
 fail under ``CI=true`` (:func:`tests.engines.require`).
 
-The fixtures here (``store``) are imported by the test modules that run on both
-file stores; each test on S3 gets a bucket of its own.
+The fixture ``store`` (``from tests.s3 import store_fixture``) runs a test on
+both file stores, ids ``[local]`` and ``[s3]``; each test on S3 gets a bucket of
+its own.
 """
 
 from __future__ import annotations
@@ -179,6 +180,7 @@ class StoreView:
         self.server = server
         self.bucket = bucket
         self.prefix = "hub/files"
+        self._aged: float | None = None  # the latest LastModified of what was put with an age
 
     @property
     def url(self) -> str | None:
@@ -225,15 +227,46 @@ class StoreView:
             found += [(item["Key"], item["Size"], item["LastModified"]) for item in page.get("Contents", [])]
         return found
 
-    def put(self, content: bytes, name: str | None = None) -> str:
-        """Put ``content`` into the store as it is (no checks: tests put wrong things too); its name."""
+    def put(self, content: bytes, name: str | None = None, *, age_seconds: float = 0,
+            upload: bool = False) -> str:
+        """Put ``content`` into the store as it is (no checks: tests put wrong things too),
+        under its sha256 or ``name``, or as an upload's leftover (``upload``); its name.
+
+        ``age_seconds`` makes it that old: a file's mtime is set back; an object's
+        LastModified cannot be, so on S3 :meth:`clock` moves time forward instead
+        (past the one-hour grace of the cleanup for what was put with an age, not
+        for what was put after it without one)."""
         name = name or hashlib.sha256(content).hexdigest()
         if self.server is None:
-            self.files_dir.mkdir(parents=True, exist_ok=True)
-            (self.files_dir / name).write_bytes(content)
-        else:
-            self.server.client().put_object(Bucket=self.bucket, Key=self._key(name), Body=content)
+            path = (self.files_dir / ".tmp" / name) if upload else self.files_dir / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            if age_seconds:
+                moment = time.time() - age_seconds
+                os.utime(path, (moment, moment))
+            return name
+        key = self._key(f".tmp/{name}" if upload else name)
+        client = self.server.client()
+        if not age_seconds and self._aged is not None:
+            # Later than every aged object by LastModified's whole second.
+            while time.time() < self._aged + 1.05:
+                time.sleep(0.05)
+        client.put_object(Bucket=self.bucket, Key=key, Body=content)
+        if age_seconds:
+            modified = client.head_object(Bucket=self.bucket, Key=key)["LastModified"].timestamp()
+            self._aged = max(self._aged or 0.0, modified)
         return name
+
+    def clock(self):
+        """The clock a cleanup of this store runs on for the ages :meth:`put` gave."""
+        from datetime import UTC, datetime
+
+        from hub.clock import Clock
+
+        if self._aged is None:
+            return Clock()
+        moment = datetime.fromtimestamp(self._aged + 3600 + 0.5, UTC)
+        return type("FixedClock", (), {"now": staticmethod(lambda: moment)})()
 
     def read(self, name: str) -> bytes:
         if self.server is None:
@@ -247,8 +280,8 @@ class StoreView:
             self.server.client().delete_object(Bucket=self.bucket, Key=self._key(name))
 
 
-@pytest.fixture(params=STORES)
-def store(request, data_dir, monkeypatch):
+@pytest.fixture(name="store", params=STORES)
+def store_fixture(request, data_dir, monkeypatch):
     """The file store of this test's hub: ``local`` (files/) or ``s3`` (a bucket of its own on
     the run's SeaweedFS); the test's process gets the AWS_* variables that reach it."""
     if request.param == "local":

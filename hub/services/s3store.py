@@ -317,7 +317,7 @@ class S3FileStore(FileStore):
         return found
 
     def uploads(self) -> list[StoredFile]:
-        found = [StoredFile(item["Key"][len(self._prefix):], int(item["Size"]),
+        found = [StoredFile(item["Key"][len(self._prefix) + len(TMP) + 1:], int(item["Size"]),
                             item["LastModified"].timestamp(), item["Key"])
                  for item in self._objects(f"{self._prefix}{TMP}/")]
         with self._s3("list its uploads"):
