@@ -109,7 +109,11 @@ class ContentResource:
         try:
             file = content.open()  # the response streams it and the server closes it
         except FileNotFoundError:
-            # Cleanup removed it between the state check and here.
+            # Cleanup removed it between the state check and here (or, on S3, the
+            # object does not hold its sha256): the answer is the error's, in JSON.
+            resp.content_type = falcon.MEDIA_JSON
+            for name in ("ETag", "Accept-Ranges", "Content-Disposition", "Content-Range"):
+                resp.delete_header(name)
             raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None
         # Both go out through wsgi.file_wrapper (FileSlice is seekable), which
         # waitress sends from its event loop: a client that stops reading holds
