@@ -211,3 +211,16 @@ def test_stalled_range_readers_hold_no_thread(data_dir, store):
             sock.close()
         assert stop(proc) == 0
 
+
+
+def test_states_of_many_look_the_bucket_up_for_each_file(hub, store):
+    ids = [str(n) for n in range(1, 21)]
+    listed(hub, *(attachment(aid, f"{aid}.bin") for aid in ids))
+    shas = {aid: fetched(hub, aid, f"content {aid}".encode()) for aid in ids}
+    for aid in ("3", "17"):
+        store.remove(shas[aid])  # cleanup on another node, say
+
+    many = hub.api("POST", "/api/v1/attachments/states", {"ids": ids}).json["items"]
+
+    assert [(a["attachment_id"], a["state"]) for a in many] == [
+        (aid, "none" if aid in ("3", "17") else "ready") for aid in ids]

@@ -120,7 +120,10 @@ class AttachmentService:
 
     def states(self, ids: list[str]) -> list[dict]:
         """The state objects of the known ids among ``ids``, in their order."""
-        return [self._describe(row) for row in state_rows(list(dict.fromkeys(ids)))]
+        rows = state_rows(list(dict.fromkeys(ids)))
+        # One look at the store for them all (on S3, requests side by side).
+        present = self._store.present({row[5] for row in rows if row[5] is not None})
+        return [self._describe(row, present) for row in rows]
 
     def state(self, attachment_id: str) -> dict:
         states = self.states([attachment_id])
@@ -193,12 +196,12 @@ class AttachmentService:
         return Content(partial(self._store.open, row.file), row.file, row.size,
                        state["filename"], state["mime_type"])
 
-    def _describe(self, row: tuple) -> dict:
+    def _describe(self, row: tuple, present: set[str]) -> dict:
         (attachment_id, key, filename, size, mime_type, file, last_id, state, error, command_id,
          author, author_display, created, created_at) = row
         # The store is checked here, not in SQL: cleanup may have removed the
         # file while its row stays, and then the attachment is not ready.
-        if file is not None and self._store.size(file) is not None:
+        if file is not None and file in present:
             state, error, command_id = READY, None, last_id
         return {
             "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,

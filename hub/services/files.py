@@ -23,6 +23,7 @@ import queue
 import re
 import threading
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -63,6 +64,10 @@ class FileStore(abc.ABC):
     @abc.abstractmethod
     def size(self, sha256: str) -> int | None:
         """The stored file's size, or None when the store does not have it."""
+
+    def present(self, names: Iterable[str]) -> set[str]:
+        """Those of ``names`` the store has."""
+        return {name for name in names if self.size(name) is not None}
 
     @abc.abstractmethod
     def receive(self, stream: BinaryIO, *, length: int | None, max_bytes: int,

@@ -35,7 +35,8 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -52,6 +53,7 @@ PART_BYTES = 8 * 1024 * 1024
 COPY_LIMIT = 5 * 1024**3  # CopyObject's limit; larger objects are copied in parts
 READ_BYTES = 1024 * 1024
 TMP = ".tmp"
+LOOKUPS = 16  # HEAD requests side by side for a page of attachment states
 USAGE_SECONDS = 60.0  # the overview and /metrics ask often; listing a bucket is not free
 
 
@@ -66,12 +68,17 @@ def parse_store_url(url: str) -> tuple[str, str]:
 def s3_client() -> Any:
     """A boto3 S3 client configured by the ``AWS_*`` variables (path-style addressing,
     which every S3-compatible server takes)."""
-    import boto3
-    from botocore.config import Config as BotoConfig
-
+    try:
+        import boto3
+        from botocore.config import Config as BotoConfig
+    except ImportError:
+        raise Unavailable("HUB_STORE_URL names an S3 bucket, and boto3 is not installed: "
+                          "pip install '.[s3]'") from None
     return boto3.session.Session().client(
         "s3", config=BotoConfig(s3={"addressing_style": "path"}, retries={"max_attempts": 3, "mode": "standard"},
-                                connect_timeout=10, read_timeout=60))
+                                connect_timeout=10, read_timeout=60,
+                                # The hub's threads and the lookups of a page of states share it.
+                                max_pool_connections=64))
 
 
 class S3FileStore(FileStore):
@@ -133,6 +140,16 @@ class S3FileStore(FileStore):
                 return None
             with self._s3("look a file up"):
                 raise
+
+    def present(self, names: Iterable[str]) -> set[str]:
+        """One HEAD per name, up to :data:`LOOKUPS` at once: a page of states
+        waits for the slowest of a few requests, not for the sum of them all."""
+        names = list(names)
+        if len(names) <= 1:
+            return {name for name in names if self.size(name) is not None}
+        with ThreadPoolExecutor(min(LOOKUPS, len(names)), thread_name_prefix="s3-head") as pool:
+            sizes = list(pool.map(self.size, names))
+        return {name for name, size in zip(names, sizes, strict=True) if size is not None}
 
     def open(self, sha256: str) -> BinaryIO:
         try:
