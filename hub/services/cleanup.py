@@ -37,10 +37,11 @@ GRACE_SECONDS = 3600
 RULES = ("tmp", "unnamed", "gone", "old", "quota")
 
 # Per stored file: when it was last fetched, and whether any of the attachments
-# that name it is still listed on an issue.
+# that name it is still listed on an issue (CASE: PostgreSQL has no max() of booleans).
 _FILES_IN_USE = """
 SELECT af.file, max(af.fetched_at),
-       max(EXISTS (SELECT 1 FROM issue_attachment ia WHERE ia.attachment_id = af.attachment_id))
+       max(CASE WHEN EXISTS (SELECT 1 FROM issue_attachment ia WHERE ia.attachment_id = af.attachment_id)
+           THEN 1 ELSE 0 END)
 FROM attachment_file af GROUP BY af.file
 """
 
