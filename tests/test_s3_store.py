@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from hub.errors import Unavailable
+from hub.errors import TooLarge, Unavailable
 from hub.models import AttachmentFile
 from hub.services.cleanup import CleanupService
 from hub.services.s3store import S3FileStore, s3_client
@@ -224,3 +224,53 @@ def test_states_of_many_look_the_bucket_up_for_each_file(hub, store):
 
     assert [(a["attachment_id"], a["state"]) for a in many] == [
         (aid, "none" if aid in ("3", "17") else "ready") for aid in ids]
+
+
+class Body:
+    """An upload's body, ``size`` bytes read in pieces; ``at(offset)`` runs as the
+    reading passes ``offset`` (to look at the bucket mid-upload, or to cut it off)."""
+
+    def __init__(self, size: int, at: dict):
+        self.content = hashlib.shake_256(b"body").digest(size)
+        self.pos = 0
+        self.at = dict(at)
+
+    def read(self, n: int = -1) -> bytes:
+        for offset in sorted(self.at):
+            if self.pos >= offset:
+                self.at.pop(offset)()
+        n = len(self.content) - self.pos if n < 0 else min(n, MB)
+        piece = self.content[self.pos:self.pos + n]
+        self.pos += len(piece)
+        return piece
+
+
+def test_an_upload_has_no_name_until_it_is_whole_and_verified(store, tmp_path):
+    files = S3FileStore(s3_client(), store.bucket, store.prefix, tmp_path / "cache", MB)
+    seen = []
+
+    def look() -> None:
+        seen.append((store.names(), [name for name in store.everything() if name.startswith("upload:")]))
+
+    body = Body(20 * MB, {12 * MB: look})
+    sha = hashlib.sha256(body.content).hexdigest()
+    assert files.receive(body, length=20 * MB, max_bytes=10**9, expected_sha256=sha) == (sha, 20 * MB)
+    # Mid-upload: one multipart upload in progress, nothing under a name.
+    assert seen == [(set(), [f"upload:{store.prefix}/{sha}"])]
+    assert store.names() == {sha} and store.everything() == [f"{store.prefix}/{sha}"]
+
+
+def test_an_upload_cut_off_or_refused_midway_leaves_nothing_in_the_bucket(store, tmp_path):
+    files = S3FileStore(s3_client(), store.bucket, store.prefix, tmp_path / "cache", MB)
+
+    def cut() -> None:
+        raise ConnectionResetError("the agent went away")
+
+    for expected in (None, "0" * 64):
+        with pytest.raises(ConnectionResetError):
+            files.receive(Body(20 * MB, {12 * MB: cut}), length=20 * MB, max_bytes=10**9,
+                          expected_sha256=expected)
+        assert store.everything() == []
+    with pytest.raises(TooLarge):
+        files.receive(Body(20 * MB, {}), length=None, max_bytes=17 * MB)
+    assert store.everything() == []
