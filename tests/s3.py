@@ -135,6 +135,8 @@ def _start() -> S3Server:
     argv = [weed, "server", f"-dir={root}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3",
             f"-s3.config={config}", "-volume.max=20", "-master.volumeSizeLimitMB=64",
             "-master.telemetry=false", "-webdav=false", "-iam=false",
+            # Listeners on fixed ports by default, which a second run (or server) would hold.
+            "-s3.port.iceberg=0", "-s3.port.lance=0",
             *(f"-{name}={port}" for name, port in ports.items())]
     log = open(root / "log", "wb")  # noqa: SIM115 -- the server's, closed at exit
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=root,

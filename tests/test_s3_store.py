@@ -274,3 +274,14 @@ def test_an_upload_cut_off_or_refused_midway_leaves_nothing_in_the_bucket(store,
     with pytest.raises(TooLarge):
         files.receive(Body(20 * MB, {}), length=None, max_bytes=17 * MB)
     assert store.everything() == []
+
+
+def test_a_reader_streams_the_object_past_the_cache(hub, store):
+    listed(hub, attachment("1", "a.pdf"))
+    sha = fetched(hub, "1")
+    files = hub.built.services.store
+    with files.reader(sha) as stream:
+        assert stream.read() == PDF
+    assert not (hub.config.data_dir / "cache" / "files").exists()
+    with pytest.raises(FileNotFoundError):
+        files.reader("b" * 64)

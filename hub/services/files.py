@@ -85,6 +85,11 @@ class FileStore(abc.ABC):
         ``fileno``: what a server's ``wsgi.file_wrapper`` sends without a thread).
         Raises FileNotFoundError when the store does not have it."""
 
+    def reader(self, sha256: str) -> BinaryIO:
+        """The stored file as a stream to read once from its start, past any cache:
+        for copying the store (backups, moving a hub). FileNotFoundError when missing."""
+        return self.open(sha256)
+
     @abc.abstractmethod
     def files(self) -> list[StoredFile]:
         """Every file stored under its name."""

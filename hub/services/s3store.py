@@ -169,6 +169,19 @@ class S3FileStore(FileStore):
         self._trim(keep=sha256)
         return file
 
+    def reader(self, sha256: str) -> BinaryIO:
+        try:
+            key = self._key(sha256)
+        except ValueError:
+            raise FileNotFoundError(sha256) from None
+        try:
+            return self._client.get_object(Bucket=self._bucket, Key=key)["Body"]
+        except self._errors as exc:
+            if self._missing(exc):
+                raise FileNotFoundError(sha256) from None
+            with self._s3("send a file"):
+                raise
+
     @contextmanager
     def _fill_lock(self, sha256: str) -> Iterator[None]:
         """One fill per file at a time in this process: a second reader waits for
