@@ -29,6 +29,7 @@ most recently read files within ``HUB_STORE_CACHE_BYTES``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -160,10 +161,14 @@ class S3FileStore(FileStore):
         with self._fill_lock(sha256):
             try:
                 file = open(cached, "rb")  # noqa: SIM115 -- the caller closes it
-                os.utime(cached)  # most recently read: the last the cache lets go
-                return file
             except FileNotFoundError:
                 pass
+            else:
+                # Most recently read: the last the cache lets go (unless trimmed meanwhile:
+                # the open file reads on all the same).
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(cached)
+                return file
             self._fill(sha256, cached)
             file = open(cached, "rb")  # noqa: SIM115 -- the caller closes it
         self._trim(keep=sha256)
