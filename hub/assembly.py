@@ -2,10 +2,11 @@
 
 In order, as Falcon's ``look`` example does it: the settings (``Config``); the
 database, the worker's queue (the Huey instance pointed at ``queue.sqlite``) and
-the file store; then the services on them, wired once (:func:`build_services`),
-into a :class:`Built`. What runs on that is built by its own edge:
-:func:`hub.api.app.create_app` makes the API of a ``Built``, and the worker's
-tasks (:mod:`worker.tasks`) call the services the builder leaves on the queue.
+the file store (:func:`open_store`: ``files/`` or an S3 bucket); then the
+services on them, wired once (:func:`build_services`), into a :class:`Built`.
+What runs on that is built by its own edge: :func:`hub.api.app.create_app`
+makes the API of a ``Built``, and the worker's tasks (:mod:`worker.tasks`) call
+the services the builder leaves on the queue.
 
 The data dir is prepared first (:func:`hub.startup.prepare`), by the caller, so
 it can report the migration. ``hub serve``, ``hub worker``,
@@ -35,7 +36,7 @@ from hub.services.collector import HubCollector
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
 from hub.services.facets import FacetService
-from hub.services.files import FileStore
+from hub.services.files import FileStore, LocalFileStore
 from hub.services.filters import FilterService
 from hub.services.health import HealthService, write_probe
 from hub.services.issues import IssueService
@@ -74,6 +75,7 @@ class Services:
     cleanup: CleanupService
     refresh_schedule: RefreshSchedule
     metrics: Metrics
+    store: FileStore
     catalogues: CatalogueService
     sprints: SprintService
     filters: FilterService
@@ -98,10 +100,22 @@ def configure_queue(config: Config) -> HubHuey:
     return huey.configure(config)
 
 
+def open_store(config: Config) -> FileStore:
+    """The attachment file store ``config`` names: ``files/`` in the data dir, or the
+    S3 bucket of ``HUB_STORE_URL`` (read through this node's cache in the data dir)."""
+    if config.store_url:
+        from hub.services.s3store import S3FileStore
+
+        return S3FileStore.from_url(config.store_url, config.data_dir / "cache" / "files",
+                                    config.store_cache_bytes)
+    return LocalFileStore(config.files_dir)
+
+
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
-                   clock: Clock | None = None) -> Services:
-    """The services on ``config``'s database and file store, each built once and
-    handed to those that call it; one ``Metrics`` and one clock for them all."""
+                   clock: Clock | None = None, store: FileStore | None = None) -> Services:
+    """The services on ``config``'s database and file store (``store``, else the one
+    :func:`open_store` opens), each built once and handed to those that call it; one
+    ``Metrics`` and one clock for them all."""
     clock = clock or Clock()
     metrics = Metrics()
     # One signal per hub: a command queued here (by the API or a task) wakes the
@@ -111,11 +125,11 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     agents = AgentService.from_config(config, clock)
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
                             agents=agents)
-    store = FileStore(config.files_dir)
+    store = store or open_store(config)
     attachments = AttachmentService(store, signal, clock)
     commands = CommandService(projects, attachments, signal, clock)
     jql_zone = JqlZone(config.jql_time_zone)
-    overview = OverviewService(projects, agents, config.files_dir, clock, zone=jql_zone)
+    overview = OverviewService(projects, agents, store, clock, zone=jql_zone)
     metrics.watch(HubCollector(overview, agents, clock))
     catalogues = CatalogueService()
     sprints = SprintService()
@@ -140,6 +154,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         cleanup=CleanupService(store, config.files_quota_bytes, config.files_max_age_days, clock),
         refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),
         metrics=metrics,
+        store=store,
         catalogues=catalogues,
         sprints=sprints,
         filters=FilterService(issues, clock),
@@ -150,7 +165,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
 
 
 def build(config: Config, on_full_run_done: Callable[[int], None],
-          clock: Clock | None = None) -> Built:
+          clock: Clock | None = None, store: FileStore | None = None) -> Built:
     """The hub on a prepared data dir: database open, queue configured, services wired.
 
     ``on_full_run_done(run_id)`` is called after a full run finishes: the edge
@@ -161,7 +176,7 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     """
     queue = configure_queue(config)
     open_hub_database(config)
-    services = build_services(config, on_full_run_done, clock)
+    services = build_services(config, on_full_run_done, clock, store)
     built = Built(config, services, queue)
     queue.services = services
     return built

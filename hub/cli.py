@@ -358,10 +358,12 @@ def _restore(config: Config, args: argparse.Namespace) -> int:
 
 
 def _cleanup(config: Config, args: argparse.Namespace) -> int:
+    from hub.assembly import open_store
     from hub.services.cleanup import CleanupService
 
     _open(config)
-    report = CleanupService.from_config(config).run(dry_run=args.dry_run)
+    cleanup = CleanupService(open_store(config), config.files_quota_bytes, config.files_max_age_days)
+    report = cleanup.run(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     for rule, items in report.removed.items():
         if items:
@@ -408,18 +410,18 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     import waitress
 
     from hub.api.app import create_app
-    from hub.assembly import build
+    from hub.assembly import build, open_store
     from hub.server import files_needed, raise_open_files_limit, waitress_settings
-    from hub.services.files import FileStore
     from worker.tasks import mark_neighbours
 
     _start(config)
     _prepare(config)
-    removed = FileStore(config.files_dir).remove_leftovers()
+    store = open_store(config)
+    removed = store.remove_leftovers()
     if removed:
-        log.info("removed %d upload leftovers from %s", len(removed), config.files_dir / ".tmp")
+        log.info("removed %d upload leftovers of %s", len(removed), store.where)
     raise_open_files_limit(files_needed(config))
-    built = build(config, mark_neighbours)
+    built = build(config, mark_neighbours, store=store)
     app = create_app(built)
     try:
         server = waitress.create_server(app, **waitress_settings(config))

@@ -253,6 +253,9 @@ VARIABLES: tuple[_Var, ...] = (
          "Size the file store is cleaned down to."),
     _Var("HUB_FILES_MAX_AGE_DAYS", "files_max_age_days", "30", _integer(1),
          "Age (since fetch) after which a stored attachment file is removed."),
+    _Var("HUB_STORE_CACHE_BYTES", "store_cache_bytes", str(4 * GIB), _integer(0),
+         "With HUB_STORE_URL=s3://…: bytes of recently downloaded files each node keeps in "
+         "cache/files in HUB_DATA_DIR, from where downloads are sent."),
     _Var("HUB_CLEANUP_CRON", "cleanup_cron", "0 3 * * *", _cron,
          "When the periodic file-store cleanup runs (cron syntax, UTC)."),
     _Var("HUB_REFRESH_CRON", "refresh_cron", "*/15 * * * *", _cron_or_off,
@@ -299,6 +302,7 @@ class Config:
     max_json_bytes: int = 4 * MIB
     files_quota_bytes: int = 10 * GIB
     files_max_age_days: int = 30
+    store_cache_bytes: int = 4 * GIB
     cleanup_cron: str = "0 3 * * *"
     refresh_cron: str | None = "*/15 * * * *"
     full_refresh_cron: str | None = "0 2 * * *"

@@ -81,3 +81,14 @@ class TooSlow(HubError):
     def __init__(self, description: str, retry_after: int = 5):
         super().__init__(description)
         self.retry_after = retry_after
+
+
+class Unavailable(HubError):
+    """Something the hub stands on (the S3 file store) cannot be reached just now;
+    nothing was changed. ``retry_after`` is the seconds the client is told to wait."""
+
+    title = "Service unavailable"
+
+    def __init__(self, description: str, retry_after: int = 5):
+        super().__init__(description)
+        self.retry_after = retry_after

@@ -1,16 +1,18 @@
 """Attachments end to end through the app: request, upload, state, download.
 
-Requirement «Скачанные вложения»: one test per Scenario, by name.
+Requirement «Скачанные вложения»: one test per Scenario, by name. The tests that
+take ``store`` run on each file store (``[local]``: files/, ``[s3]``: a bucket of
+the run's SeaweedFS, see tests/s3.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 
 import pytest
 
 from hub.models import AttachmentFile, Command
+from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import (
     PDF,
     attachment,
@@ -26,6 +28,17 @@ from tests.support import (
 )
 
 
+@pytest.fixture
+def hub(make_hub, request):
+    """The hub, on the file store of ``store`` when the test takes it."""
+    if "store" not in request.fixturenames:
+        return make_hub()
+    view = request.getfixturevalue("store")
+    built = make_hub(**view.settings)
+    built.store = view
+    return built
+
+
 def state(hub, aid: str) -> dict:
     resp = hub.api("GET", f"/api/v1/attachments/{aid}")
     assert resp.status_code == 200, resp.json
@@ -33,16 +46,15 @@ def state(hub, aid: str) -> dict:
 
 
 def store_files(hub) -> list[str]:
-    files = hub.config.files_dir
-    return sorted(p.name for p in files.iterdir() if p.is_file()) if files.exists() else []
+    return sorted(entry.name for entry in hub.built.services.store.files())
 
 
 def tmp_files(hub) -> list[str]:
-    tmp = hub.config.files_dir / ".tmp"
-    return sorted(p.name for p in tmp.iterdir()) if tmp.exists() else []
+    """Uploads in progress or left behind: files/.tmp/, or on S3 .tmp/ objects and multipart uploads."""
+    return sorted(entry.name for entry in hub.built.services.store.uploads())
 
 
-def test_request_upload_and_ready(hub):
+def test_request_upload_and_ready(hub, store):
     listed(hub, attachment("31337", "spec.pdf", len(PDF)))
     assert state(hub, "31337") == {"attachment_id": "31337", "key": "X-1", "filename": "spec.pdf",
                                    "size": len(PDF), "mime_type": "application/pdf",
@@ -67,17 +79,19 @@ def test_request_upload_and_ready(hub):
 
     assert state(hub, "31337")["state"] == "ready"
     assert db_rows(hub, "SELECT attachment_id, file, size FROM attachment_file") == [("31337", sha, len(PDF))]
-    assert (hub.config.files_dir / sha).stat().st_mode & 0o777 == 0o600
+    if store.kind == "local":
+        assert (hub.config.files_dir / sha).stat().st_mode & 0o777 == 0o600
+    assert store.read(sha) == PDF
     ready = fetch(hub, "31337")
     assert ready.status_code == 200 and ready.json["command"] is None
     assert tmp_files(hub) == []
 
 
-def test_file_removed_by_cleanup(hub):
+def test_file_removed_by_cleanup(hub, store):
     """Scenario: Файл убран уборкой."""
     listed(hub, attachment("31337", "spec.pdf"))
     sha = fetched(hub, "31337")
-    os.unlink(hub.config.files_dir / sha)
+    store.remove(sha)
 
     current = state(hub, "31337")
     assert (current["state"], current["error"]) == ("none", None)
@@ -116,14 +130,13 @@ def test_failed_and_cancelled_fetches_read_as_failed_with_the_error(hub):
     assert state(hub, "1")["state"] == "fetching"
 
 
-def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub):
+def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub, store):
     from hub.services.cleanup import CleanupService
-    from hub.services.files import FileStore
 
     listed(hub, attachment("1", "a.pdf"), attachment("2", "copy-of-a.pdf"))
     sha1, sha2 = fetched(hub, "1"), fetched(hub, "2")
     assert sha1 == sha2 and store_files(hub) == [sha1]
-    cleanup = CleanupService(FileStore(hub.config.files_dir), 10**12, 30)
+    cleanup = CleanupService(hub.built.services.store, 10**12, 30)
 
     listed(hub, attachment("2", "copy-of-a.pdf"))  # 1 is gone from the issue
     assert cleanup.run().files == 0  # 2 still names the file
@@ -134,7 +147,7 @@ def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub):
     assert state(hub, "2")["state"] == "none"
 
 
-def test_sha_mismatch_is_422_and_stores_nothing(hub):
+def test_sha_mismatch_is_422_and_stores_nothing(hub, store):
     listed(hub, attachment("1", "a.pdf"))
     command = fetch(hub, "1").json["command"]
     claim(hub, types=["fetch_attachment"])
@@ -146,7 +159,7 @@ def test_sha_mismatch_is_422_and_stores_nothing(hub):
     assert upload(hub, command["id"], PDF, sha=None).status_code == 200
 
 
-def test_done_naming_a_file_that_is_not_there_is_409(hub):
+def test_done_naming_a_file_that_is_not_there_is_409(hub, store):
     listed(hub, attachment("1", "a.pdf"))
     command = fetch(hub, "1").json["command"]
     claim(hub, types=["fetch_attachment"])
@@ -161,7 +174,7 @@ def test_done_naming_a_file_that_is_not_there_is_409(hub):
     assert report(hub, command["id"], "done", {"result": stored}).status_code == 200
 
 
-def test_uploads_only_from_the_holder_of_a_fetch(hub):
+def test_uploads_only_from_the_holder_of_a_fetch(hub, store):
     listed(hub, attachment("1", "a.pdf"))
     command = fetch(hub, "1").json["command"]
     assert upload(hub, command["id"], PDF).status_code == 409  # queued, not held
@@ -174,10 +187,10 @@ def test_uploads_only_from_the_holder_of_a_fetch(hub):
     assert store_files(hub) == []
 
 
-def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config):
+def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config, store):
     from tests.conftest import Hub
 
-    small = Hub(type(config)(data_dir=config.data_dir, max_upload_bytes=1000))
+    small = Hub(type(config)(data_dir=config.data_dir, max_upload_bytes=1000, store_url=store.url))
     listed(small, attachment("1", "a.pdf"))
     command = fetch(small, "1").json["command"]
     claim(small, types=["fetch_attachment"])
@@ -186,7 +199,7 @@ def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config):
     assert upload(small, command["id"], b"x" * 1000).status_code == 200
 
 
-def test_download_with_validators_and_ranges(hub):
+def test_download_with_validators_and_ranges(hub, store):
     # Quotes, a right-to-left override, ';' and non-ASCII: all Jira allows in a name.
     listed(hub, attachment("1", 'we"ird\u202ename; ..évidence.pdf'))
     sha = fetched(hub, "1")

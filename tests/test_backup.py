@@ -13,7 +13,7 @@ import pytest
 from hub.db import open_database
 from hub.migrations import CURRENT_VERSION
 from hub.services.attachments import AttachmentService
-from hub.services.files import FileStore
+from hub.services.files import LocalFileStore
 from hub.services.work_signal import WorkSignal
 from tests.support import (
     Client,
@@ -301,7 +301,7 @@ def test_a_file_cleanup_removed_is_listed_as_missing_and_restores_as_state_none(
 
     assert run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "r").returncode == 0
     open_database(tmp_path / "r" / "hub.sqlite")
-    attachments = AttachmentService(FileStore(tmp_path / "r" / "files"), WorkSignal())
+    attachments = AttachmentService(LocalFileStore(tmp_path / "r" / "files"), WorkSignal())
     assert {s["attachment_id"]: s["state"] for s in attachments.states(["7", "8"])} == {
         "7": "none", "8": "ready"}
 

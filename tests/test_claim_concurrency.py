@@ -16,7 +16,7 @@ from hub.config import Config
 from hub.db import open_database
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
-from hub.services.files import FileStore
+from hub.services.files import LocalFileStore
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
@@ -54,7 +54,7 @@ def seeded(config: Config, count: int) -> list[int]:
     startup.prepare(config)
     open_database(config.db_path)
     signal = WorkSignal()
-    commands = CommandService(ProjectService(), AttachmentService(FileStore(config.files_dir), signal),
+    commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(config.files_dir), signal),
                               signal)
     return [commands.enqueue_refresh(f"key = A-{i}").id for i in range(count)]
 

@@ -1,4 +1,7 @@
-"""File-store cleanup: each rule on its own, dry runs, the command, the periodic task."""
+"""File-store cleanup: each rule on its own, dry runs, the command, the periodic task.
+
+The tests with a ``hub`` run on each file store (``[local]``: files/, ``[s3]``: a
+bucket of the run's SeaweedFS, see tests/s3.py)."""
 
 from __future__ import annotations
 
@@ -10,21 +13,22 @@ import pytest
 
 from hub.models import AttachmentFile, IssueAttachment
 from hub.services.cleanup import CleanupService
-from hub.services.files import FileStore
+from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import run_hub
 
 HOUR = 3600
 RECENT = "2999-01-01T00:00:00+00:00"  # fetched "now" as far as the age rule cares
 
 
+@pytest.fixture
+def hub(make_hub, store):
+    built = make_hub(**store.settings)
+    built.store = store
+    return built
+
+
 def stored(hub, content: bytes, *, age_seconds: float = 0) -> str:
-    sha = hashlib.sha256(content).hexdigest()
-    hub.config.files_dir.mkdir(exist_ok=True)
-    path = hub.config.files_dir / sha
-    path.write_bytes(content)
-    moment = time.time() - age_seconds
-    os.utime(path, (moment, moment))
-    return sha
+    return hub.store.put(content, age_seconds=age_seconds)
 
 
 def named(sha: str, attachment_id: str, *, fetched_at: str = RECENT, listed: bool = True,
@@ -35,30 +39,27 @@ def named(sha: str, attachment_id: str, *, fetched_at: str = RECENT, listed: boo
 
 
 def cleanup(hub, quota: int = 10**12, max_age_days: int = 30) -> CleanupService:
-    return CleanupService(FileStore(hub.config.files_dir), quota, max_age_days)
+    return CleanupService(hub.built.services.store, quota, max_age_days, hub.store.clock())
 
 
 def files(hub) -> set[str]:
-    return {p.name for p in hub.config.files_dir.iterdir() if p.is_file()}
+    return hub.store.names()
 
 
 def test_tmp_leftovers_older_than_an_hour(hub):
-    tmp = hub.config.files_dir / ".tmp"
-    tmp.mkdir(parents=True)
-    (tmp / "old.part").write_bytes(b"x" * 10)
-    os.utime(tmp / "old.part", (time.time() - HOUR - 5,) * 2)
-    (tmp / "young.part").write_bytes(b"y")
+    hub.store.put(b"x" * 10, "old.part", age_seconds=HOUR + 5, upload=True)
+    hub.store.put(b"y", "young.part", upload=True)
 
     report = cleanup(hub).run()
 
     assert report.removed["tmp"] == [("old.part", 10)]
-    assert sorted(p.name for p in tmp.iterdir()) == ["young.part"]
+    assert [entry.name for entry in hub.built.services.store.uploads()] == ["young.part"]
 
 
 def test_unnamed_files_older_than_an_hour(hub):
     old = stored(hub, b"old", age_seconds=HOUR + 5)
-    young = stored(hub, b"young")
     kept = stored(hub, b"named", age_seconds=10 * HOUR)
+    young = stored(hub, b"young")
     named(kept, "1")
 
     report = cleanup(hub).run()
@@ -147,6 +148,7 @@ def test_the_periodic_task_runs_the_same_cleanup_on_its_schedule(hub):
     from worker import tasks
 
     stored(hub, b"old", age_seconds=HOUR + 5)
+    hub.clock.moment = hub.store.clock().now()  # the task runs on the hub's clock
     # HUB_CLEANUP_CRON is "0 3 * * *" by default: at 03:01 it is not the time.
     assert tasks.clean_file_store.call_local(datetime(2026, 11, 30, 3, 1)) is None
     summary = tasks.clean_file_store.call_local(datetime(2026, 11, 30, 3, 0))
@@ -155,7 +157,7 @@ def test_the_periodic_task_runs_the_same_cleanup_on_its_schedule(hub):
 
 def test_a_download_in_flight_survives_cleanup(hub):
     sha = stored(hub, b"content being read", age_seconds=HOUR + 5)
-    with open(hub.config.files_dir / sha, "rb") as reader:
+    with hub.built.services.store.open(sha) as reader:
         assert reader.read(7) == b"content"
         cleanup(hub).run()
         assert reader.read() == b" being read"

@@ -11,12 +11,12 @@ from hub.models import AttachmentFile, Batch
 def service(hub):
     from hub.services.attachments import AttachmentService
     from hub.services.commands import CommandService
-    from hub.services.files import FileStore
+    from hub.services.files import LocalFileStore
     from hub.services.projects import ProjectService
     from hub.services.work_signal import WorkSignal
 
     signal = WorkSignal()
-    return CommandService(ProjectService(), AttachmentService(FileStore(hub.config.files_dir), signal),
+    return CommandService(ProjectService(), AttachmentService(LocalFileStore(hub.config.files_dir), signal),
                           signal)
 
 

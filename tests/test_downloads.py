@@ -1,4 +1,6 @@
-"""Downloads at the edges: If-Range, HEAD, absurd ranges, MIME types that cannot be headers."""
+"""Downloads at the edges: If-Range, HEAD, absurd ranges, MIME types that cannot be headers.
+
+Every test with a hub runs on each file store (``[local]``, ``[s3]``: tests/s3.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,15 @@ import pytest
 
 from hub.api.download import FileSlice, Unsatisfiable, media_type, parse_range
 from hub.models import IssueAttachment
+from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import PDF, attachment, fetched, listed
 
 URL = "/api/v1/attachments/1/content"
+
+
+@pytest.fixture
+def hub(make_hub, store):
+    return make_hub(**store.settings)
 
 
 @pytest.fixture

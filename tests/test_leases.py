@@ -9,7 +9,7 @@ from hub.models import Command, SyncRun
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
 from hub.services.dispatch import Dispatcher
-from hub.services.files import FileStore
+from hub.services.files import LocalFileStore
 from hub.services.projects import ProjectService
 from hub.services.work_signal import WorkSignal
 from tests.conftest import MovableClock
@@ -30,7 +30,7 @@ def queue(make_hub, clock):
                    max_deliveries=3)  # the app opens the database
     config = hub.config
     signal = WorkSignal()
-    attachments = AttachmentService(FileStore(config.files_dir), signal, clock)
+    attachments = AttachmentService(LocalFileStore(config.files_dir), signal, clock)
     return (Dispatcher(LEASE, 3, signal, clock),
             CommandService(ProjectService(), attachments, signal, clock))
 

@@ -142,9 +142,9 @@ def test_lease_expiries_and_cleanup_removals_count_whichever_process_saw_them(ma
     stray.write_bytes(b"x" * 100)
     old = time.time() - 7200
     os.utime(stray, (old, old))
-    assert CleanupService.from_config(hub.config).run(dry_run=True).files == 1
+    assert CleanupService(hub.built.services.store, 10**12, 30).run(dry_run=True).files == 1
     assert value(scrape(hub), "hub_cleanup_removed_files_total", rule="unnamed") == 0  # dry: not counted
-    assert CleanupService.from_config(hub.config).run().files == 1
+    assert CleanupService(hub.built.services.store, 10**12, 30).run().files == 1
 
     for app in (hub.app, create_app(hub.config, print, clock)):  # a second process's view
         m = scrape(hub, app=app)

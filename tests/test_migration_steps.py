@@ -219,7 +219,7 @@ def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
     """The step indexes the fetch_attachment commands already there; commands of other
     types are never parsed, so a v3 refresh whose params are not JSON does not stop it."""
     from hub.services.attachments import AttachmentService
-    from hub.services.files import FileStore
+    from hub.services.files import LocalFileStore
     from hub.services.work_signal import WorkSignal
 
     db = make_db(tmp_path / "v6.sqlite", 6)
@@ -239,7 +239,7 @@ def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
 
     open_database(db)
     # The v6 file row names a file this store does not have: the last fetch decides.
-    [state] = AttachmentService(FileStore(tmp_path / "files"), WorkSignal()).states(["31337"])
+    [state] = AttachmentService(LocalFileStore(tmp_path / "files"), WorkSignal()).states(["31337"])
     assert (state["state"], state["error"], state["command_id"]) == ("failed", "Jira answered 404", 7)
 
 

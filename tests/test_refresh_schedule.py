@@ -12,7 +12,7 @@ from hub.errors import ContractError
 from hub.models import Command, Issue, SyncRun
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
-from hub.services.files import FileStore
+from hub.services.files import LocalFileStore
 from hub.services.projects import ProjectService
 from hub.services.work_signal import WorkSignal
 from tests.conftest import MovableClock
@@ -259,7 +259,7 @@ def test_the_service_checks_updated_since_too(hub):
     with_projects()
     signal = WorkSignal()
     commands = CommandService(ProjectService(),
-                              AttachmentService(FileStore(hub.config.files_dir), signal), signal)
+                              AttachmentService(LocalFileStore(hub.config.files_dir), signal), signal)
     with pytest.raises(ContractError) as refused:
         commands.enqueue("refresh", {"updated_since": "yesterday"})
     assert refused.value.extra == {"field": "params.updated_since"}

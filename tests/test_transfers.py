@@ -1,4 +1,7 @@
-"""Uploads and downloads over real HTTP through waitress: big files, ranges, cut-off bodies."""
+"""Uploads and downloads over real HTTP through waitress: big files, ranges, cut-off bodies.
+
+Each test runs on each file store (``[local]``: files/, ``[s3]``: a bucket of the
+run's SeaweedFS, see tests/s3.py)."""
 
 from __future__ import annotations
 
@@ -12,21 +15,26 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
 MB = 1024 * 1024
 
 
+def store_settings(store) -> dict[str, str]:
+    """The HUB_* variables of a hub on ``store`` (the AWS_* ones are in the environment)."""
+    return {"HUB_STORE_URL": store.url} if store.url else {}
+
 
 @pytest.fixture
-def served(tmp_path):
-    data_dir = created_hub(tmp_path / "data")
+def served(data_dir, store):
+    created_hub(data_dir)
     agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
     interface = run_script("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
-    proc = start("serve", "--no-worker", data_dir=data_dir)
+    proc = start("serve", "--no-worker", data_dir=data_dir, **store_settings(store))
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        yield Client(url, agent, interface), data_dir
+        yield Client(url, agent, interface), store
     finally:
         assert stop(proc) == 0
 
@@ -58,8 +66,25 @@ def chunks(total: int, seed: bytes = b"hub"):
         yield piece
 
 
+def put_file(client: Client, command_id: int, size: int, sha: str | None, seed: bytes = b"hub"):
+    """Stream ``size`` bytes of :func:`chunks` as the command's file; the response."""
+    conn = client.connection()
+    conn.putrequest("PUT", f"/agent/v1/commands/{command_id}/file")
+    conn.putheader("Authorization", f"Bearer {client.tokens['agent']}")
+    conn.putheader("Content-Length", str(size))
+    if sha is not None:
+        conn.putheader("X-Content-SHA256", sha)
+    conn.endheaders()
+    for piece in chunks(size, seed):
+        conn.send(piece)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, body
+
+
 def test_a_100_mb_upload_and_its_download_with_a_range(served):
-    client, data_dir = served
+    client, store = served
     size = 100 * MB
     command_id = fetch_command(client, size)
     digest = hashlib.sha256()
@@ -82,7 +107,7 @@ def test_a_100_mb_upload_and_its_download_with_a_range(served):
     status, _ = client.json("POST", f"/agent/v1/commands/{command_id}/done", "agent",
                             {"result": {"sha256": sha, "size": size}})
     assert status == 200
-    assert (data_dir / "files" / sha).stat().st_size == size
+    assert store.names() == {sha} and store.everything() == [sha if store.kind == "local" else f"hub/files/{sha}"]
 
     conn = client.connection()
     conn.request("GET", "/api/v1/attachments/31337/content",
@@ -107,7 +132,7 @@ def test_a_100_mb_upload_and_its_download_with_a_range(served):
 
 
 def test_an_upload_cut_off_midway_leaves_nothing_in_the_store(served):
-    client, data_dir = served
+    client, store = served
     command_id = fetch_command(client, 10 * MB)
     sock = socket.create_connection((client.host, client.port), timeout=30)
     head = (f"PUT /agent/v1/commands/{command_id}/file HTTP/1.1\r\nHost: x\r\n"
@@ -117,9 +142,7 @@ def test_an_upload_cut_off_midway_leaves_nothing_in_the_store(served):
     sock.close()
     time.sleep(1.0)
 
-    files = data_dir / "files"
-    leftovers = [p for p in files.rglob("*") if p.is_file()]
-    assert leftovers == []
+    assert store.everything() == []
     # The command is still the agent's: a whole upload goes through.
     conn = client.connection()
     conn.request("PUT", f"/agent/v1/commands/{command_id}/file", body=b"y" * MB,
@@ -127,16 +150,46 @@ def test_an_upload_cut_off_midway_leaves_nothing_in_the_store(served):
     resp = conn.getresponse()
     assert resp.status == 200, resp.read()
     conn.close()
-    assert [p.name for p in files.iterdir() if p.is_file()] == [hashlib.sha256(b"y" * MB).hexdigest()]
+    assert store.names() == {hashlib.sha256(b"y" * MB).hexdigest()}
 
 
-def test_an_upload_over_the_limit_is_refused_by_the_server(tmp_path):
-    data_dir = created_hub(tmp_path / "data")
+def test_a_big_upload_with_the_wrong_sha256_never_appears_and_one_without_a_sha256_gets_its_name(served):
+    client, store = served
+    size = 20 * MB  # three parts of a multipart upload on S3
+    command_id = fetch_command(client, size)
+    digest = hashlib.sha256()
+    for piece in chunks(size, b"other"):
+        digest.update(piece)
+
+    status, body = put_file(client, command_id, size, "0" * 64, b"other")
+    assert status == 422, body
+    assert json.loads(body)["field"] == "X-Content-SHA256"
+    assert store.everything() == []
+
+    status, body = put_file(client, command_id, size, None, b"other")
+    assert status == 200, body
+    assert json.loads(body) == {"sha256": digest.hexdigest(), "size": size}
+    assert store.names() == {digest.hexdigest()}
+    assert store.everything() == [digest.hexdigest() if store.kind == "local"
+                                  else f"hub/files/{digest.hexdigest()}"]
+    status, _ = client.json("POST", f"/agent/v1/commands/{command_id}/done", "agent",
+                            {"result": {"sha256": digest.hexdigest(), "size": size}})
+    assert status == 200
+    conn = client.connection()
+    conn.request("GET", "/api/v1/attachments/31337/content",
+                 headers={"Authorization": f"Bearer {client.tokens['interface']}", "Range": "bytes=-10"})
+    resp = conn.getresponse()
+    assert resp.status == 206 and resp.read() == b"".join(chunks(size, b"other"))[-10:]
+    conn.close()
+
+
+def test_an_upload_over_the_limit_is_refused_by_the_server(data_dir, store):
+    created_hub(data_dir)
     agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
     env_limit = {"HUB_MAX_UPLOAD_BYTES": str(MB)}
     os.environ.update(env_limit)
     try:
-        proc = start("serve", "--no-worker", data_dir=data_dir)
+        proc = start("serve", "--no-worker", data_dir=data_dir, **store_settings(store))
     finally:
         for key in env_limit:
             os.environ.pop(key)
@@ -148,5 +201,4 @@ def test_an_upload_over_the_limit_is_refused_by_the_server(tmp_path):
         assert conn.getresponse().status == 413
     finally:
         assert stop(proc) == 0
-    files = data_dir / "files"
-    assert [p for p in files.rglob("*") if p.is_file()] == []
+    assert store.everything() == []

@@ -107,13 +107,18 @@ class ContentResource:
         if content is None:
             return
         try:
-            file = open(content.path, "rb")  # noqa: SIM115 -- the response streams it and the server closes it
+            file = content.open()  # the response streams it and the server closes it
         except FileNotFoundError:
-            # Cleanup removed it between the state check and here.
+            # Cleanup removed it between the state check and here (or, on S3, the
+            # object does not hold its sha256): the answer is the error's, in JSON.
+            resp.content_type = falcon.MEDIA_JSON
+            for name in ("ETag", "Accept-Ranges", "Content-Disposition", "Content-Range"):
+                resp.delete_header(name)
             raise Conflict(f"attachment {attachment_id!r} is none, not ready", state="none") from None
         # Both go out through wsgi.file_wrapper (FileSlice is seekable), which
         # waitress sends from its event loop: a client that stops reading holds
-        # a socket and an open file, never a worker thread.
+        # a socket and an open file, never a worker thread. (The S3 store hands
+        # out a file of the node's cache, filled before this returns.)
         if span is None:
             resp.set_stream(file, content.size)
         else:

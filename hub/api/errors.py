@@ -26,6 +26,7 @@ from hub.errors import (
     TooLarge,
     TooSlow,
     Unauthenticated,
+    Unavailable,
 )
 from hub.services.health import HealthService
 
@@ -40,6 +41,7 @@ STATUS: dict[type[HubError], str] = {
     TooLarge: falcon.HTTP_413,
     ContractError: falcon.HTTP_422,
     TooSlow: falcon.HTTP_503,
+    Unavailable: falcon.HTTP_503,
 }
 
 
@@ -62,7 +64,7 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     if isinstance(exc, Unauthenticated):
         # As the auth layer's own 401: the client is to present a (new) bearer token.
         resp.set_header("WWW-Authenticate", "Bearer")
-    if isinstance(exc, TooSlow):
+    if isinstance(exc, (TooSlow, Unavailable)):
         resp.set_header("Retry-After", str(exc.retry_after))
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 

@@ -16,7 +16,8 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
+from typing import BinaryIO
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -99,9 +100,12 @@ def state_rows(ids: list[str]) -> list[tuple]:
 
 @dataclass(frozen=True)
 class Content:
-    """A ready attachment's file and what a download needs to describe it."""
+    """A ready attachment's file and what a download needs to describe it.
 
-    path: Path
+    ``open()`` gives the file, open for reading (FileNotFoundError once the
+    store no longer has it)."""
+
+    open: Callable[[], BinaryIO]
     sha256: str
     size: int
     filename: str
@@ -116,7 +120,10 @@ class AttachmentService:
 
     def states(self, ids: list[str]) -> list[dict]:
         """The state objects of the known ids among ``ids``, in their order."""
-        return [self._describe(row) for row in state_rows(list(dict.fromkeys(ids)))]
+        rows = state_rows(list(dict.fromkeys(ids)))
+        # One look at the store for them all (on S3, requests side by side).
+        present = self._store.present({row[5] for row in rows if row[5] is not None})
+        return [self._describe(row, present) for row in rows]
 
     def state(self, attachment_id: str) -> dict:
         states = self.states([attachment_id])
@@ -186,15 +193,15 @@ class AttachmentService:
                            "request it with POST /api/v1/attachments/{id}/fetch",
                            state=state["state"], error=state["error"])
         row = AttachmentFile.get_by_id(attachment_id)
-        return Content(self._store.path(row.file), row.file, row.size,
+        return Content(partial(self._store.open, row.file), row.file, row.size,
                        state["filename"], state["mime_type"])
 
-    def _describe(self, row: tuple) -> dict:
+    def _describe(self, row: tuple, present: set[str]) -> dict:
         (attachment_id, key, filename, size, mime_type, file, last_id, state, error, command_id,
          author, author_display, created, created_at) = row
         # The store is checked here, not in SQL: cleanup may have removed the
         # file while its row stays, and then the attachment is not ready.
-        if file is not None and self._store.size(file) is not None:
+        if file is not None and file in present:
             state, error, command_id = READY, None, last_id
         return {
             "attachment_id": attachment_id, "key": key, "filename": filename, "size": size,

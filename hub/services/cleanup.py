@@ -1,9 +1,11 @@
-"""File-store cleanup: keeps ``files/`` in bounds, reading the database only to
-decide (its one write adds what it removed to the tallies of ``GET /metrics``).
+"""File-store cleanup: keeps the store (``files/`` or the S3 bucket) in bounds,
+reading the database only to decide (its one write adds what it removed to the
+tallies of ``GET /metrics``).
 
 Rules, in order; each file is counted under the first rule that takes it:
 
-1. ``tmp``: upload leftovers in ``files/.tmp/`` older than an hour;
+1. ``tmp``: upload leftovers older than an hour (``files/.tmp/``; on S3, objects
+   under ``<prefix>/.tmp/`` and abandoned multipart uploads, aborted);
 2. ``unnamed``: files that no ``attachment_file`` row names, older than an hour
    (younger ones may be uploads whose ``done`` has not arrived yet);
 3. ``gone``: files whose attachments are all gone from ``issue_attachment``;
@@ -13,22 +15,20 @@ Rules, in order; each file is counted under the first rule that takes it:
 
 ``attachment_file`` rows are never deleted: a row whose file is gone reads as
 state ``none``. Removing a file that is being downloaded is safe: the open file
-stays readable until the download closes it.
+(on S3, the node's cache file) stays readable until the download closes it.
+Times are the store's: a file's mtime, an object's LastModified, a multipart
+upload's Initiated.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 
 from hub.clock import Clock, iso
-from hub.config import Config
 from hub.db import database
-from hub.services.files import FileStore, is_sha256
+from hub.services.files import FileStore, StoredFile
 from hub.services.tallies import CLEANUP, add_tallies
 
 log = logging.getLogger(__name__)
@@ -37,10 +37,11 @@ GRACE_SECONDS = 3600
 RULES = ("tmp", "unnamed", "gone", "old", "quota")
 
 # Per stored file: when it was last fetched, and whether any of the attachments
-# that name it is still listed on an issue.
+# that name it is still listed on an issue (CASE: PostgreSQL has no max() of booleans).
 _FILES_IN_USE = """
 SELECT af.file, max(af.fetched_at),
-       max(EXISTS (SELECT 1 FROM issue_attachment ia WHERE ia.attachment_id = af.attachment_id))
+       max(CASE WHEN EXISTS (SELECT 1 FROM issue_attachment ia WHERE ia.attachment_id = af.attachment_id)
+           THEN 1 ELSE 0 END)
 FROM attachment_file af GROUP BY af.file
 """
 
@@ -70,9 +71,7 @@ class CleanupReport:
 
 @dataclass
 class _Stored:
-    name: str
-    size: int
-    mtime: float
+    file: StoredFile
     last_fetched: str | None = None
     named: bool = False
     listed: bool = False
@@ -86,20 +85,14 @@ class CleanupService:
         self._max_age_days = max_age_days
         self._clock = clock or Clock()
 
-    @classmethod
-    def from_config(cls, config: Config) -> CleanupService:
-        """The cleanup the hub's settings describe, for ``hub cleanup`` and the periodic task."""
-        return cls(FileStore(config.files_dir), config.files_quota_bytes, config.files_max_age_days)
-
     def run(self, dry_run: bool = False) -> CleanupReport:
         """Apply the rules in order, removing (unless ``dry_run``) and reporting what each takes."""
         report = CleanupReport(dry_run)
         now = self._clock.now()
         grace_line = now.timestamp() - GRACE_SECONDS
-        for path in self._entries(self._store.tmp):
-            stat = path.stat()
-            if stat.st_mtime < grace_line:
-                self._remove(report, "tmp", path, stat.st_size)
+        for upload in self._store.uploads():
+            if upload.mtime < grace_line:
+                self._remove(report, "tmp", upload)
         keep = self._by_use(report, self._stored(), grace_line, iso(now - timedelta(days=self._max_age_days)))
         report.kept_bytes = self._to_quota(report, keep)
         if report.files and not dry_run:
@@ -113,9 +106,7 @@ class CleanupService:
 
     def _stored(self) -> list[_Stored]:
         """The store's files, each with what the database says of it."""
-        stored = {p.name: _Stored(p.name, st.st_size, st.st_mtime)
-                  for p in self._entries(self._store.root) if is_sha256(p.name)
-                  for st in [p.stat()]}
+        stored = {entry.name: _Stored(entry) for entry in self._store.files()}
         with database.atomic("DEFERRED"):  # a read: one consistent snapshot
             for name, last_fetched, listed in database.execute_sql(_FILES_IN_USE):
                 if name in stored:
@@ -129,40 +120,31 @@ class CleanupService:
         keep = []
         for entry in stored:
             if not entry.named:
-                if entry.mtime < grace_line:
-                    self._remove(report, "unnamed", self._store.root / entry.name, entry.size)
+                if entry.file.mtime < grace_line:
+                    self._remove(report, "unnamed", entry.file)
                 else:
                     keep.append(entry)
             elif not entry.listed:
-                self._remove(report, "gone", self._store.root / entry.name, entry.size)
+                self._remove(report, "gone", entry.file)
             # A named file has a fetch time: attachment_file.fetched_at is NOT NULL.
             elif (entry.last_fetched or "") < age_line:
-                self._remove(report, "old", self._store.root / entry.name, entry.size)
+                self._remove(report, "old", entry.file)
             else:
                 keep.append(entry)
         return keep
 
     def _to_quota(self, report: CleanupReport, keep: list[_Stored]) -> int:
         """Rule ``quota``; the bytes the store keeps."""
-        total = sum(entry.size for entry in keep)
+        total = sum(entry.file.size for entry in keep)
         # Least recently fetched first; young unnamed uploads last of all.
         for entry in sorted(keep, key=lambda e: (e.last_fetched is None, e.last_fetched or "")):
             if total <= self._quota_bytes:
                 break
-            self._remove(report, "quota", self._store.root / entry.name, entry.size)
-            total -= entry.size
+            self._remove(report, "quota", entry.file)
+            total -= entry.file.size
         return total
 
-    @staticmethod
-    def _entries(directory: Path) -> list[Path]:
-        try:
-            return [p for p in directory.iterdir() if p.is_file()]
-        except FileNotFoundError:
-            return []
-
-    @staticmethod
-    def _remove(report: CleanupReport, rule: str, path: Path, size: int) -> None:
-        report.removed[rule].append((path.name, size))
+    def _remove(self, report: CleanupReport, rule: str, entry: StoredFile) -> None:
+        report.removed[rule].append((entry.name, entry.size))
         if not report.dry_run:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+            self._store.remove(entry)

@@ -7,7 +7,6 @@ and the store, so it is never stale and costs nothing while nobody asks.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -16,6 +15,7 @@ from peewee import fn
 from hub.clock import Clock
 from hub.models import Command, Issue, SyncRun
 from hub.services.agents import AgentService
+from hub.services.files import FileStore
 from hub.services.jql_zone import JqlZone
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import FULL, INCREMENTAL, refresh_kind
@@ -26,12 +26,12 @@ RECENT_RUNS = 200
 
 
 class OverviewService:
-    def __init__(self, projects: ProjectService, agents: AgentService, files_dir: str | os.PathLike[str],
+    def __init__(self, projects: ProjectService, agents: AgentService, store: FileStore,
                  clock: Clock | None = None, zone: JqlZone | None = None):
         self._projects = projects
         self._zone = zone or JqlZone()
         self._agents = agents
-        self._files_dir = files_dir
+        self._store = store
         self._clock = clock or Clock()
 
     def overview(self) -> dict:
@@ -98,17 +98,7 @@ class OverviewService:
 
     def store(self) -> dict:
         """Files in the attachment store and their bytes (leftover uploads not counted)."""
-        files = size = 0
-        try:
-            entries = os.scandir(self._files_dir)
-        except FileNotFoundError:
-            return {"files": 0, "bytes": 0}
-        with entries:
-            for entry in entries:
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    files += 1
-                    size += entry.stat(follow_symlinks=False).st_size
-        return {"files": files, "bytes": size}
+        return self._store.usage()
 
     def _age(self, when: str | None) -> float | None:
         if when is None:
