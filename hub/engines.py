@@ -96,9 +96,9 @@ def check_queue(url: str) -> None:
 def check_store(url: str) -> None:
     """The S3 bucket ``url`` names answers, with the endpoint and credentials of the AWS variables."""
     try:
-        import boto3  # type: ignore[import-untyped]
-        import botocore.config  # type: ignore[import-untyped]
-        import botocore.exceptions  # type: ignore[import-untyped]
+        import boto3
+        import botocore.config
+        import botocore.exceptions
     except ImportError:
         raise EngineUnavailable("HUB_STORE_URL names S3 but boto3 is not installed "
                                 "(pip install 'sdlc-hub[s3]')") from None
