@@ -137,9 +137,12 @@ def asked_attachments(dialect: Dialect | None = None) -> str:
     return "json_each(?) AS asked"
 
 
-def fetched_attachment(dialect: Dialect | None = None) -> str:
-    """The attachment id of a ``fetch_attachment`` ``c``, spelled as the index
-    ``command_attachment`` has it (else the index is not used)."""
+def fetch_of(value: str, dialect: Dialect | None = None) -> str:
+    """The condition that a ``fetch_attachment`` ``c`` asks for the attachment id ``value``,
+    its id spelled as the index ``command_attachment`` has it (else the index is not used).
+    On PostgreSQL ``->>`` reads a number as text too: only a string is an attachment id,
+    as SQLite's ``json_extract`` compares."""
     if (dialect or current()).postgres:
-        return "((c.params::jsonb) ->> 'attachment_id')"
-    return "json_extract(c.params, '$.attachment_id')"
+        return (f"((c.params::jsonb) ->> 'attachment_id') = {value}"
+                " AND jsonb_typeof((c.params::jsonb) -> 'attachment_id') = 'string'")
+    return f"json_extract(c.params, '$.attachment_id') = {value}"

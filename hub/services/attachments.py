@@ -49,13 +49,13 @@ POLL_SECONDS = 0.25
 
 # An attachment's fetches are found through the partial expression index
 # ``command_attachment`` (schema v7): the expression and ``type = ...`` below
-# must stay exactly as the index has them (hub.dialect.commands.fetched_attachment),
+# must stay exactly as the index has them (hub.dialect.commands.fetch_of),
 # and the attachment id compared with them must carry no column affinity
 # (``asked.value`` from json_each, not ``issue_attachment.attachment_id``), or
 # SQLite scans every command instead.
 def _fetches(dialect: Dialect) -> str:
     return (f"FROM command AS c WHERE c.type = '{FETCH_ATTACHMENT}'"
-            f" AND {sql.fetched_attachment(dialect)} = asked.value")
+            f" AND {sql.fetch_of('asked.value', dialect)}")
 
 
 def _marks(values: tuple) -> str:
