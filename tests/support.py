@@ -92,7 +92,8 @@ def jira_id(key: str) -> str:
 
 
 def with_projects():
-    Setting.insert(key="jql_scope", value="project = AURORA").on_conflict_replace().execute()
+    (Setting.insert(key="jql_scope", value="project = AURORA")
+     .on_conflict(conflict_target=[Setting.key], preserve=[Setting.value]).execute())
     Project.create(label="AWPCA", name="АРМ КА", created_at=iso(Clock().now()))
 
 
@@ -114,6 +115,11 @@ def report(hub, command_id: int, what: str, body: dict):
 
 
 def db_rows(hub, sql: str, *args) -> list[tuple]:
+    """Rows read outside the hub's services, on whichever engine the hub runs."""
+    if hub.config.database_url:
+        from hub.db import database
+
+        return [tuple(row) for row in database.execute_sql(sql, args).fetchall()]
     conn = sqlite3.connect(hub.config.db_path)
     try:
         return conn.execute(sql, args).fetchall()

@@ -45,6 +45,7 @@ RACER = textwrap.dedent(
     from hub.clock import Clock, iso
     from hub.db import database, open_postgres
     from hub.errors import Conflict
+    from hub.models import Command
     from hub.services.attachments import AttachmentService
     from hub.services.commands import CommandService
     from hub.services.dispatch import Dispatcher
@@ -90,6 +91,22 @@ RACER = textwrap.dedent(
                 out.append([command_id, commands.cancel(command_id).status])
             except Conflict as exc:
                 out.append([command_id, str(exc)])
+    elif job == "work":  # claim and finish until every command is done; abandon some first deliveries
+        worker = Dispatcher(int(arg), 1000, signal)
+        while True:
+            claimed = worker.claim(name, 18, wait=0.5)
+            if not claimed:
+                if not Command.select().where(Command.status != "done").exists():
+                    break
+                continue
+            [command] = claimed
+            if command["deliveries"] == 1 and command["id"] % 3 == 0:
+                out.append([command["id"], 0])  # as an agent that died holding it would
+                continue
+            with database.atomic():
+                if worker.finish(command["id"], None, name, command["deliveries"], "done",
+                                 iso(Clock().now())):
+                    out.append([command["id"], command["deliveries"]])
     elif job == "heartbeat":
         out = dispatcher.heartbeat(name, 18)["cancelled"]
     print(json.dumps(out))
@@ -215,3 +232,24 @@ def test_cancel_racing_claims_loses_no_cancellation(db, tmp_path):
     heard = race(db, tmp_path, [("heartbeat", "")] * PROCESSES)
     for n, got in enumerate(heard):  # racer-0 cancelled, and holds nothing
         assert got == sorted(i for i, who in holder.items() if who == f"racer-{n}"), n
+
+
+def test_leases_that_run_out_are_redelivered_and_only_the_current_delivery_finishes(db, tmp_path):
+    ids = refreshes(60)
+
+    worked = race(db, tmp_path, [("work", "2")] * PROCESSES)
+
+    finished = Counter(i for got in worked for i, delivery in got if delivery)
+    abandoned = Counter(i for got in worked for i, delivery in got if not delivery)
+    assert sorted(finished) == ids and set(finished.values()) == {1}
+    assert sorted(abandoned) == [i for i in ids if i % 3 == 0] and set(abandoned.values()) == {1}
+    rows = {c.id: c for c in Command.select()}
+    assert {c.status for c in rows.values()} == {"done"}
+    # The finish taken was the last delivery's; an abandoned command went out again.
+    assert {i: d for got in worked for i, d in got if d} == {i: c.deliveries for i, c in rows.items()}
+    assert all(rows[i].deliveries >= 2 for i in abandoned)
+    # Each delivery had its run: the abandoned ones' closed as their lease ran out.
+    runs = Counter(r.command_id for r in SyncRun.select(SyncRun.command))
+    assert runs == Counter({i: c.deliveries for i, c in rows.items()})
+    assert {r.error for r in SyncRun.select().where(SyncRun.status == "failed")} <= {
+        f"lease of agent racer-{n} expired" for n in range(PROCESSES)}

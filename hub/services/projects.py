@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound
@@ -79,12 +80,13 @@ class ProjectService:
     def set_scope(self, jql: str) -> None:
         """Set the part of the base JQL before its labels clause (may be empty)."""
         with database.atomic():
-            Setting.insert(key="jql_scope", value=jql.strip()).on_conflict_replace().execute()
+            (Setting.insert(key="jql_scope", value=jql.strip())
+             .on_conflict(conflict_target=[Setting.key], preserve=[Setting.value]).execute())
 
     def base_jql(self) -> str | None:
         """The base JQL now; a ``refresh`` with exactly this JQL is a full run."""
         # One statement: asked on every state page of a refresh.
         scope, labels = database.execute_sql(
             "SELECT (SELECT value FROM setting WHERE key = 'jql_scope'), "
-            "(SELECT json_group_array(label) FROM project)").fetchone()
-        return compose_base_jql((scope or "").strip(), json.loads(labels))
+            f"(SELECT {dialect.current().json_group_array('label')} FROM project)").fetchone()
+        return compose_base_jql((scope or "").strip(), json.loads(labels or "[]"))

@@ -21,14 +21,15 @@ LEASE_EXPIRED = PREFIX + "lease_expired"
 CLEANUP = PREFIX + "cleanup"
 
 _ADD = ("INSERT INTO setting (key, value) VALUES {rows} "
-        "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)")
+        "ON CONFLICT (key) DO UPDATE SET value = CAST(setting.value AS BIGINT) + CAST(excluded.value AS BIGINT)")
 
 
 def add_tallies(amounts: Mapping[str, int]) -> None:
     """Add each amount to its total. Call inside the write transaction of what
     is counted, so that the two commit (or roll back) together; zeros are skipped.
     One statement however many totals change."""
-    rows = [(key, str(int(n))) for key, n in amounts.items() if n]
+    # In key order: two writers adding to the same totals lock their rows in the same order.
+    rows = [(key, str(int(n))) for key, n in sorted(amounts.items()) if n]
     if rows:
         database.execute_sql(_ADD.format(rows=", ".join("(?, ?)" for _ in rows)),
                              [v for row in rows for v in row])
