@@ -50,6 +50,10 @@ def enqueue(data_dir: Path, count: int, database_url: str | None = None) -> None
         with psycopg.connect(database_url) as pg, pg.cursor() as cur:
             cur.executemany("INSERT INTO command (type, params, status, created_at) VALUES (%s, %s, %s, %s)",
                             rows)
+        with psycopg.connect(database_url, autocommit=True) as pg:
+            # What autovacuum does soon after such a load: without statistics the planner
+            # takes the queue for a few rows and sorts it whole at every claim.
+            pg.execute("ANALYZE command")
         return
     conn = sqlite3.connect(data_dir / "hub.sqlite")
     conn.executemany("INSERT INTO command (type, params, status, created_at) VALUES (?, ?, ?, ?)", rows)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from hub.db import database
 from hub.dialect import Dialect, current
-from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, RUNNING
+from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, REFRESH, RUNNING
 
 # The first key of the hub's two-key advisory locks ("cmds" in ASCII); the
 # second is the hash of what the rule is about. (The schema's migration lock
@@ -146,3 +146,31 @@ def fetch_of(value: str, dialect: Dialect | None = None) -> str:
         return (f"((c.params::jsonb) ->> 'attachment_id') = {value}"
                 " AND jsonb_typeof((c.params::jsonb) -> 'attachment_id') = 'string'")
     return f"json_extract(c.params, '$.attachment_id') = {value}"
+
+
+def claim_alone(marks: str) -> str:
+    """PostgreSQL's claim as one statement, outside any transaction: the oldest queued
+    commands of the types in ``marks`` taken (as :func:`picked`, :func:`still_queued` and
+    :func:`token_alive` have it), a run opened for each refresh taken, and whether any lease
+    has run out (the caller then takes them back, in a transaction of its own).
+
+    Parameters: agent_id, token_id, claimed_at, lease_until, the types, limit, token_id,
+    token_id, agent_version, now. Rows: ``(expired, id, type, params, deliveries,
+    lease_until)``, one per command taken, or one with ``id`` NULL when none was.
+    """
+    return f"""
+WITH claimed AS (
+  UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, claimed_at = ?, lease_until = ?,
+         deliveries = deliveries + 1
+  WHERE id = ANY(ARRAY(SELECT id FROM command WHERE status = '{QUEUED}' AND type IN ({marks})
+                       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED))
+    AND status = '{QUEUED}' AND (CAST(? AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM token WHERE id = ?))
+  RETURNING id, type, params, deliveries, lease_until, claimed_at),
+runs AS (
+  INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded, agent_version)
+  SELECT id, coalesce(CAST(params AS jsonb) ->> 'jql', ''), '{RUNNING}', claimed_at, 0, CAST(? AS BIGINT)
+  FROM claimed WHERE type = '{REFRESH}' ORDER BY id)
+SELECT EXISTS (SELECT 1 FROM command WHERE status = '{CLAIMED}' AND lease_until < ?),
+       claimed.id, claimed.type, claimed.params, claimed.deliveries, claimed.lease_until
+FROM (SELECT 1) AS one LEFT JOIN claimed ON true
+"""

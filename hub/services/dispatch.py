@@ -190,6 +190,10 @@ class Dispatcher:
                     limit: int, token_id: int | None) -> list[dict]:
         now = self._clock.now()
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
+        if allowed and current().postgres and not self._seen_due(agent_id, token_id, version, now):
+            alone = self._claim_alone(agent_id, version, allowed, limit, token_id, now)
+            if alone is not None:
+                return alone
         rows: list[tuple] = []
         with database.atomic():
             written = self._seen(agent_id, token_id, version, now)
@@ -226,6 +230,27 @@ class Dispatcher:
         self._remember(token_id, agent_id, written)
         if revoked:
             # After the commit: the leases found expired on the way stay taken back.
+            raise Unauthenticated("The token was revoked while the claim waited; no command was handed out.")
+        return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
+                 "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
+
+    def _claim_alone(self, agent_id: str, version: int, allowed: list[str], limit: int,
+                     token_id: int | None, now) -> list[dict] | None:
+        """PostgreSQL, when the agent's status needs no write: the claim in one statement
+        and no transaction (each round trip to the server counts: BEGIN and COMMIT were two
+        of a claim's five). None when leases had run out and nothing was taken: the claim is
+        then made again the usual way, after they are taken back, as on SQLite."""
+        result = database.execute_sql(
+            sql.claim_alone(", ".join("?" * len(allowed))),
+            (agent_id, token_id, iso(now), after(now, self._lease_seconds), *allowed, limit,
+             token_id, token_id, version, iso(now))).fetchall()
+        expired = bool(result[0][0])
+        rows = sorted(row[1:] for row in result if row[1] is not None)  # oldest first
+        if expired:
+            self.expire_leases()
+            if not rows:
+                return None
+        if not rows and token_id is not None and not token_exists(token_id):
             raise Unauthenticated("The token was revoked while the claim waited; no command was handed out.")
         return [{"id": id_, "type": type_, "params": _params(params), "deliveries": deliveries,
                  "lease_until": lease} for id_, type_, params, deliveries, lease in rows]
@@ -356,16 +381,11 @@ class Dispatcher:
         unless this process wrote the same for the same token within
         SEEN_EVERY_SECONDS; returns what to remember once the transaction
         commits, or None when nothing was written."""
+        if not self._seen_due(agent_id, token_id, version, now, state, detail):
+            return None
         stamp = iso(now)
         last = self._written.get((token_id, agent_id))
         changes_state = state is not None or detail is not None
-        if last is not None:
-            seen_at, last_version, last_state, last_detail = last
-            fresh = now - seen_at < timedelta(seconds=SEEN_EVERY_SECONDS)
-            same = version == last_version and (
-                not changes_state or (state, detail) == (last_state, last_detail))
-            if fresh and same:
-                return None
         values = {"version": version, "last_seen_at": stamp}
         if changes_state:
             values.update(state=state, detail=detail)
@@ -374,6 +394,20 @@ class Dispatcher:
             return (now, version, state, detail)
         # state and detail were left as they were: remember the last ones written.
         return (now, version, last[2], last[3])
+
+    def _seen_due(self, agent_id: str, token_id: int | None, version: int, now, state=None,
+                  detail=None) -> bool:
+        """Whether :meth:`_seen` would write: not when this process wrote the same for the
+        same token within SEEN_EVERY_SECONDS."""
+        last = self._written.get((token_id, agent_id))
+        if last is None:
+            return True
+        seen_at, last_version, last_state, last_detail = last
+        changes_state = state is not None or detail is not None
+        fresh = now - seen_at < timedelta(seconds=SEEN_EVERY_SECONDS)
+        same = version == last_version and (
+            not changes_state or (state, detail) == (last_state, last_detail))
+        return not (fresh and same)
 
     def _remember(self, token_id: int | None, agent_id: str, written) -> None:
         """After COMMIT: what ``_seen`` wrote is now there for every reader.
