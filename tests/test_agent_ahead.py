@@ -6,6 +6,8 @@ import pytest
 
 from agent.ahead import OneAhead
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_items_come_in_order_and_a_producer_error_comes_after_them():
     def items():

@@ -10,6 +10,8 @@ import pytest
 from demo.fakejira import FakeJira
 from tests.support import call, next_second, prepared_hub, quick_runner, start, stop, wait_for_line, wait_until
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 REASON = "not found in Jira — deleted, or no longer visible to the agent's user"
 
 

@@ -11,6 +11,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -10,6 +10,8 @@ from agent.jira_client import JiraAuthError, JiraClient, JiraError
 from agent.retry import Backoff
 from demo.fakejira import FakeJira
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def jira():

@@ -17,6 +17,8 @@ from agent.runner import Runner
 from demo.fakejira import CUSTOM_IDS, FakeJira
 from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 LATER = "2026-11-20T10:30:00.000+0300"
 SCOPE = '(project = AURORA AND labels in ("AWPCA"))'  # the hub's scope and its one project's label
 WINDOW = 10_000  # Data Center's default jira.search.platform.max.result.window

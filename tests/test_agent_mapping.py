@@ -3,6 +3,8 @@ versions, worklogs, times, and Jira's catalogues."""
 
 from __future__ import annotations
 
+import pytest
+
 from agent import mapping
 from agent.runner import looks_like_html, search_where, updated_clause
 from demo.fakejira import (
@@ -30,6 +32,8 @@ from demo.fakejira import (
     user,
     version,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 CUSTOM = mapping.CustomFields(sprint=SPRINT_FIELD, epic_link=EPIC_FIELD, planned_start=START_FIELD,
                               planned_end=END_FIELD)

@@ -12,6 +12,8 @@ from agent.runner import Runner
 from demo.fakejira import FakeJira
 from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def world(tmp_path):

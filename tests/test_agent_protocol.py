@@ -20,6 +20,8 @@ from tests.support import (
     with_projects,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_claim_gives_the_oldest_first_and_opens_a_sync_run(hub):
     first, second = enqueue(hub, "key = A-1"), enqueue(hub, "key = A-2")

@@ -13,6 +13,8 @@ import pytest
 
 from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line, wait_until
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 ROOT = Path(__file__).resolve().parent.parent
 # The fake Jira in a process of its own, so that stopping it is Jira going down as a network sees
 # it: its port refuses, and the connections the agent keeps alive are closed, not left hanging.

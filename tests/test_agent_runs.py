@@ -13,6 +13,8 @@ from agent.runner import Runner
 from demo.fakejira import FakeJira
 from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line, wait_until
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 LATER = "2026-11-20T10:30:00.000+0300"
 
 

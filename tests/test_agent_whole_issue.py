@@ -37,6 +37,8 @@ from demo.fakejira import (
 from hub.clock import jira_to_utc
 from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 RESOLVED = "2026-10-22T13:05:11.000+0300"
 SPRINTS = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13, goal="Cards, then [lists]", board=3,
                          end="2026-10-14T09:00:00.000+03:00", complete="2026-10-14T18:00:00.000+03:00"),

@@ -27,6 +27,8 @@ from tests.support import (
     waiting_polls,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def hub(make_hub, request):
@@ -331,6 +333,7 @@ def test_states_follow_new_and_changing_commands_of_many_attachments(hub):
     assert states("1") == [("1", "failed", "later", newer_failure)]
 
 
+@pytest.mark.backends("sqlite")  # SQLite's query plan
 def test_states_read_fetches_through_the_attachment_index(hub):
     """Both fetch lookups seek the partial expression index; nothing scans a table."""
     from hub.db import database
@@ -342,6 +345,20 @@ def test_states_read_fetches_through_the_attachment_index(hub):
     assert command_reads == ["SEARCH c USING INDEX command_attachment (<expr>=?)"] * 2, plan
     # Only the asked ids (json_each) are walked one by one.
     assert [step for step in plan if step.startswith("SCAN") and not step.startswith("SCAN asked")] == [], plan
+
+
+@pytest.mark.backends("postgresql")
+def test_states_on_postgresql_can_read_fetches_through_the_attachment_index(hub):
+    """The expression is the index's: with scans priced out, both lookups use it."""
+    from hub.db import database
+    from hub.dialect import POSTGRES
+    from hub.services.attachments import GIVEN_UP, OPEN, states_sql
+
+    params = (*GIVEN_UP, *GIVEN_UP, '["1", "2"]', *OPEN)
+    with database.atomic():
+        database.execute_sql("SET LOCAL enable_seqscan = off")
+        plan = "\n".join(row[0] for row in database.execute_sql("EXPLAIN " + states_sql(POSTGRES), params))
+    assert plan.count("command_attachment") == 2, plan
 
 
 def test_fetch_requests_at_once_make_one_command(hub):

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import falcon.testing
 import pytest
 
-from hub import startup
+from hub import dialect, startup
 from hub.api.app import create_app
 from hub.config import Config
 from hub.db import database
@@ -18,14 +18,31 @@ from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
 from tests.conftest import MovableClock
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 LEASE = 60
 T = "2026-11-02T09:00:00+00:00"
 
 
 @contextmanager
 def statements():
-    """The SQL statements run on this thread's connection meanwhile."""
+    """The SQL statements run on this thread's connection meanwhile (on PostgreSQL:
+    those the database runs for the hub, which psycopg cannot trace)."""
     seen: list[str] = []
+    if dialect.current().postgres:
+        db = database.obj
+        run = db.execute_sql
+
+        def traced(sql, params=None, commit=None):
+            seen.append(sql)
+            return run(sql, params, commit)
+
+        db.execute_sql = traced
+        try:
+            yield seen
+        finally:
+            del db.execute_sql
+        return
     conn = database.connection()
     conn.set_trace_callback(seen.append)
     try:
@@ -35,6 +52,14 @@ def statements():
 
 
 def raw(config: Config, sql: str, rows=()) -> list[tuple]:
+    if config.database_url:
+        with database.atomic():
+            for row in rows:
+                database.execute_sql(sql, row)
+            if rows:
+                return []
+            cursor = database.execute_sql(sql)
+            return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
     conn = sqlite3.connect(config.db_path)
     try:
         if rows:
@@ -61,7 +86,8 @@ def clock():
 @pytest.fixture
 def app(config: Config, clock):
     """The app over a real database, with an agent token; the clock stands still."""
-    config = Config(data_dir=config.data_dir, lease_seconds=LEASE, max_deliveries=3)
+    config = Config(data_dir=config.data_dir, database_url=config.database_url, lease_seconds=LEASE,
+                    max_deliveries=3)
     startup.prepare(config)
     client = falcon.testing.TestClient(
         create_app(config, on_full_run_done=lambda run_id: None, clock=clock))

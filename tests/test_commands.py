@@ -7,6 +7,8 @@ import pytest
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def service(hub):
     from hub.services.attachments import AttachmentService

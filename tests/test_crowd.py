@@ -24,6 +24,8 @@ import pytest
 
 from tests.support import HUB, created_hub, run_script, stop, wait_for_line
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 MB = 1024 * 1024
 # A hub that answers within this is not starved; a starved one took 28 s and more.
 PROMPT = 5.0

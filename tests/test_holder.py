@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
+import pytest
 
 from hub.models import Command
 from hub.services.tokens import TokenService
 from tests.support import claim, db_rows, enqueue, issue, report
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def as_token(hub, token: str, method: str, path: str, body: dict):
@@ -80,10 +82,7 @@ def test_a_command_claimed_before_tokens_were_recorded_needs_its_agent_id(hub):
     """Claimed by a v6 hub (token_id NULL): agent_id is what names its holder."""
     command = enqueue(hub, "key = A-1")
     claim(hub, agent_id="agent-1")
-    conn = sqlite3.connect(hub.config.db_path)
-    conn.execute("UPDATE command SET token_id = NULL")
-    conn.commit()
-    conn.close()
+    Command.update(token_id=None).execute()
 
     assert report(hub, command["id"], "state", {"issues": [issue("A-1")]}).status_code == 409
     assert report(hub, command["id"], "state",

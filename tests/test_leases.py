@@ -15,6 +15,8 @@ from hub.services.work_signal import WorkSignal
 from tests.conftest import MovableClock
 from tests.support import wait_until
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 LEASE = 60
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from hub.api.longpoll import LongPolls
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_polls_past_the_slots_are_told_to_come_back_and_slots_return_even_on_errors():
     gate = LongPolls(2, retry_after=3)

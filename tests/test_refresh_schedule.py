@@ -19,6 +19,8 @@ from tests.conftest import MovableClock
 from tests.support import BASE, claim, db_rows, enqueue, issue, report, with_projects
 from worker import tasks
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 # Defaults: incremental "*/15 * * * *", full "0 2 * * *".
 QUARTER = datetime(2026, 11, 30, 10, 15)
 NOT_DUE = datetime(2026, 11, 30, 10, 16)

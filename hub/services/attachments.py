@@ -16,11 +16,13 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import BinaryIO
 
 from hub.clock import Clock, iso
 from hub.db import database
+from hub.dialect import SQLITE, Dialect, current
+from hub.dialect import commands as sql
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, IssueAttachment
 from hub.services.aliases import current_issue
@@ -47,23 +49,28 @@ POLL_SECONDS = 0.25
 
 # An attachment's fetches are found through the partial expression index
 # ``command_attachment`` (schema v7): the expression and ``type = ...`` below
-# must stay exactly as the index has them, and the attachment id compared with
-# them must carry no column affinity (``asked.value`` from json_each, not
-# ``issue_attachment.attachment_id``), or SQLite scans every command instead.
-_FETCHES = (f"FROM command AS c WHERE c.type = '{FETCH_ATTACHMENT}'"
-                     " AND json_extract(c.params, '$.attachment_id') = asked.value")
+# must stay exactly as the index has them (hub.dialect.commands.fetch_of),
+# and the attachment id compared with them must carry no column affinity
+# (``asked.value`` from json_each, not ``issue_attachment.attachment_id``), or
+# SQLite scans every command instead.
+def _fetches(dialect: Dialect) -> str:
+    return (f"FROM command AS c WHERE c.type = '{FETCH_ATTACHMENT}'"
+            f" AND {sql.fetch_of('asked.value', dialect)}")
 
 
 def _marks(values: tuple) -> str:
     return ", ".join("?" * len(values))
 
 
-# Everything but the store check, for many ids in one statement: each asked id
-# that the mirror lists, in the order asked, with its file row (if any), its
-# newest fetch and its newest open fetch, and what its state is unless the
-# file turns out to be in the store; and who attached it (by display name too,
-# when the agent reported the user) and when.
-STATES_SQL = f"""
+@cache
+def states_sql(dialect: Dialect) -> str:
+    """Everything but the store check, for many ids in one statement: each asked id
+    that the mirror lists, in the order asked, with its file row (if any), its
+    newest fetch and its newest open fetch, and what its state is unless the
+    file turns out to be in the store; and who attached it (by display name too,
+    when the agent reported the user) and when."""
+    fetches = _fetches(dialect)
+    return f"""
 SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.id,
        CASE WHEN pending.id IS NOT NULL THEN '{FETCHING}'
             WHEN newest.status IN ({_marks(GIVEN_UP)}) THEN '{FAILED}'
@@ -71,17 +78,21 @@ SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.i
        CASE WHEN pending.id IS NULL AND newest.status IN ({_marks(GIVEN_UP)}) THEN newest.error END,
        coalesce(pending.id, newest.id),
        a.author, u.display_name, a.created, a.created_at
-FROM json_each(?) AS asked
+FROM {sql.asked_attachments(dialect)}
 JOIN issue_attachment AS a ON a.attachment_id = asked.value
 LEFT JOIN jira_user AS u ON u.name = a.author
 LEFT JOIN attachment_file AS f ON f.attachment_id = a.attachment_id
 LEFT JOIN command AS newest ON newest.id = (
-    SELECT c.id {_FETCHES} ORDER BY c.id DESC LIMIT 1)
+    SELECT c.id {fetches} ORDER BY c.id DESC LIMIT 1)
 LEFT JOIN command AS pending ON pending.id = (
-    SELECT c.id {_FETCHES} AND c.status IN ({_marks(OPEN)})
+    SELECT c.id {fetches} AND c.status IN ({_marks(OPEN)})
     ORDER BY c.id DESC LIMIT 1)
 ORDER BY asked.key
 """
+
+
+# SQLite's, as it reads (the tests look at its query plan).
+STATES_SQL = states_sql(SQLITE)
 
 
 def state_rows(ids: list[str]) -> list[tuple]:
@@ -95,7 +106,7 @@ def state_rows(ids: list[str]) -> list[tuple]:
     distinct; one statement, so one snapshot, whatever their number.
     """
     params = (*GIVEN_UP, *GIVEN_UP, json.dumps(ids), *OPEN)
-    return database.execute_sql(STATES_SQL, params).fetchall()
+    return database.execute_sql(states_sql(current()), params).fetchall()
 
 
 @dataclass(frozen=True)
@@ -166,9 +177,12 @@ class AttachmentService:
         Ready: nothing is enqueued. Fetching: the open command is returned, never
         a second one, in whatever batch it already is. None or failed: a new
         ``fetch_attachment`` is enqueued, into ``batch_id`` when given. The
-        check and the insert share one write transaction.
+        check and the insert share one write transaction, which on PostgreSQL
+        first takes the attachment's advisory lock: two requests at once make
+        one command.
         """
         with database.atomic():
+            sql.serialize(sql.FETCH + attachment_id)
             if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             state = self.state(attachment_id)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from hub.clock import Clock, iso, parse_utc
 from hub.db import database
+from hub.dialect import commands as sql
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import Batch, Command
 from hub.services.pagination import page
@@ -119,6 +120,9 @@ class CommandService:
         (nothing queued) when there is no base JQL or ``plan`` answers False.
         """
         with database.atomic():
+            # On PostgreSQL writers do not wait for each other: what ``plan`` reads
+            # holds at the insert only while no other scheduled refresh is planned.
+            sql.serialize(sql.REFRESH_SCHEDULE)
             jql = self._projects.base_jql()
             if jql is None:
                 return None
@@ -181,7 +185,10 @@ class CommandService:
     def cancel(self, command_id: int) -> Command:
         """Cancel a queued or claimed command; its agent hears of it at its next heartbeat."""
         with database.atomic():
-            command = self._get(command_id)
+            # Locked on PostgreSQL, so a claim cannot take it between the check and
+            # the save (a claim passes over a locked row; one that got it first is
+            # waited for, and its command is cancelled as claimed).
+            command = self._get(command_id, lock=True)
             if command.status not in OPEN_STATUSES:
                 raise Conflict(f"command {command_id} is {command.status}; only queued or "
                                "claimed commands can be cancelled")
@@ -194,8 +201,9 @@ class CommandService:
         return command
 
     @staticmethod
-    def _get(command_id: int) -> Command:
-        command = Command.get_or_none(Command.id == command_id)
+    def _get(command_id: int, *, lock: bool = False) -> Command:
+        query = Command.select().where(Command.id == command_id)
+        command = (sql.locked(query) if lock else query).get_or_none()
         if command is None:
             raise NotFound(f"no command {command_id}")
         return command

@@ -218,9 +218,9 @@ class ReportService:
         if stored != size:
             raise Conflict(f"file {result['sha256']} is {stored} bytes, not {size}")
         attachment_id = (command.params or {}).get("attachment_id")
-        (AttachmentFile.insert(attachment_id=attachment_id, file=result["sha256"], size=size,
-                               fetched_at=now)
-         .on_conflict_replace().execute())
+        row = {"file": result["sha256"], "size": size, "fetched_at": now}
+        (AttachmentFile.insert(attachment_id=attachment_id, **row)
+         .on_conflict(conflict_target=[AttachmentFile.attachment_id], update=row).execute())
         return {"sha256": result["sha256"], "size": size}
 
     def _held(self, command_id: int, report: dict, token_id: int | None) -> Command:

@@ -12,6 +12,7 @@ from peewee import JOIN
 
 from hub.clock import Clock, iso
 from hub.db import database
+from hub.dialect import commands as sql
 from hub.models import Command, Issue, SyncRun
 from hub.services.pagination import page
 from hub.services.work_signal import WorkSignal
@@ -49,9 +50,7 @@ class ListedRun:
 # Keys a check_issues names at most: the agent reads them 100 to a search.
 CHECK_KEYS = 500
 # The keys that open check_issues commands name already: not asked for twice.
-_CHECKING = ("SELECT keys.value FROM command, json_each(command.params, '$.keys') AS keys "
-             f"WHERE command.type = '{CHECK_ISSUES}' AND command.status IN "
-             f"({', '.join(repr(s) for s in OPEN_STATUSES)})")
+_OPEN = ", ".join(repr(s) for s in OPEN_STATUSES)
 
 
 def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
@@ -96,9 +95,7 @@ def open_runs(runs: list[tuple[int, str, str, int]]) -> None:
     # database's own execute, whose errors the API knows how to answer.
     database.execute_sql(
         "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded, agent_version) "
-        f"SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), '{RUNNING}', "
-        "json_extract(value, '$[2]'), 0, json_extract(value, '$[3]') FROM json_each(?) "
-        "ORDER BY key", (json.dumps(runs, ensure_ascii=False),))
+        f"{sql.runs_from_json()}", (json.dumps(runs, ensure_ascii=False),))
 
 
 def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
@@ -111,7 +108,7 @@ def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
         f"UPDATE sync_run SET status = '{FAILED}', finished_at = ?, history_at = NULL, "
         "error = 'lease of agent ' || coalesce((SELECT agent_id FROM command "
         "WHERE command.id = sync_run.command_id), 'None') || ' expired' "
-        f"WHERE status = '{RUNNING}' AND command_id IN (SELECT value FROM json_each(?))",
+        f"WHERE status = '{RUNNING}' AND command_id IN {sql.id_list()}",
         (finished_at, json.dumps(command_ids)))
 
 
@@ -150,7 +147,9 @@ class SyncRunService:
         """
         checks = 0
         with database.atomic():
-            run = SyncRun.get_or_none(SyncRun.id == run_id)
+            # Locked on PostgreSQL: two markings of one run at once would both
+            # find its checks not yet enqueued.
+            run = sql.locked(SyncRun.select().where(SyncRun.id == run_id)).get_or_none()
             if run is None:
                 return 0
             changed = 0
@@ -177,8 +176,8 @@ class SyncRunService:
         command. Records their number on the run; returns it. Call inside the marking's
         transaction."""
         keys = [row[0] for row in database.execute_sql(
-            f"SELECT key FROM issue WHERE fetched_at < ? AND gone_at IS NULL AND key NOT IN ({_CHECKING}) "
-            "ORDER BY key", (run.started_at,))]
+            "SELECT key FROM issue WHERE fetched_at < ? AND gone_at IS NULL "
+            f"AND key NOT IN ({sql.checking_keys(_OPEN)}) ORDER BY key", (run.started_at,))]
         now = iso(self._clock.now())
         batches = [keys[start:start + CHECK_KEYS] for start in range(0, len(keys), CHECK_KEYS)]
         for batch in batches:
