@@ -85,22 +85,30 @@ def load_one(worker: int, number: int, content: dict, log: bool) -> None:
             database.execute_sql("INSERT INTO load_log (worker, page) VALUES (?, ?)", (worker, number))
 
 
-def load_pages(data_dir: str, database_url: str | None, worker: int, seed: int, count: int, start) -> int:
-    """In a process of its own: open the database, wait at ``start`` (a barrier) for the
-    other processes, and load ``count`` pages of ``worker``. An error (a deadlock, say)
-    ends it with that error, for the test to show."""
+def load_rounds(data_dir: str, database_url: str | None, worker: int, seed: int, rounds: int, pages: int,
+                steps) -> int:
+    """In a process of its own: open the database, then ``rounds`` times wait at ``steps``
+    (a barrier the test and every process share) for the others, load ``pages`` of
+    ``worker``'s pages, and wait at ``steps`` again while the test compares. An error (a
+    deadlock, say) ends it with that error, for the test to show."""
     from hub.config import Config
     from hub.db import open_hub_database
 
+    contents = pages_of(seed, worker, rounds * pages)
     db = open_hub_database(Config(data_dir=Path(data_dir), database_url=database_url))
     try:
         db.connect(reuse_if_open=True)
-        start.wait(120)
-        for number, content in enumerate(pages_of(seed, worker, count)):
-            load_one(worker, number, content, log=True)
+        for first in range(0, rounds * pages, pages):
+            steps.wait(120)
+            for number in range(first, first + pages):
+                load_one(worker, number, contents[number], log=True)
+            steps.wait(120)
+    except BaseException:
+        steps.abort()  # the test stops waiting, and shows this error
+        raise
     finally:
         db.close()
-    return count
+    return rounds * pages
 
 
 def snapshot() -> dict:

@@ -6,9 +6,9 @@ write lock; on PostgreSQL two pages that share an issue wait for each other's ke
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from threading import BrokenBarrierError
 
 import pytest
 
@@ -20,7 +20,10 @@ from tests import mirror_load
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 PROCESSES = 3
-PAGES = 60
+ROUNDS = 40
+# Pages each process loads in a round; the mirror is compared after every round, before
+# later pages overwrite what went wrong.
+PAGES = 2
 
 
 def log_table(backend: str) -> str:
@@ -37,42 +40,49 @@ def replay_config(backend, tmp_path, request):
     server, template = request.getfixturevalue("postgres_template")
     name = server.create_database(template=template)
     yield Config(data_dir=tmp_path / "replay", database_url=server.url(name))
-    if database.obj is not None and getattr(database.obj, "database", None) == name:
-        database.obj.close()
     server.drop_database(name)
 
 
 def test_overlapping_pages_loaded_at_once_end_as_one_after_the_other(config, backend, replay_config):
     startup.prepare(config)
-    db = open_hub_database(config)
-    database.execute_sql(log_table(backend))
-    db.close()
-    seed = 21
-    spawn = multiprocessing.get_context("spawn")
-    with spawn.Manager() as manager, ProcessPoolExecutor(PROCESSES, mp_context=spawn) as pool:
-        start = manager.Barrier(PROCESSES)
-        loads = [pool.submit(mirror_load.load_pages, str(config.data_dir), config.database_url, worker, seed,
-                             PAGES, start) for worker in range(PROCESSES)]
-        # A page that failed (a deadlock, a serialization failure) raises its error here.
-        assert [load.result() for load in loads] == [PAGES] * PROCESSES
-
-    db = open_hub_database(config)
-    order = [tuple(row) for row in database.execute_sql("SELECT worker, page FROM load_log ORDER BY seq")]
-    at_once = mirror_load.snapshot()
-    db.close()
-    assert sorted(order) == [(worker, page) for worker in range(PROCESSES) for page in range(PAGES)]
-    # Each process's pages took effect in its order; and the processes did load at once.
-    for worker in range(PROCESSES):
-        assert [page for w, page in order if w == worker] == list(range(PAGES))
-    assert sum(1 for before, after in itertools.pairwise(order) if before[0] != after[0]) > PROCESSES
-
     startup.prepare(replay_config)
-    db = open_hub_database(replay_config)
-    pages = {worker: mirror_load.pages_of(seed, worker, PAGES) for worker in range(PROCESSES)}
-    for worker, page in order:
-        mirror_load.load_one(worker, page, pages[worker][page], log=False)
-    one_after_the_other = mirror_load.snapshot()
-    db.close()
-    assert at_once["issue"], "nothing was loaded"
-    for table in mirror_load.TABLES:
-        assert at_once[table] == one_after_the_other[table], table
+    replay = open_hub_database(replay_config)
+    at_once = open_hub_database(config)
+    database.execute_sql(log_table(backend))
+    seed, seen, switches = 21, 0, 0
+    pages = {worker: mirror_load.pages_of(seed, worker, ROUNDS * PAGES) for worker in range(PROCESSES)}
+    spawn = multiprocessing.get_context("spawn")
+    try:
+        with spawn.Manager() as manager, ProcessPoolExecutor(PROCESSES, mp_context=spawn) as pool:
+            steps = manager.Barrier(PROCESSES + 1)
+            loads = [pool.submit(mirror_load.load_rounds, str(config.data_dir), config.database_url, worker,
+                                 seed, ROUNDS, PAGES, steps) for worker in range(PROCESSES)]
+            try:
+                for round_ in range(ROUNDS):
+                    steps.wait(120)  # they load
+                    steps.wait(120)  # they have loaded
+                    database.initialize(at_once)
+                    order = [tuple(row) for row in database.execute_sql(
+                        "SELECT worker, page FROM load_log WHERE seq > ? ORDER BY seq", (seen,))]
+                    seen += len(order)
+                    switches += sum(1 for n in range(1, len(order)) if order[n - 1][0] != order[n][0])
+                    assert sorted(order) == [(worker, page) for worker in range(PROCESSES)
+                                             for page in range(round_ * PAGES, (round_ + 1) * PAGES)]
+                    loaded = mirror_load.snapshot()
+                    database.initialize(replay)
+                    for worker, page in order:
+                        mirror_load.load_one(worker, page, pages[worker][page], log=False)
+                    assert loaded == mirror_load.snapshot(), f"round {round_}, pages in the order {order}"
+            except BrokenBarrierError:
+                pass  # a process failed: its error is raised below
+            except BaseException:
+                steps.abort()  # the processes stop waiting for the next round
+                raise
+            # A page that failed (a deadlock, a serialization failure) raises its error here.
+            assert [load.result() for load in loads] == [ROUNDS * PAGES] * PROCESSES
+    finally:
+        at_once.close()
+        replay.close()
+    assert loaded["issue"], "nothing was loaded"
+    # The processes did load at once: the pages of one round interleave.
+    assert switches > ROUNDS
