@@ -12,7 +12,9 @@ from hub import startup
 from hub.db import database, open_hub_database
 from hub.dialect import current
 from hub.dialect.mirror import connection, insertion_order, mirror_sql
+from hub.services.aliases import current_issue, current_keys, moved_from
 from hub.services.mirror import MirrorService, RunContext
+from hub.services.sprints import SprintService
 from tests.support import JIRA_TIME, claim, db_rows, enqueue, issue, jira_id, report, rich
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -202,3 +204,44 @@ def test_a_page_ends_where_its_states_applied_one_by_one_end(db):
             pages.append(([random_state(rng) for _ in range(rng.randint(0, 4))],
                           [random_state(rng) for _ in range(rng.randint(0, 3))], run))
         assert loaded(pages, one_by_one=False) == loaded(pages, one_by_one=True), pages
+
+
+def test_moved_issues_are_found_by_their_old_keys_and_name_them_in_order(db):
+    def move(issues: list[dict], minute: int) -> None:
+        with database.atomic():
+            MirrorService().load_page(issues, [], RunContext(full=False, started_at=START,
+                                                             now=f"2026-11-02T09:{minute:02d}:00+00:00"))
+
+    move([{"key": "AURORA-12", "id": "10012", "summary": "radar"},
+          {"key": "AURORA-13", "id": "10013", "summary": "sonar"}], 1)
+    # AURORA-12 moves to OPS-7 (the same Jira id), then on to SEC-2; AURORA-13's changelog
+    # alone tells that it was AURORA-99 before it was mirrored, and then moves it to OPS-8.
+    move([{"key": "OPS-7", "id": "10012"}], 2)
+    key_item = {"field": "Key", "from_string": "AURORA-99", "to_string": "AURORA-13"}
+    move([{"key": "AURORA-13", "id": "10013", "changes": [{"id": "1", "created": JIRA_TIME, "items": [key_item]}]}], 3)
+    move([{"key": "SEC-2", "id": "10012"}, {"key": "OPS-8", "id": "10013"}], 4)
+
+    assert current_issue("AURORA-12").key == current_issue("OPS-7").key == "SEC-2"
+    assert current_issue("AURORA-99").summary == "sonar"
+    assert current_issue("AURORA-14") is None
+    assert current_keys(["AURORA-12", "OPS-7", "SEC-2", "AURORA-99"]) == {
+        "AURORA-12": "SEC-2", "OPS-7": "SEC-2", "AURORA-99": "OPS-8"}
+    assert moved_from(["SEC-2", "OPS-8", "AURORA-14"]) == {
+        "SEC-2": ["AURORA-12", "OPS-7"], "OPS-8": ["AURORA-99", "AURORA-13"]}
+
+
+def test_sprints_of_issues_and_the_list_of_sprints_read_what_pages_loaded(db):
+    sprints = [{"id": 14, "name": "AURORA Sprint 14", "state": "closed", "start": "2026-10-01T10:00:00.000+0300"},
+               {"id": 15, "name": "AURORA Sprint 15", "state": "active", "start": "2026-10-15T10:00:00.000+0300",
+                "board_id": 3},
+               {"id": 16, "name": "AURORA Sprint 16", "state": "future"}]
+    with database.atomic():
+        MirrorService().load_page([issue("AURORA-1", sprints=sprints), issue("AURORA-2", sprints=sprints[1:2])], [],
+                                  RunContext(full=False, started_at=START, now=START))
+    of = SprintService().of_issues(["AURORA-1", "AURORA-2", "AURORA-3"])
+    assert {key: [s.id for s in listed] for key, listed in of.items()} == {"AURORA-1": [14, 15, 16],
+                                                                           "AURORA-2": [15]}
+    listed = SprintService().list(limit=2)
+    assert [(s.id, s.state, s.issues) for s in listed["items"]] == [(15, "active", 2), (16, "future", 1)]
+    assert [s.id for s in SprintService().list(cursor=listed["next_cursor"])["items"]] == [14]
+    assert [s.id for s in SprintService().list(state="active", board=3)["items"]] == [15]
