@@ -149,7 +149,9 @@ class MirrorSql:
             return
         numbers = sorted({_lock_number(key) for key in keys()})
         if numbers:
-            conn.execute("SELECT count(pg_advisory_xact_lock(%s, n)) FROM unnest(CAST(%s AS integer[])) AS n",
+            # One statement, the locks taken in the array's order (a function scan's).
+            conn.execute("SELECT count(pg_advisory_xact_lock(CAST(%s AS integer), n)) "
+                         "FROM unnest(CAST(%s AS integer[])) AS n",
                          (_KIND_LOCKS if kinds else _KEY_LOCKS, numbers))
 
     def moves_page_params(self, pairs: str, olds: str) -> tuple:
