@@ -112,6 +112,13 @@ def load_rounds(data_dir: str, database_url: str | None, worker: int, seed: int,
 
 
 def snapshot() -> dict:
+    """Each table's rows, without a ``rowid`` column: on PostgreSQL an identity whose values
+    follow the order inserts were tried in, not the order the pages took effect in."""
     from hub.db import database
 
-    return {table: [tuple(row) for row in database.execute_sql(sql)] for table, sql in TABLES.items()}
+    tables = {}
+    for table, sql in TABLES.items():
+        cursor = database.execute_sql(sql)
+        kept = [n for n, column in enumerate(cursor.description) if column[0] != "rowid"]
+        tables[table] = [tuple(row[n] for n in kept) for row in cursor]
+    return tables
