@@ -9,6 +9,8 @@ import pytest
 from hub.vocabulary import GONE_REASON
 from tests.support import claim, db_rows, enqueue, issue, jira_id, load, report, with_projects
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def full_run(hub, keys, version=16, agent_id="agent-1") -> dict:
     """A full run of the base JQL that loads ``keys``, by an agent of ``version``."""

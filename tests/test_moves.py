@@ -10,6 +10,8 @@ from hub.dialect.mirror import insertion_order
 from hub.services.search import fts_query
 from tests.support import JIRA_TIME, attachment, comment, db_rows, fetched, issue, jira_id, load
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 OLD = jira_id("AURORA-12")
 WORKLOG = {"id": "501", "author": "ivanov", "started": JIRA_TIME, "time_spent": 3600}
 CHANGE = {"id": "701", "author": "ivanov", "created": JIRA_TIME,

@@ -9,6 +9,8 @@ import pytest
 
 from tests.support import db_rows, enqueue, issue, load, report
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 TIME = "2026-10-22T13:05:11.000+0300"
 TIME_UTC = "2026-10-22T10:05:11+00:00"
 SPRINTS = [
