@@ -21,7 +21,19 @@ than the wall clock. The rounds alternate between the two; each figure is the
 median of ``--repeat`` rounds (and the best beside it), so that a hiccup of the
 machine does not decide it.
 
-    python bench/ingest.py [--issues 100] [--pages 20] [--repeat 5]
+On PostgreSQL (``--postgres URL``, a superuser's URL to a server; without it the
+bench starts a throw-away server as the tests do, tests/engines.py, and leaves
+PostgreSQL out if none can be had) the same pages go over HTTP to ``hub serve`` on
+a migrated database, and the same rows through raw psycopg (``executemany`` of
+INSERTs per table, one transaction per page, into emptied tables), printed beside
+the SQLite figures with their ratio (target >= 0.3). Beside them, the hub's loader
+run in this process as a state report runs it (``MirrorService.load_page``, one
+transaction per page, each round into an emptied mirror): what loading costs on
+PostgreSQL without the HTTP request and its JSON around it; the verdict is on that
+figure when the hub cannot be served on PostgreSQL (the line says why), and with
+``--no-postgres-http``.
+
+    python bench/ingest.py [--issues 100] [--pages 20] [--repeat 5] [--postgres URL]
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +60,7 @@ from hub.clock import jira_to_utc
 from hub.services.mirror import custom_text
 
 TARGET = 0.4
+POSTGRES_TARGET = 0.3
 # The tables a state page writes, with the columns in the order rows_of gives them.
 COLUMNS = {
     "issue": "issue (key, id, issue_type, summary, description, status, priority, assignee, "
@@ -282,14 +296,201 @@ class ThroughSqlite:
         self._conn.close()
 
 
+class PostgresSide:
+    """A scratch database on a PostgreSQL server, migrated: the rows of pages inserted by raw
+    psycopg, or (``hub``) the pages loaded by the hub's loader, one transaction per page."""
+
+    def __init__(self, admin_url: str, name: str, *, hub: bool):
+        import psycopg
+
+        from hub.migrations.postgres import migrate_postgres
+
+        self._admin_url, self._name, self._hub = admin_url, name, hub
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        self.url = _with_database(admin_url, name)
+        migrate_postgres(self.url)
+        if hub:
+            from hub.db import open_postgres
+
+            self._db = open_postgres(self.url)
+        else:
+            self._conn = psycopg.connect(self.url)
+
+    def round(self, pages: list[list[dict]]) -> tuple[float, float]:
+        """Seconds to write ``pages`` into emptied tables, and the CPU seconds spent."""
+        now = "2026-11-02T09:00:00+00:00"
+        truncate = f"TRUNCATE {', '.join(COLUMNS)}"
+        if self._hub:
+            from hub.db import database
+            from hub.services.mirror import MirrorService, RunContext
+
+            database.initialize(self._db)
+            database.execute_sql(truncate)
+            mirror = MirrorService()
+            run = RunContext(full=False, started_at=now, now=now)
+            cpu, started = time.process_time(), time.perf_counter()
+            for page in pages:
+                with database.atomic():
+                    mirror.load_page(page, [], run)
+            return time.perf_counter() - started, time.process_time() - cpu
+        with self._conn.transaction():
+            self._conn.execute(truncate)
+        utc: dict[str, str | None] = {}
+        cpu, started = time.process_time(), time.perf_counter()
+        for page in pages:
+            with self._conn.transaction(), self._conn.cursor() as cursor:
+                for table, rows in rows_of(page, now, utc).items():  # "table (columns)": rows
+                    marks = ", ".join(["%s"] * len(rows[0]))
+                    # (Every page names the same sprints: the first naming stays.)
+                    cursor.executemany(f"INSERT INTO {table} VALUES ({marks}) ON CONFLICT DO NOTHING", rows)
+        return time.perf_counter() - started, time.process_time() - cpu
+
+    def close(self) -> None:
+        import psycopg
+
+        if self._hub:
+            self._db.close()
+        else:
+            self._conn.close()
+        with psycopg.connect(self._admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{self._name}" WITH (FORCE)')
+
+
+def _server_version(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return str(conn.execute("SHOW server_version").fetchone()[0]).split()[0]
+
+
+def _with_database(url: str, name: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
+def postgres_admin_url(given: str | None) -> tuple[str | None, str]:
+    """The server to measure PostgreSQL on: ``given``, or a throw-away one (tests/engines.py);
+    None and why when there is none."""
+    if given:
+        return given, ""
+    # The tests' helper lives beside bench/, in the checkout.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    try:
+        from tests.engines import postgres_server
+    except ImportError as exc:
+        return None, f"no tests/engines.py to start a server with ({exc})"
+    server, reason = postgres_server()
+    return (server.admin_url, "") if server is not None else (None, reason or "no server")
+
+
+def _served_on(url: str, data_dir: Path) -> tuple[ThroughHttp | None, str]:
+    """A hub served on the database at ``url``; or None and why not."""
+    os.environ["HUB_DATABASE_URL"] = url
+    try:
+        return ThroughHttp(data_dir), ""
+    except (SystemExit, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", None) or exc
+        return None, f"PostgreSQL over HTTP: not measured ({str(detail).strip()})"
+    finally:
+        del os.environ["HUB_DATABASE_URL"]
+
+
+def postgres_figures(args, work: Path) -> list[str]:
+    """The PostgreSQL lines: raw psycopg, the hub's loader, their ratio (and HTTP if asked)."""
+    admin_url, reason = postgres_admin_url(args.postgres)
+    if admin_url is None:
+        return [f"PostgreSQL: not measured ({reason})"]
+    raw = hub = http = None
+    http_failed = ""
+    raw_rates: list[float] = []
+    hub_rates: list[float] = []
+    http_rates: list[float] = []
+    raw_cpu: list[float] = []
+    hub_cpu: list[float] = []
+    issues = args.pages * args.issues
+    try:
+        raw = PostgresSide(admin_url, "bench_ingest_raw", hub=False)
+        hub = PostgresSide(admin_url, "bench_ingest_hub", hub=True)
+        if not args.no_postgres_http:
+            http, http_failed = _served_on(hub.url, work / "pg-http")
+        for n in range(args.repeat + 1):
+            pages = pages_of(args.pages, args.issues, 1 + n * issues)
+            raw_seconds, raw_cpu_seconds = raw.round(pages)
+            hub_seconds, hub_cpu_seconds = hub.round(pages)
+            http_seconds = None
+            if http is not None:
+                try:
+                    http_seconds = http.round(pages)[0]
+                except SystemExit as exc:  # the hub answered an error: say which, measure the rest
+                    http_failed = f"PostgreSQL over HTTP: not measured ({exc})"
+                    http.close()
+                    http = None
+            if n:
+                raw_rates.append(issues / raw_seconds)
+                hub_rates.append(issues / hub_seconds)
+                raw_cpu.append(raw_cpu_seconds)
+                hub_cpu.append(hub_cpu_seconds)
+                if http_seconds is not None:
+                    http_rates.append(issues / http_seconds)
+    finally:
+        for side in (http, hub, raw):
+            if side is not None:
+                side.close()
+    median_raw, median_hub = statistics.median(raw_rates), statistics.median(hub_rates)
+    lines = [
+        f"PostgreSQL {_server_version(admin_url)}: {args.pages} pages of {args.issues} whole issues; "
+        f"median (best) of {args.repeat} rounds",
+        f"{'PostgreSQL: raw psycopg, executemany':<44} {median_raw:9.0f} ({max(raw_rates):.0f}) issues/s",
+        f"{'PostgreSQL: the hub loader (in process)':<44} {median_hub:9.0f} ({max(hub_rates):.0f}) issues/s, "
+        f"ratio {median_hub / median_raw:.2f}",
+    ]
+    if http_failed:
+        lines.append(http_failed[:300])
+    if http_rates:
+        median_http = statistics.median(http_rates)
+        lines.append(f"{'PostgreSQL: POST /agent/v1/commands/{id}/state':<44} {median_http:9.0f} "
+                     f"({max(http_rates):.0f}) issues/s, ratio {median_http / median_raw:.2f}")
+    per_raw, per_hub = (statistics.median(c) * 1000 / issues * 1000 for c in (raw_cpu, hub_cpu))
+    lines.append(f"{'PostgreSQL: CPU ms per 1,000 issues (raw/hub)':<44} {per_raw:9.0f} / {per_hub:.0f} "
+                 "(this process alone; the server's is not counted)")
+    # The verdict is on HTTP, as SQLite's; on the loader in process when HTTP was not measured.
+    best, of = (http_rates, "over HTTP") if http_rates else (hub_rates, "the loader in process")
+    ratio = statistics.median(best) / median_raw
+    lines.append(f"PostgreSQL ratio {ratio:.2f}, {of} (best to best {max(best) / max(raw_rates):.2f}) "
+                 f"{verdict(ratio >= POSTGRES_TARGET, f'>= {POSTGRES_TARGET}', 'UNDER TARGET')}")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      epilog="example: python bench/ingest.py --issues 100 --pages 20 --repeat 7")
     parser.add_argument("--issues", type=int, default=100, help="issues per page (default 100)")
     parser.add_argument("--pages", type=int, default=20, help="pages per round (default 20)")
     parser.add_argument("--repeat", type=int, default=5, help="rounds per figure (default 5)")
+    parser.add_argument("--postgres", metavar="URL",
+                        help="a superuser's URL to the PostgreSQL server to measure on (default: a throw-away "
+                             "server, as the tests start one)")
+    parser.add_argument("--no-postgres-http", action="store_true",
+                        help="on PostgreSQL, measure the hub's loader in process alone, not over HTTP")
+    parser.add_argument("--engine", choices=("both", "sqlite", "postgresql"), default="both",
+                        help="which engines to measure (default both)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hub-bench-ingest-"))
+    try:
+        if args.engine != "postgresql":
+            sqlite_figures(args, work)
+        if args.engine != "sqlite":
+            print("\n".join(postgres_figures(args, work)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def sqlite_figures(args, work: Path) -> None:
+    """The SQLite lines: raw sqlite3 (with and without the index), the hub over HTTP, the ratio."""
     raw = indexed = hub = None
     raw_rates: list[float] = []
     indexed_rates: list[float] = []
@@ -320,7 +521,6 @@ def main() -> int:
         for side in (raw, indexed, hub):
             if side is not None:
                 side.close()
-        shutil.rmtree(work, ignore_errors=True)
     median_raw, median_hub = statistics.median(raw_rates), statistics.median(hub_rates)
     ratio = median_hub / median_raw
     print(f"{args.pages} pages of {args.issues} whole issues; median (best) of {args.repeat} rounds")
@@ -335,7 +535,6 @@ def main() -> int:
               f"ratio {per_raw / per_hub:.2f}")
     print(f"ratio {ratio:.2f} (best to best {max(hub_rates) / max(raw_rates):.2f}) "
           f"{verdict(ratio >= TARGET, f'>= {TARGET}', 'UNDER TARGET')}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hub.models import AttachmentFile
 from tests.support import (
     BASE,
@@ -14,6 +16,8 @@ from tests.support import (
     report,
     with_projects,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def links(hub):

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from peewee import SQL
 
+from hub.dialect.mirror import insertion_order
 from hub.models import Issue, IssueAlias
 
 
@@ -31,8 +32,8 @@ def moved_from(keys: Iterable[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for alias in (IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
                   .where(IssueAlias.key.in_(keys))
-                  # rowid: the order in which one page's moves were recorded
-                  .order_by(IssueAlias.moved_at, SQL("rowid"))):
+                  # then the order in which one page's moves were recorded
+                  .order_by(IssueAlias.moved_at, SQL(insertion_order()))):
         found.setdefault(alias.key, []).append(alias.old_key)
     return found
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from hub.db import database
+from hub.dialect.mirror import connection, mirror_sql
 from hub.models import JiraCatalogue, JiraUser
 
 # A catalogue of the page (docs/agent-protocol.md) → (its ``kind`` in ``jira_catalogue``,
@@ -24,16 +24,6 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "link_types": ("link_type", ("outward", "inward")),
 }
 
-_DELETE_KIND = "DELETE FROM jira_catalogue WHERE kind = ?"
-_INSERT_ENTRY = ("INSERT OR REPLACE INTO jira_catalogue (kind, jira_id, name, position, detail) "
-                 "VALUES (?, ?, ?, ?, ?)")
-# A user sent without a key or a display name keeps the one held.
-_UPSERT_USER = ("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET user_key = coalesce(excluded.user_key, user_key), "
-                "display_name = coalesce(excluded.display_name, display_name), "
-                "updated_at = excluded.updated_at")
-
-
 class CatalogueService:
     """Keeps and reads Jira's catalogues and users."""
 
@@ -41,20 +31,22 @@ class CatalogueService:
         """Apply a page's ``catalogues``; call inside the report's transaction."""
         if not catalogues:
             return
-        conn = database.connection()
+        conn, sql = connection(), mirror_sql()
+        # PostgreSQL: a catalogue replaced by two pages at once ends as the later one sent it.
+        sql.lock(conn, lambda: [KINDS[name][0] for name in KINDS if catalogues.get(name) is not None], kinds=True)
         for name, (kind, details) in KINDS.items():
             entries = catalogues.get(name)
             if entries is None:
                 continue
-            conn.execute(_DELETE_KIND, (kind,))
-            conn.executemany(_INSERT_ENTRY, [
+            conn.execute(sql.delete_kind, (kind,))
+            conn.executemany(sql.insert_entry, [
                 (kind, entry["id"], entry["name"], position,
                  json.dumps({k: entry.get(k) for k in details if k in entry}, ensure_ascii=False))
                 for position, entry in enumerate(entries)])
         users = {user["name"]: user for user in catalogues.get("users") or ()}  # the last sending wins
         if users:
-            conn.executemany(_UPSERT_USER, [(name, user.get("key"), user.get("display_name"), now)
-                                            for name, user in users.items()])
+            conn.executemany(sql.upsert_user, sql.ordered([(name, user.get("key"), user.get("display_name"), now)
+                                                           for name, user in users.items()], 1))
 
     def catalogues(self) -> dict[str, list[JiraCatalogue]]:
         """Every catalogue by its name in the page (``priorities``, ...), in Jira's order."""

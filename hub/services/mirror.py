@@ -34,7 +34,14 @@ the text it indexed. So, before anything changes, the issues whose text the page
 may change (it sends ``summary``, ``description``, ``comments``, ``environment``
 or ``custom_fields``) are removed
 with their current text in one statement; after the page is written, those and
-the new issues are indexed again from the view in another.
+the new issues are indexed again from the view in another. (Those statements are
+:mod:`hub.dialect.fulltext`'s; an engine whose index needs none has them None.)
+
+The statements are the engine's (:mod:`hub.dialect.mirror`): on SQLite the page
+holds the one write lock; on PostgreSQL it first takes a lock on each issue key
+it writes, in one order for every writer, so that two pages sharing issues take
+turns (each reading the mirror once it holds its keys) and cannot deadlock, and
+it writes rows that are no issue's (sprints) in key order.
 """
 
 from __future__ import annotations
@@ -46,9 +53,9 @@ import orjson
 from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ignore[attr-defined]  # not in peewee's stubs
 
 from hub.clock import jira_to_utc
-from hub.db import database
+from hub.dialect.mirror import MirrorSql, connection, mirror_sql
 from hub.errors import ContractError
-from hub.services.mirror_moves import KEYS, UNINDEX, rekey
+from hub.services.mirror_moves import page_keys, rekey
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
 # and in UTC to ``jira_updated_at``; ``resolved`` is kept as sent and in UTC in
@@ -87,56 +94,10 @@ _FIELD_BITS: dict[str, int] = {}
 for _bit, (_name, _) in enumerate(_COLUMNS):
     _FIELD_BITS[_name] = _FIELD_BITS.get(_name, 0) | 1 << _bit
 
-# One statement for every issue of a page, whatever fields each sent: a new
-# row takes the sent values (defaults elsewhere), a known row changes only the
-# columns whose bit is set in the row's mask, so what an agent did not send is
-# kept. The mask is the row's last value, after key, the columns, fetched_at
-# and neighbor. A gone issue whose state a page loads is back: Jira returned it.
-_MASK = f"?{len(_COLUMNS) + 4}"
-_UPSERT_ISSUE = (
-    "INSERT INTO issue (key, {columns}, fetched_at, neighbor) VALUES ({values}) "
-    "ON CONFLICT (key) DO UPDATE SET {updates}, fetched_at = excluded.fetched_at, "
-    "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL"
-).format(
-    columns=", ".join(column for _, column in _COLUMNS),
-    values=", ".join(f"?{n}" for n in range(1, len(_COLUMNS) + 4)),
-    updates=", ".join(f"{c} = CASE WHEN {_MASK} & {1 << bit} THEN excluded.{c} ELSE issue.{c} END"
-                      for bit, (_, c) in enumerate(_COLUMNS)),
-)
-# A page's keys travel as one JSON array (KEYS): one bound value whatever their number.
-_KNOWN = ("SELECT key, neighbor, neighbor = 0 AND fetched_at >= ? FROM issue "
-          f"WHERE key IN {KEYS}")
-_DELETE_LINKS = f"DELETE FROM issue_link WHERE source_key IN {KEYS}"
-_INSERT_LINK = "INSERT OR IGNORE INTO issue_link (source_key, target_key, link_type) VALUES (?, ?, ?)"
-_DELETE_COMMENTS = f"DELETE FROM issue_comment WHERE key IN {KEYS}"
-_INSERT_COMMENT = ("INSERT OR REPLACE INTO issue_comment (key, comment_id, author, created, updated, "
-                   "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-_UPSERT_CHANGE = ("INSERT OR REPLACE INTO issue_change (key, history_id, item_no, author, created, "
-                  "created_at, field, field_type, from_value, from_string, to_value, to_string) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_WORKLOGS = f"DELETE FROM issue_worklog WHERE key IN {KEYS}"
-_INSERT_WORKLOG = ("INSERT OR REPLACE INTO issue_worklog (key, worklog_id, author, started, started_at, "
-                   "time_spent, comment, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_ISSUE_SPRINTS = f"DELETE FROM issue_sprint WHERE key IN {KEYS}"
-_INSERT_ISSUE_SPRINT = "INSERT OR IGNORE INTO issue_sprint (key, sprint_id) VALUES (?, ?)"
-_UPSERT_SPRINT = ("INSERT OR REPLACE INTO sprint (sprint_id, name, state, start_date, end_date, "
-                  "complete_date, board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_DELETE_ATTACHMENTS = (f"DELETE FROM issue_attachment WHERE key IN {KEYS} "
-                       f"AND attachment_id NOT IN {KEYS}")
-_DELETE_ATTACHMENT_IDS = f"DELETE FROM issue_attachment WHERE attachment_id IN {KEYS}"
+# The issue table's columns a page fills, in the order of _COLUMNS (the mask's bits).
+_ISSUE_COLUMNS = tuple(column for _, column in _COLUMNS)
 # The fields whose change changes what the full-text index holds of an issue.
 _SEARCHED = ("summary", "description", "comments", "environment", "custom_fields")
-_INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comments, other) "
-          f"SELECT doc, key, summary, description, comments, other FROM issue_search WHERE key IN {KEYS}")
-# What the mirror holds of the attachments a page names: the issue listing
-# each (and that issue's Jira id), and the size of its fetched content.
-_HELD_ATTACHMENTS = (
-    "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size FROM json_each(?) AS asked "
-    "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
-    "LEFT JOIN issue AS i ON i.key = a.key "
-    "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value")
-_UPSERT_ATTACHMENT = ("INSERT OR REPLACE INTO issue_attachment (attachment_id, key, filename, size, "
-                      "mime_type, author, created, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 @dataclass(frozen=True)
@@ -167,33 +128,36 @@ class MirrorService:
         states = [state for state, _ in placed]
         if not states:
             return
-        conn = database.connection()
+        conn, sql = connection(), mirror_sql()
         with sqlite_errors_as_peewee:  # the API maps Peewee's errors (busy, disk full) to answers
-            _check_attachments(conn, placed)
-            moved = rekey(conn, states, run.now)
+            # PostgreSQL: wait for the page's keys before reading what the mirror holds of them.
+            sql.lock(conn, lambda: page_keys(states))
+            _check_attachments(conn, sql, placed)
+            moved = rekey(conn, sql, states, run.now)
             if moved is None:
                 self._one_by_one(placed, run)
                 return
             known = {key: (flag, loaded) for key, flag, loaded in conn.execute(
-                _KNOWN, (run.started_at, _json([state["key"] for state in states])))}
+                sql.known, (run.started_at, _json([state["key"] for state in states])))}
             flags = [self._flag(known.get(state["key"]), position < len(issues), run.full)
                      for position, state in enumerate(states)]
             # Indexed again: what may change its text, and what is new (a moved
             # issue left the index when it was re-keyed).
             reindex = sorted({state["key"] for state in states
                               if state["key"] not in known or any(f in state for f in _SEARCHED)} | moved)
-            if reindex:
-                conn.execute(UNINDEX, (_json([key for key in reindex if key in known and key not in moved]),))
+            if reindex and sql.unindex is not None:
+                conn.execute(sql.unindex, (_json([key for key in reindex if key in known and key not in moved]),))
             times = _Times()
-            conn.executemany(_UPSERT_ISSUE, _issue_rows(states, flags, run.now, times))
-            self._links(conn, states)
-            self._comments(conn, states, times)
-            self._worklogs(conn, states, times)
-            self._sprints(conn, states, run.now)
-            self._changes(conn, states, times)
-            self._attachments(conn, states, times)
-            if reindex:
-                conn.execute(_INDEX, (_json(reindex),))
+            for statement, rows in sql.issue_upserts(_ISSUE_COLUMNS, _issue_rows(states, flags, run.now, times)):
+                conn.executemany(statement, rows)
+            self._links(conn, sql, states)
+            self._comments(conn, sql, states, times)
+            self._worklogs(conn, sql, states, times)
+            self._sprints(conn, sql, states, run.now)
+            self._changes(conn, sql, states, times)
+            self._attachments(conn, sql, states, times)
+            if reindex and sql.index is not None:
+                conn.execute(sql.index, (_json(reindex),))
 
     def _one_by_one(self, placed: list[tuple[dict, str]], run: RunContext) -> None:
         """Apply the states one at a time, in order: for a page whose moves depend on it
@@ -216,11 +180,11 @@ class MirrorService:
         return known[0] if known is not None else 1
 
     @staticmethod
-    def _links(conn, states: list[dict]) -> None:
+    def _links(conn, sql: MirrorSql, states: list[dict]) -> None:
         last = _last_positions(states, "links")
         if not last:
             return
-        conn.execute(_DELETE_LINKS, (_json(list(last)),))
+        conn.execute(sql.delete_links, (_json(list(last)),))
         rows = set()
         for position, state in enumerate(states):
             if "links" not in state:
@@ -232,44 +196,44 @@ class MirrorService:
             # An inward row is the source's: a later sending of the source replaces it.
             rows |= {(link["inward"], key, link["type"]) for link in state["links"]
                      if "inward" in link and last.get(link["inward"], -1) <= position}
-        conn.executemany(_INSERT_LINK, sorted(rows))
+        conn.executemany(sql.insert_link, sorted(rows))
 
     @staticmethod
-    def _comments(conn, states: list[dict], times: _Times) -> None:
+    def _comments(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "comments")
         if not last:
             return
-        conn.execute(_DELETE_COMMENTS, (_json(list(last)),))
-        conn.executemany(_INSERT_COMMENT, [
+        conn.execute(sql.delete_comments, (_json(list(last)),))
+        conn.executemany(sql.insert_comment, sql.ordered([
             (state["key"], c["id"], c.get("author"), c.get("created"), c.get("updated"),
              c.get("body") or "", times.utc(c.get("created")))
             for position, state in enumerate(states) if last.get(state["key"]) == position
-            for c in state["comments"]])
+            for c in state["comments"]], 2))
 
     @staticmethod
-    def _worklogs(conn, states: list[dict], times: _Times) -> None:
+    def _worklogs(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "worklogs")
         if not last:
             return
-        conn.execute(_DELETE_WORKLOGS, (_json(list(last)),))
-        conn.executemany(_INSERT_WORKLOG, [
+        conn.execute(sql.delete_worklogs, (_json(list(last)),))
+        conn.executemany(sql.insert_worklog, sql.ordered([
             (state["key"], w["id"], w.get("author"), w.get("started"), times.utc(w.get("started")),
              _integer(w.get("time_spent")), w.get("comment"), w.get("created"), w.get("updated"))
             for position, state in enumerate(states) if last.get(state["key"]) == position
-            for w in state["worklogs"]])
+            for w in state["worklogs"]], 2))
 
     @staticmethod
-    def _sprints(conn, states: list[dict], now: str) -> None:
+    def _sprints(conn, sql: MirrorSql, states: list[dict], now: str) -> None:
         """An issue's sprints replace its ``issue_sprint`` rows; each sprint named updates its
         ``sprint`` row (the last naming in the page wins, as one-by-one application would)."""
         last = _last_positions(states, "sprints")
         if not last:
             return
-        conn.execute(_DELETE_ISSUE_SPRINTS, (_json(list(last)),))
-        conn.executemany(_INSERT_ISSUE_SPRINT, [
+        conn.execute(sql.delete_issue_sprints, (_json(list(last)),))
+        conn.executemany(sql.insert_issue_sprint, sql.ordered([
             (state["key"], _integer(sprint["id"]))
             for position, state in enumerate(states) if last.get(state["key"]) == position
-            for sprint in state["sprints"]])
+            for sprint in state["sprints"]], 2))
         sprints: dict[int, tuple] = {}
         for state in states:
             for sprint in state.get("sprints", ()):
@@ -278,10 +242,10 @@ class MirrorService:
                 sprints[sid] = (sid, sprint["name"], sprint.get("state"), sprint.get("start"),
                                 sprint.get("end"), sprint.get("complete"), _integer(sprint.get("board_id")),
                                 sprint.get("goal"), now)
-        conn.executemany(_UPSERT_SPRINT, list(sprints.values()))
+        conn.executemany(sql.upsert_sprint, sql.ordered(list(sprints.values()), 1))
 
     @staticmethod
-    def _changes(conn, states: list[dict], times: _Times) -> None:
+    def _changes(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
         rows = [
             (state["key"], change["id"], item_no, change.get("author"), change["created"],
              times.utc(change["created"]), item["field"], item.get("field_type"), item.get("from"),
@@ -289,10 +253,10 @@ class MirrorService:
             for state in states if "changes" in state
             for change in state["changes"] for item_no, item in enumerate(change["items"])]
         if rows:
-            conn.executemany(_UPSERT_CHANGE, rows)
+            conn.executemany(sql.upsert_change, sql.ordered(rows, 3))
 
     @staticmethod
-    def _attachments(conn, states: list[dict], times: _Times) -> None:
+    def _attachments(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "attachments")
         if not last:
             return
@@ -307,17 +271,17 @@ class MirrorService:
                 final.pop(a["id"], None)  # keeps the dict in the order of last naming
                 final[a["id"]] = (position, state["key"], a)
         rows = {aid: (key, a) for aid, (position, key, a) in final.items() if last[key] == position}
-        conn.execute(_DELETE_ATTACHMENTS, (_json(list(last)), _json(list(rows))))
+        conn.execute(sql.delete_attachments, (_json(list(last)), _json(list(rows))))
         dropped = named - rows.keys()
         if dropped:
-            conn.execute(_DELETE_ATTACHMENT_IDS, (_json(sorted(dropped)),))
-        conn.executemany(_UPSERT_ATTACHMENT, [
+            conn.execute(sql.delete_attachment_ids, (_json(sorted(dropped)),))
+        conn.executemany(sql.upsert_attachment, sql.ordered([
             (aid, key, a["filename"], _integer(a.get("size")), a.get("mime_type"), a.get("author"),
              a.get("created"), times.utc(a.get("created")))
-            for aid, (key, a) in rows.items()])
+            for aid, (key, a) in rows.items()], 1))
 
 
-def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
+def _check_attachments(conn, sql: MirrorSql, placed: list[tuple[dict, str]]) -> None:
     """Refuse what Jira cannot produce of attachments, and what would drift a
     fetched file from its name or size.
 
@@ -344,7 +308,7 @@ def _check_attachments(conn, placed: list[tuple[dict, str]]) -> None:
         return
     # A key the page sends has the page's Jira id from now on.
     ids = {state["key"]: state["id"] for state, _ in placed}
-    rows = conn.execute(_HELD_ATTACHMENTS, (_json(list(named)),))
+    rows = conn.execute(sql.held_attachments, (_json(list(named)),))
     for aid, key, issue_id, filename, listed_size, held_size in rows:
         state, field, a = named[aid]
         owner_id = ids.get(key, issue_id)
@@ -392,7 +356,8 @@ class _Times:
 
 
 def _issue_rows(states: list[dict], flags: list[int], now: str, times: _Times) -> list[tuple]:
-    """``(key, *columns, fetched_at, neighbor, sent)`` of each state, for :data:`_UPSERT_ISSUE`.
+    """``(key, *columns, fetched_at, neighbor, sent)`` of each state, for the issue upsert
+    (:meth:`hub.dialect.mirror.MirrorSql.issue_upserts`).
 
     Built a column at a time (one comprehension per column, then ``zip``): a
     page's states send the same fields, so each column is one kind of work

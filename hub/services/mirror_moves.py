@@ -43,27 +43,14 @@ from typing import NamedTuple
 
 import orjson
 
+from hub.dialect.mirror import MirrorSql
 from hub.vocabulary import ISSUE_KEY_PATTERN
 
 _KEY = re.compile(ISSUE_KEY_PATTERN)
-# The page's (key, id) pairs are ?1, the old keys its changelogs name ?2. Kind 0: a state's
-# id mirrored under another key; 1: a state's key mirrored with another id; 2: a state's key
-# that is an alias; 3: each old key a changelog names, with the id it is mirrored with.
-_PAGE = (
-    "SELECT 0, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
-    "JOIN issue AS i ON i.id = s.value ->> 1 AND i.key != s.value ->> 0 "
-    "UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
-    "JOIN issue AS i ON i.key = s.value ->> 0 AND i.id != s.value ->> 1 "
-    "UNION ALL SELECT 2, a.old_key, a.key, NULL FROM json_each(?1) AS s "
-    "JOIN issue_alias AS a ON a.old_key = s.value ->> 0 "
-    "UNION ALL SELECT 3, c.value, i.id, a.key FROM json_each(?2) AS c "
-    "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"
-)
-# A page's keys as one JSON array, and the statement that removes their issues from the
-# full-text index: the loader (hub.services.mirror) uses both too.
-KEYS = "(SELECT value FROM json_each(?))"
-_MAP = "(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved"
-_OLD = "(SELECT value ->> 0 FROM json_each(?))"
+# The page's (key, id) pairs and the old keys its changelogs name go to MirrorSql.moves_page
+# (hub.dialect.mirror): kind 0, a state's id mirrored under another key; 1, a state's key
+# mirrored with another id; 2, a state's key that is an alias; 3, each old key a changelog
+# names, with the id it is mirrored with.
 # Tables keyed by an issue's key, and their columns that name one.
 _CHILDREN = (
     ("issue_comment", "key"), ("issue_change", "key"), ("issue_worklog", "key"),
@@ -73,12 +60,6 @@ _CHILDREN = (
 # What a displaced row takes with it: the mirror's lists of it (not its notes, nor
 # the links other issues have to its key).
 _DISPLACED = ("issue_comment", "issue_change", "issue_worklog", "issue_sprint", "issue_attachment")
-UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
-           "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
-           f"WHERE key IN {KEYS}")
-_UPSERT_ALIAS = ("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (?, ?, ?) "
-                 "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key")
-
 
 def changelog_olds(state: dict) -> list[str]:
     """The keys a state's changelog says the issue had (``Key`` items' ``from_string``), in order."""
@@ -87,7 +68,18 @@ def changelog_olds(state: dict) -> list[str]:
             and _KEY.match(item["from_string"]) and item["from_string"] != state["key"]]
 
 
-def rekey(conn, states: list[dict], now: str) -> set[str] | None:
+def page_keys(states: list[dict]) -> set[str]:
+    """The issue keys whose rows a page's ``states`` may write: their own, the sources of
+    their inward links, and the old keys their changelogs name (what the loader locks
+    on PostgreSQL before it reads them)."""
+    keys = {state["key"] for state in states}
+    for state in states:
+        keys.update(link["inward"] for link in state.get("links", ()) if "inward" in link)
+        keys.update(changelog_olds(state))
+    return keys
+
+
+def rekey(conn, sql: MirrorSql, states: list[dict], now: str) -> set[str] | None:
     """Move and displace what the page's ``states`` (in the order they apply) say moved.
 
     The keys whose index entries were removed, for the page to index again (and not
@@ -97,8 +89,9 @@ def rekey(conn, states: list[dict], now: str) -> set[str] | None:
     if len(pairs) != len({key for key, _ in pairs}) or len(pairs) != len({jira_id for _, jira_id in pairs}):
         return None  # one id under two keys, or one key with two ids: the order decides
     olds = {position: named for position, state in enumerate(states) if (named := changelog_olds(state))}
-    rows = conn.execute(_PAGE, (_dumps([list(pair) for pair in pairs]),
-                                _dumps(sorted({old for named in olds.values() for old in named})))).fetchall()
+    rows = conn.execute(sql.moves_page, sql.moves_page_params(
+        _dumps([list(pair) for pair in pairs]),
+        _dumps(sorted({old for named in olds.values() for old in named})))).fetchall()
     if not rows:
         return set()
     plan = _plan(states, rows, olds, {jira_id for _, jira_id in pairs})
@@ -107,12 +100,16 @@ def rekey(conn, states: list[dict], now: str) -> set[str] | None:
     moves, at, displaced, live_aliases, rekeyed = plan
     if moves and _named_before(states, at):
         return None
+    # PostgreSQL: a key the page moves that only the mirror named (its id's old key) waits
+    # its turn too.
+    sql.lock(conn, lambda: set(moves) - page_keys(states))
     if displaced:
-        _displace(conn, sorted(displaced))
+        _displace(conn, sql, sorted(displaced))
     if moves:
-        _move(conn, moves, now)
+        _move(conn, sql, moves, now)
     if live_aliases:
-        conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {KEYS}", (_dumps(sorted({key for key, _ in pairs})),))
+        conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {sql.keys}",
+                     (_dumps(sorted({key for key, _ in pairs})),))
     return rekeyed
 
 
@@ -125,7 +122,7 @@ class _Plan(NamedTuple):
 
 
 def _plan(states: list[dict], rows: list[tuple], olds: dict[int, list[str]], ids: set[str]) -> _Plan | None:
-    """What the page moves and displaces, from what :data:`_PAGE` read; None if its order decides."""
+    """What the page moves and displaces, from what ``moves_page`` read; None if its order decides."""
     first: dict[str, int] = {}  # each key's first position in the page
     for position, state in enumerate(states):
         first.setdefault(state["key"], position)
@@ -195,40 +192,45 @@ def _named_before(states: list[dict], at: dict[str, int]) -> bool:
     return False
 
 
-def _displace(conn, keys: list[str]) -> None:
+def _displace(conn, sql: MirrorSql, keys: list[str]) -> None:
     """Remove stale rows and their mirror lists; their notes stay on the key."""
     keys_json = _dumps(keys)
-    conn.execute(UNINDEX, (keys_json,))
+    if sql.unindex is not None:
+        conn.execute(sql.unindex, (keys_json,))
     for table in _DISPLACED:
-        conn.execute(f"DELETE FROM {table} WHERE key IN {KEYS}", (keys_json,))
-    conn.execute(f"DELETE FROM issue_link WHERE source_key IN {KEYS}", (keys_json,))
+        conn.execute(f"DELETE FROM {table} WHERE key IN {sql.keys}", (keys_json,))
+    conn.execute(f"DELETE FROM issue_link WHERE source_key IN {sql.keys}", (keys_json,))
     # An alias that led to a stale row would lead to the issue that took its key.
-    conn.execute(f"DELETE FROM issue_alias WHERE key IN {KEYS}", (keys_json,))
-    conn.execute(f"DELETE FROM issue WHERE key IN {KEYS}", (keys_json,))
+    conn.execute(f"DELETE FROM issue_alias WHERE key IN {sql.keys}", (keys_json,))
+    conn.execute(f"DELETE FROM issue WHERE key IN {sql.keys}", (keys_json,))
 
 
-def _move(conn, moves: dict[str, str], now: str) -> None:
+def _move(conn, sql: MirrorSql, moves: dict[str, str], now: str) -> None:
     """Re-key ``moves`` (old -> new) with what follows them, all in a few statements."""
     pairs = _dumps([[old, new] for old, new in moves.items()])
-    conn.execute(UNINDEX, (_dumps(list(moves)),))
+    if sql.unindex is not None:
+        conn.execute(sql.unindex, (_dumps(list(moves)),))
+    # One pair a statement on PostgreSQL, where one UPDATE that gives two rows one key
+    # fails, instead of leaving the second as SQLite's OR IGNORE does.
+    batches = [_dumps([pair]) for pair in moves.items()] if sql.dialect.postgres and len(moves) > 1 else [pairs]
     for table, column in _CHILDREN:
-        # OR IGNORE: a row the new key already holds stays as it has it; the old
-        # key's copy goes below. Notes have no such row: every one moves.
-        conn.execute(f"UPDATE OR IGNORE {table} SET {column} = moved.new FROM {_MAP} "
-                     f"WHERE {table}.{column} = moved.old", (pairs,))
+        # A row the new key already holds stays as it has it; the old key's copy goes
+        # below. Notes have no such row: every one moves.
+        for batch in batches:
+            conn.execute(sql.rekey_children[table, column], (batch,))
         if table != "issue_note":
-            conn.execute(f"DELETE FROM {table} WHERE {column} IN {_OLD}", (pairs,))
-    conn.execute(f"DELETE FROM issue_link WHERE source_key = target_key AND source_key IN {KEYS}",
+            conn.execute(f"DELETE FROM {table} WHERE {column} IN {sql.moved_old}", (pairs,))
+    conn.execute(f"DELETE FROM issue_link WHERE source_key = target_key AND source_key IN {sql.keys}",
                  (_dumps(list(moves.values())),))
     for column in ("epic_key", "parent_key"):
-        conn.execute(f"UPDATE issue SET {column} = moved.new FROM {_MAP} WHERE issue.{column} = moved.old",
+        conn.execute(f"UPDATE issue SET {column} = moved.new FROM {sql.moved_map} WHERE issue.{column} = moved.old",
                      (pairs,))
-    conn.execute(f"UPDATE issue SET key = moved.new FROM {_MAP} WHERE issue.key = moved.old", (pairs,))
-    conn.execute(f"UPDATE issue_alias SET key = moved.new FROM {_MAP} WHERE issue_alias.key = moved.old",
+    conn.execute(f"UPDATE issue SET key = moved.new FROM {sql.moved_map} WHERE issue.key = moved.old", (pairs,))
+    conn.execute(f"UPDATE issue_alias SET key = moved.new FROM {sql.moved_map} WHERE issue_alias.key = moved.old",
                  (pairs,))
-    conn.executemany(_UPSERT_ALIAS, [(old, new, now) for old, new in moves.items()])
+    conn.executemany(sql.upsert_alias, [(old, new, now) for old, new in moves.items()])
     # An issue moved back: its key is live again, and no alias of itself.
-    conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {KEYS}", (_dumps(list(moves.values())),))
+    conn.execute(f"DELETE FROM issue_alias WHERE old_key IN {sql.keys}", (_dumps(list(moves.values())),))
 
 
 def _dumps(values: list) -> str:

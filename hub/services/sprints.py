@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from hub.db import database
+from hub.dialect.mirror import values_of
 from hub.services.pagination import listing
 
 
@@ -40,7 +41,7 @@ class ListedSprint(NamedTuple):
 # An issue's sprints by start date (one not started yet last), then id; ``?`` is a list of keys.
 _OF_ISSUES = ("SELECT issue_sprint.key, sprint.sprint_id, sprint.name, sprint.state "
               "FROM issue_sprint JOIN sprint ON sprint.sprint_id = issue_sprint.sprint_id "
-              "WHERE issue_sprint.key IN (SELECT value FROM json_each(?)) "
+              "WHERE issue_sprint.key IN {keys} "
               "ORDER BY sprint.start_date IS NULL, sprint.start_date, sprint.sprint_id")
 # Active sprints first, then future ones, then closed ones; the latest start first in each.
 _LIST = ("SELECT sprint_id, name, state, start_date, end_date, complete_date, board_id, goal, "
@@ -60,7 +61,8 @@ class SprintService:
         by_key: dict[str, list[IssueSprint]] = {}
         if not keys:
             return by_key
-        for key, sprint_id, name, state in database.execute_sql(_OF_ISSUES, [json.dumps(keys)]):
+        rows = database.execute_sql(_OF_ISSUES.format(keys=values_of()), [json.dumps(keys)])
+        for key, sprint_id, name, state in rows:
             by_key.setdefault(key, []).append(IssueSprint(sprint_id, name, state))
         return by_key
 

@@ -1,0 +1,373 @@
+"""The mirror loader's SQL, per engine: what :mod:`hub.services.mirror`,
+:mod:`hub.services.mirror_moves`, :mod:`hub.services.catalogues`,
+:mod:`hub.services.sprints` and :mod:`hub.services.aliases` send.
+
+The loader writes a page in a few statements on the raw DB-API connection
+(:func:`connection`): on SQLite the ``sqlite3`` connection itself, as before;
+on PostgreSQL a thin wrapper of psycopg's, whose statements here are written in
+psycopg's own spelling (``%s``), so nothing is converted per page. A page's keys
+travel as one bound JSON array on both (:meth:`MirrorSql.keys`).
+
+What the engines do differently beyond spelling:
+
+- SQLite's ``INSERT OR REPLACE`` / ``OR IGNORE`` and ``UPDATE OR IGNORE`` are
+  ``ON CONFLICT`` upserts and guarded updates on PostgreSQL.
+- SQLite has one writer at a time: a page is the whole database's for its
+  transaction. On PostgreSQL two pages load at once, under READ COMMITTED, so
+  :meth:`MirrorSql.lock` first takes a transaction-level advisory lock on each
+  issue key the page writes (its states' keys, and the issues its inward links
+  add rows for), in one fixed order (by the lock's number): two pages that share
+  a key take turns, and each reads the mirror only once it holds its keys, so it
+  ends where loading them one after the other would; pages that share none run
+  side by side. Rows that are no issue's (sprints, users) are written in key
+  order, so that two pages naming the same ones lock them in the same order and
+  cannot deadlock. A catalogue a page replaces is locked by its kind.
+- The issue upsert keeps what a state did not send with a bit mask that SQLite
+  binds once per row (``?N`` repeated); on PostgreSQL each mask a page holds has
+  its statement, naming the columns it sets (:meth:`MirrorSql.issue_upserts`).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import itemgetter
+
+from hub.db import database
+from hub.dialect import Dialect, current, fulltext
+
+# The advisory locks' first number (their class) for an issue key and for a
+# catalogue's kind: "mirror" and "catalog" in ASCII, below 2**31.
+_KEY_LOCKS = 0x6D697272
+_KIND_LOCKS = 0x63617461
+
+
+class PostgresConnection:
+    """psycopg's connection as the loader uses ``sqlite3``'s: ``execute`` answers a cursor,
+    ``executemany`` sends the rows in order (psycopg pipelines them)."""
+
+    def __init__(self, raw) -> None:
+        self._raw = raw
+
+    def execute(self, sql: str, params: Sequence | dict = ()):
+        return self._raw.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence]) -> None:
+        rows = list(rows)
+        if rows:
+            with self._raw.cursor() as cursor:
+                cursor.executemany(sql, rows)
+
+
+def connection():
+    """The raw connection the loader writes a page on, inside the caller's transaction."""
+    raw = database.connection()
+    return PostgresConnection(raw) if current().postgres else raw
+
+
+@dataclass(frozen=True)
+class MirrorSql:
+    """The statements of one engine; each takes its parameters as the SQLite one does."""
+
+    dialect: Dialect
+    keys: str  # the values of one bound JSON array, as a subquery
+    known: str
+    delete_links: str
+    insert_link: str
+    delete_comments: str
+    insert_comment: str
+    upsert_change: str
+    delete_worklogs: str
+    insert_worklog: str
+    delete_issue_sprints: str
+    insert_issue_sprint: str
+    upsert_sprint: str
+    delete_attachments: str
+    delete_attachment_ids: str
+    held_attachments: str
+    upsert_attachment: str
+    moves_page: str  # see hub.services.mirror_moves; its parameters from moves_page_params
+    moved_map: str
+    moved_old: str
+    upsert_alias: str
+    delete_kind: str
+    insert_entry: str
+    upsert_user: str
+    # (table, column) -> the statement that re-keys the table's rows under a moved key,
+    # leaving a row the new key already holds as it is.
+    rekey_children: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def index(self) -> str | None:
+        """The full-text index's statement for the bound keys (None: not run)."""
+        return fulltext.index(self.dialect)
+
+    @property
+    def unindex(self) -> str | None:
+        """The statement that takes the bound keys out of the full-text index (None: not run)."""
+        return fulltext.unindex(self.dialect)
+
+    def issue_upserts(self, columns: tuple[str, ...], rows: list[tuple]) -> list[tuple[str, list[tuple]]]:
+        """The statements that upsert ``rows`` (``key, *columns, fetched_at, neighbor, mask``)
+        into ``issue``, each with its rows, in the order they are to be sent.
+
+        A new row takes the sent values, a known one changes only the columns whose bit is
+        set in the row's mask (bit n: ``columns[n]``), so what an agent did not send is
+        kept; a gone issue whose state a page loads is back: Jira returned it. SQLite binds
+        the mask in one statement for the page. PostgreSQL gets, for each run of rows of
+        one mask (a page's states usually send the same fields: one run), the statement
+        naming those columns, the rows without their mask, in key order.
+        """
+        if not self.dialect.postgres:
+            return [(_sqlite_issue_upsert(columns), rows)]
+        rows = sorted(rows, key=itemgetter(0))
+        runs: list[tuple[str, list[tuple]]] = []
+        last = None
+        for row in rows:
+            mask = row[-1]
+            if mask != last:
+                runs.append((_postgres_issue_upsert(columns, mask), []))
+                last = mask
+            runs[-1][1].append(row[:-1])
+        return runs
+
+    def ordered(self, rows: list[tuple], width: int) -> list[tuple]:
+        """``rows`` in the order of their first ``width`` columns (their key) on PostgreSQL,
+        where two writers must lock shared rows in one order; as they are on SQLite. The
+        sort is stable: rows of one key keep their order, the last still winning."""
+        if not self.dialect.postgres or len(rows) < 2:
+            return rows
+        return sorted(rows, key=itemgetter(*range(width)))
+
+    def lock(self, conn, keys: Callable[[], Iterable[str]], *, kinds: bool = False) -> None:
+        """On PostgreSQL, wait for and take the transaction's locks on ``keys()`` (issue keys,
+        or with ``kinds`` catalogue kinds), in the one order every writer takes them; nothing
+        on SQLite, whose write lock the transaction already holds (``keys`` is not called)."""
+        if not self.dialect.postgres:
+            return
+        numbers = sorted({_lock_number(key) for key in keys()})
+        if numbers:
+            # One statement, the locks taken in the array's order (a function scan's).
+            conn.execute("SELECT count(pg_advisory_xact_lock(CAST(%s AS integer), n)) "
+                         "FROM unnest(CAST(%s AS integer[])) AS n",
+                         (_KIND_LOCKS if kinds else _KEY_LOCKS, numbers))
+
+    def moves_page_params(self, pairs: str, olds: str) -> tuple:
+        """The parameters of :attr:`moves_page`: the page's (key, id) pairs and the old keys
+        its changelogs name, each a JSON array."""
+        return (pairs, pairs, pairs, olds) if self.dialect.postgres else (pairs, olds)
+
+
+def _lock_number(text: str) -> int:
+    """A stable signed 32-bit number of ``text`` (two texts may share one: they then take turns)."""
+    number = zlib.crc32(text.encode())
+    return number - (1 << 32) if number >= 1 << 31 else number
+
+
+def values_of(placeholder: str = "?") -> str:
+    """The values of the JSON array bound at ``placeholder``, as a subquery, for SQL sent through
+    ``database.execute_sql`` (``?`` on both engines)."""
+    if current().postgres:
+        return f"(SELECT jsonb_array_elements_text(CAST({placeholder} AS jsonb)))"
+    return f"(SELECT value FROM json_each({placeholder}))"
+
+
+def insertion_order() -> str:
+    """An expression ordering ``issue_alias`` rows of one move time as they were written:
+    SQLite's rowid; PostgreSQL's row position (rows written together lie in order)."""
+    return "ctid" if current().postgres else "rowid"
+
+
+# SQLite: the statements as the loader has always sent them.
+_SQLITE_KEYS = "(SELECT value FROM json_each(?))"
+
+
+@lru_cache(maxsize=4)
+def _sqlite_issue_upsert(columns: tuple[str, ...]) -> str:
+    # The mask is the row's last value, after key, the columns, fetched_at and neighbor.
+    mask = f"?{len(columns) + 4}"
+    return (
+        "INSERT INTO issue (key, {columns}, fetched_at, neighbor) VALUES ({values}) "
+        "ON CONFLICT (key) DO UPDATE SET {updates}, fetched_at = excluded.fetched_at, "
+        "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL"
+    ).format(
+        columns=", ".join(columns),
+        values=", ".join(f"?{n}" for n in range(1, len(columns) + 4)),
+        updates=", ".join(f"{c} = CASE WHEN {mask} & {1 << bit} THEN excluded.{c} ELSE issue.{c} END"
+                          for bit, c in enumerate(columns)),
+    )
+
+
+@lru_cache(maxsize=64)
+def _postgres_issue_upsert(columns: tuple[str, ...], mask: int) -> str:
+    sent = [c for bit, c in enumerate(columns) if mask & 1 << bit]
+    # A column that fills from two fields (none does today) is set once.
+    updates = "".join(f"{c} = excluded.{c}, " for c in dict.fromkeys(sent))
+    return (f"INSERT INTO issue (key, {', '.join(columns)}, fetched_at, neighbor) "
+            f"VALUES ({', '.join(['%s'] * (len(columns) + 3))}) "
+            f"ON CONFLICT (key) DO UPDATE SET {updates}fetched_at = excluded.fetched_at, "
+            "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL")
+
+
+def _sqlite() -> MirrorSql:
+    keys = _SQLITE_KEYS
+    return MirrorSql(
+        dialect=Dialect("sqlite"),
+        keys=keys,
+        known=f"SELECT key, neighbor, neighbor = 0 AND fetched_at >= ? FROM issue WHERE key IN {keys}",
+        delete_links=f"DELETE FROM issue_link WHERE source_key IN {keys}",
+        insert_link="INSERT OR IGNORE INTO issue_link (source_key, target_key, link_type) VALUES (?, ?, ?)",
+        delete_comments=f"DELETE FROM issue_comment WHERE key IN {keys}",
+        insert_comment=("INSERT OR REPLACE INTO issue_comment (key, comment_id, author, created, updated, "
+                        "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        upsert_change=("INSERT OR REPLACE INTO issue_change (key, history_id, item_no, author, created, "
+                       "created_at, field, field_type, from_value, from_string, to_value, to_string) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        delete_worklogs=f"DELETE FROM issue_worklog WHERE key IN {keys}",
+        insert_worklog=("INSERT OR REPLACE INTO issue_worklog (key, worklog_id, author, started, started_at, "
+                        "time_spent, comment, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        delete_issue_sprints=f"DELETE FROM issue_sprint WHERE key IN {keys}",
+        insert_issue_sprint="INSERT OR IGNORE INTO issue_sprint (key, sprint_id) VALUES (?, ?)",
+        upsert_sprint=("INSERT OR REPLACE INTO sprint (sprint_id, name, state, start_date, end_date, "
+                       "complete_date, board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        delete_attachments=f"DELETE FROM issue_attachment WHERE key IN {keys} AND attachment_id NOT IN {keys}",
+        delete_attachment_ids=f"DELETE FROM issue_attachment WHERE attachment_id IN {keys}",
+        held_attachments=(
+            "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size FROM json_each(?) AS asked "
+            "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
+            "LEFT JOIN issue AS i ON i.key = a.key "
+            "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value"),
+        upsert_attachment=("INSERT OR REPLACE INTO issue_attachment (attachment_id, key, filename, size, "
+                           "mime_type, author, created, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+        moves_page=(
+            "SELECT 0, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
+            "JOIN issue AS i ON i.id = s.value ->> 1 AND i.key != s.value ->> 0 "
+            "UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
+            "JOIN issue AS i ON i.key = s.value ->> 0 AND i.id != s.value ->> 1 "
+            "UNION ALL SELECT 2, a.old_key, a.key, NULL FROM json_each(?1) AS s "
+            "JOIN issue_alias AS a ON a.old_key = s.value ->> 0 "
+            "UNION ALL SELECT 3, c.value, i.id, a.key FROM json_each(?2) AS c "
+            "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"),
+        moved_map="(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved",
+        moved_old="(SELECT value ->> 0 FROM json_each(?))",
+        upsert_alias=("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (?, ?, ?) "
+                      "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key"),
+        delete_kind="DELETE FROM jira_catalogue WHERE kind = ?",
+        insert_entry=("INSERT OR REPLACE INTO jira_catalogue (kind, jira_id, name, position, detail) "
+                      "VALUES (?, ?, ?, ?, ?)"),
+        # A user sent without a key or a display name keeps the one held.
+        upsert_user=("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (name) DO UPDATE SET user_key = coalesce(excluded.user_key, user_key), "
+                     "display_name = coalesce(excluded.display_name, display_name), "
+                     "updated_at = excluded.updated_at"),
+        # OR IGNORE: a row the new key already holds stays as it has it.
+        rekey_children={(table, column): f"UPDATE OR IGNORE {table} SET {column} = moved.new FROM "
+                        "(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved "
+                        f"WHERE {table}.{column} = moved.old"
+                        for table, column in _PRIMARY_KEYS},
+    )
+
+
+# Tables keyed by an issue's key (the column naming it), with their primary keys.
+_PRIMARY_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("issue_comment", "key"): ("key", "comment_id"),
+    ("issue_change", "key"): ("key", "history_id", "item_no"),
+    ("issue_worklog", "key"): ("key", "worklog_id"),
+    ("issue_sprint", "key"): ("key", "sprint_id"),
+    ("issue_attachment", "key"): ("attachment_id",),
+    ("issue_note", "key"): ("id",),
+    ("issue_link", "source_key"): ("source_key", "target_key", "link_type"),
+    ("issue_link", "target_key"): ("source_key", "target_key", "link_type"),
+}
+_PG_KEYS = "(SELECT jsonb_array_elements_text(CAST(%s AS jsonb)))"
+_PG_PAIRS = "jsonb_array_elements(CAST(%s AS jsonb)) AS s(value)"
+_PG_MAP = ("(SELECT value ->> 0 AS old, value ->> 1 AS new "
+           "FROM jsonb_array_elements(CAST(%s AS jsonb)) AS m(value)) AS moved")
+
+
+def _upsert(table: str, columns: str, conflict: str, *, nothing: bool = False) -> str:
+    names = [name.strip() for name in columns.split(",")]
+    marks = ", ".join(["%s"] * len(names))
+    key = {name.strip() for name in conflict.split(",")}
+    action = "NOTHING" if nothing else "UPDATE SET " + ", ".join(
+        f"{name} = excluded.{name}" for name in names if name not in key)
+    return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({conflict}) DO {action}"
+
+
+def _rekey_child(table: str, column: str, primary: tuple[str, ...]) -> str:
+    """``UPDATE OR IGNORE`` of a child table: where the new key already holds the row's
+    primary key, the row stays under the old key (and is deleted with it)."""
+    statement = f"UPDATE {table} SET {column} = moved.new FROM {_PG_MAP} WHERE {table}.{column} = moved.old"
+    if column not in primary:
+        return statement  # re-keying cannot meet another row
+    same = " AND ".join(f"held.{name} = {'moved.new' if name == column else f'{table}.{name}'}"
+                        for name in primary)
+    return f"{statement} AND NOT EXISTS (SELECT 1 FROM {table} AS held WHERE {same})"
+
+
+def _postgres() -> MirrorSql:
+    keys = _PG_KEYS
+    return MirrorSql(
+        dialect=Dialect("postgresql"),
+        keys=keys,
+        known=f"SELECT key, neighbor, neighbor = 0 AND fetched_at >= %s FROM issue WHERE key IN {keys}",
+        delete_links=f"DELETE FROM issue_link WHERE source_key IN {keys}",
+        insert_link=_upsert("issue_link", "source_key, target_key, link_type",
+                            "source_key, target_key, link_type", nothing=True),
+        delete_comments=f"DELETE FROM issue_comment WHERE key IN {keys}",
+        insert_comment=_upsert("issue_comment", "key, comment_id, author, created, updated, body, created_at",
+                               "key, comment_id"),
+        upsert_change=_upsert("issue_change", "key, history_id, item_no, author, created, created_at, field, "
+                              "field_type, from_value, from_string, to_value, to_string",
+                              "key, history_id, item_no"),
+        delete_worklogs=f"DELETE FROM issue_worklog WHERE key IN {keys}",
+        insert_worklog=_upsert("issue_worklog", "key, worklog_id, author, started, started_at, time_spent, "
+                               "comment, created, updated", "key, worklog_id"),
+        delete_issue_sprints=f"DELETE FROM issue_sprint WHERE key IN {keys}",
+        insert_issue_sprint=_upsert("issue_sprint", "key, sprint_id", "key, sprint_id", nothing=True),
+        upsert_sprint=_upsert("sprint", "sprint_id, name, state, start_date, end_date, complete_date, "
+                              "board_id, goal, updated_at", "sprint_id"),
+        delete_attachments=f"DELETE FROM issue_attachment WHERE key IN {keys} AND attachment_id NOT IN {keys}",
+        delete_attachment_ids=f"DELETE FROM issue_attachment WHERE attachment_id IN {keys}",
+        held_attachments=(
+            "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size "
+            "FROM jsonb_array_elements_text(CAST(%s AS jsonb)) AS asked(value) "
+            "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
+            "LEFT JOIN issue AS i ON i.key = a.key "
+            "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value"),
+        upsert_attachment=_upsert("issue_attachment", "attachment_id, key, filename, size, mime_type, author, "
+                                  "created, created_at", "attachment_id"),
+        moves_page=(
+            f"SELECT 0, s.value ->> 0, i.key, i.id FROM {_PG_PAIRS} "
+            "JOIN issue AS i ON i.id = s.value ->> 1 AND i.key != s.value ->> 0 "
+            f"UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM {_PG_PAIRS} "
+            "JOIN issue AS i ON i.key = s.value ->> 0 AND i.id != s.value ->> 1 "
+            f"UNION ALL SELECT 2, a.old_key, a.key, NULL FROM {_PG_PAIRS} "
+            "JOIN issue_alias AS a ON a.old_key = s.value ->> 0 "
+            "UNION ALL SELECT 3, c.value, i.id, a.key FROM jsonb_array_elements_text(CAST(%s AS jsonb)) AS c(value) "
+            "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"),
+        moved_map=_PG_MAP,
+        moved_old="(SELECT value ->> 0 FROM jsonb_array_elements(CAST(%s AS jsonb)) AS m(value))",
+        upsert_alias=("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (%s, %s, %s) "
+                      "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key"),
+        delete_kind="DELETE FROM jira_catalogue WHERE kind = %s",
+        insert_entry=_upsert("jira_catalogue", "kind, jira_id, name, position, detail", "kind, jira_id"),
+        upsert_user=("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (%s, %s, %s, %s) "
+                     "ON CONFLICT (name) DO UPDATE SET "
+                     "user_key = coalesce(excluded.user_key, jira_user.user_key), "
+                     "display_name = coalesce(excluded.display_name, jira_user.display_name), "
+                     "updated_at = excluded.updated_at"),
+        rekey_children={pair: _rekey_child(*pair, primary) for pair, primary in _PRIMARY_KEYS.items()},
+    )
+
+
+@lru_cache(maxsize=2)
+def _for(name: str) -> MirrorSql:
+    return _postgres() if name == "postgresql" else _sqlite()
+
+
+def mirror_sql() -> MirrorSql:
+    """The loader's statements for the database the models are bound to now."""
+    return _for(current().name)
