@@ -176,8 +176,9 @@ def values_of(placeholder: str = "?") -> str:
 
 def insertion_order() -> str:
     """An expression ordering ``issue_alias`` rows of one move time as they were written:
-    SQLite's rowid; PostgreSQL's row position (rows written together lie in order)."""
-    return "ctid" if current().postgres else "rowid"
+    ``rowid`` on both engines (the PostgreSQL baseline gives the table an identity of that
+    name, which an upsert keeps, as SQLite's rowid is kept)."""
+    return "rowid"
 
 
 # SQLite: the statements as the loader has always sent them.
