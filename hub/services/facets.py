@@ -21,6 +21,7 @@ import peewee
 
 from hub.clock import Clock
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.errors import ContractError, InvalidQuery
 from hub.services.aliases import current_keys
 from hub.services.catalogues import CatalogueService
@@ -158,7 +159,7 @@ class FacetService:
         if q is not None:
             return (f"FROM issue_fts {_JOIN} WHERE issue_fts MATCH ?" + (f" AND {filters}" if filters else ""),
                     [fts_query(q, current_keys), *params])
-        return f"FROM issue WHERE {filters or '1'}", params
+        return f"FROM issue WHERE {filters or engine.current().true}", params
 
 
 def _each(texts, *, versions: bool) -> Counter:
