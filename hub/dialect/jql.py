@@ -135,11 +135,17 @@ class PostgresJql(JqlSql):
 
     def texts(self, json: str, *keys: str, alias: str = "") -> str:
         value = _jsonb(json, keys)
-        if keys:
-            # A single value (an option) is one row, as json_each reads it; a missing one none.
-            value = (f"CASE WHEN {value} IS NULL THEN '[]'::jsonb WHEN jsonb_typeof({value}) = 'array' "
-                     f"THEN {value} ELSE jsonb_build_array({value}) END")
-        return f"jsonb_array_elements_text({value}) AS {alias or 'each'}(value)"
+        if not keys:  # a column of the mirror's that holds an array
+            return f"jsonb_array_elements_text({value}) AS {alias or 'each'}(value)"
+        # A custom field's value read as json_each reads it: an array's items, an object's
+        # members' values (an option with its child), one row for any other (JSON null: NULL),
+        # none when there is no value.
+        return (f"(SELECT e.value FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof({value}) = 'array' "
+                f"THEN {value} ELSE '[]' END) AS e(value) "
+                f"UNION ALL SELECT e.value FROM jsonb_each_text(CASE WHEN jsonb_typeof({value}) = 'object' "
+                f"THEN {value} ELSE '{{}}' END) AS e(key, value) "
+                f"UNION ALL SELECT {value} #>> '{{}}' WHERE jsonb_typeof({value}) NOT IN ('array', 'object')) "
+                f"AS {alias or 'each'}(value)")
 
     def objects(self, json: str, alias: str) -> str:
         return f"jsonb_array_elements(CAST({json} AS jsonb)) AS {alias}(value)"

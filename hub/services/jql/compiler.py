@@ -311,6 +311,8 @@ def _named(f: Field, texts: list[str]) -> Sql:
         sprint_ids, names = spellings.sprints(folded, ids)
         # Or, for an issue loaded before the mirror kept sprints, its current sprint's name.
         names = _unique([*names, *texts])
+        if not sprint_ids:  # no sprint of the mirror's is named (and PostgreSQL takes no empty IN)
+            return f"issue.sprint IN ({_marks(names)})", names
         return (f"issue.sprint IN ({_marks(names)}) OR issue.key IN (SELECT issue_sprint.key FROM "
                 f"issue_sprint WHERE issue_sprint.sprint_id IN ({_marks(sprint_ids)}))"), [*names, *sprint_ids]
     if kind is Kind.MULTI or (f.custom_id and kind is Kind.NAME):
