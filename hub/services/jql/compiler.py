@@ -19,6 +19,7 @@ Dates are read by :mod:`hub.services.jql.dates` and history operators compiled b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
@@ -33,6 +34,8 @@ from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, 
 from hub.services.search import fold, fts_query
 
 Sql = tuple[str, list]
+# The engine's full-text condition: (a ``q``'s text, the index's fields) -> SQL over ``issue``.
+Words = Callable[[str, tuple[str, ...]], Sql]
 
 # The most parameters a query's conditions may bind: below SQLite's own bound (32,766), with
 # room for the list's other filters. The parser's bounds allow more (500 clauses of 1,000 values).
@@ -59,10 +62,14 @@ class Compiled:
     order: list[str]
 
 
-def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
+def compile_query(query: Query, *, now: datetime, zone: ZoneInfo, words: Words | None = None) -> Compiled:
     """The conditions and the order of ``query``, read at ``now`` in ``zone`` (the zone of the
-    Jira user, whose dates a query writes); JqlError when the mirror cannot answer it."""
-    compiler = _Compiler(now, zone)
+    Jira user, whose dates a query writes); JqlError when the mirror cannot answer it.
+
+    ``words`` is the engine's full-text search asked for ``~`` (``FullText.matching``: the
+    condition that an issue's fields hold the words of a ``q``); without it ``~`` is SQLite's
+    FTS5 condition (:func:`hub.dialect.jql.JqlSql.text_match`)."""
+    compiler = _Compiler(now, zone, words)
     where = []
     if query.where is not None:
         sql, params = compiler.node(query.where)
@@ -74,8 +81,8 @@ def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
 
 
 class _Compiler:
-    def __init__(self, now: datetime, zone: ZoneInfo):
-        self.now, self.zone = now, zone
+    def __init__(self, now: datetime, zone: ZoneInfo, words: Words | None = None):
+        self.now, self.zone, self.words = now, zone, words
 
     # -- the tree --------------------------------------------------------------
 
@@ -254,12 +261,14 @@ class _Compiler:
             raise JqlError(f"The operator '{op}' takes one value of text for the field '{f.name}'.",
                            _at(operand, clause))
         try:
-            words = fts_query(operand.text)
+            if self.words is not None:
+                match = self.words(operand.text, tuple(f.fts.strip("{}").split()))
+            else:
+                match = _words(f, operand, fts_query(operand.text))
         except ContractError as exc:
             reason = exc.description.removeprefix("q: ").split("; see")[0]
             raise JqlError(f"The text query '{operand.text}' for the field '{f.name}' is not valid: {reason}.",
                            operand.at) from None
-        match = _words(f, operand, words)
         if f.fts == "other" and f.sql:
             # ``other`` also holds the environment and the other text fields: this one must hold
             # the words too (as text: the index has found the issues that hold them as words).
