@@ -13,7 +13,11 @@ Targets: HTTP p50 < 50 ms and within 3x of the raw query. The raw queries are wh
 person would write knowing the schema's indexes: the history ``WAS`` one reads the changelog
 through ``issue_change_field_key`` (v12), as SQLite chooses for it.
 
-    python bench/jql.py [--issues 100000] [--rounds 20]
+With ``--postgres``, the same rows are then written into a PostgreSQL database (``--postgres-url``,
+or one on a throw-away server as the tests start one) and each filter is timed over HTTP on a hub
+served on it, beside SQLite's HTTP figure, its first page checked against the raw SQLite answer.
+
+    python bench/jql.py [--issues 100000] [--rounds 20] [--postgres [--postgres-url URL]]
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import random
 import sqlite3
 import statistics
 import sys
 import time
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -270,33 +277,61 @@ class Builder:
             self.changes.append((key, str(self.history_id), 0, user_key(self.rng.randrange(len(LOGINS))),
                                  jira_time(at), hub_time(at), *item))
 
+    def rows(self) -> list[tuple[str, list]]:
+        """Every row, as (an INSERT written with ``?``, its rows), in the order they are written."""
+        return [
+            ("INSERT INTO jira_catalogue (kind, jira_id, name, position) VALUES (?, ?, ?, ?)",
+             [("priority", str(p + 1), name, p) for p, (name, _) in enumerate(PRIORITIES)]
+             + [("status", jira_id, name, p) for p, (name, jira_id, _) in enumerate(STATUSES)]),
+            ("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?)",
+             [(login, user_key(n), display_name(n), hub_time(END)) for n, login in enumerate(LOGINS)]),
+            ("INSERT INTO sprint (sprint_id, name, state, start_date, end_date, complete_date,"
+             " board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self.sprints),
+            ("INSERT INTO issue (key, id, issue_type, summary, description, status, priority, assignee,"
+             " reporter, labels, sprint, jira_updated, jira_updated_at, fetched_at, neighbor, created,"
+             " resolution, resolved, resolved_at, components, gone_at, gone_reason)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.issues),
+            ("INSERT INTO issue_sprint (key, sprint_id) VALUES (?, ?)", self.issue_sprints),
+            ("INSERT INTO issue_comment (key, comment_id, author, created, updated, body,"
+             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", self.comments),
+            ("INSERT INTO issue_change (key, history_id, item_no, author, created, created_at, field,"
+             " field_type, from_value, from_string, to_value, to_string)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.changes),
+        ]
+
     def write(self, db: Path) -> float:
         """Every row, then the full-text index; the seconds the index took."""
         conn = sqlite3.connect(db)
-        conn.executemany("INSERT INTO jira_catalogue (kind, jira_id, name, position) VALUES (?, ?, ?, ?)",
-                         [("priority", str(p + 1), name, p) for p, (name, _) in enumerate(PRIORITIES)]
-                         + [("status", jira_id, name, p) for p, (name, jira_id, _) in enumerate(STATUSES)])
-        conn.executemany("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?)",
-                         [(login, user_key(n), display_name(n), hub_time(END)) for n, login in enumerate(LOGINS)])
-        conn.executemany("INSERT INTO sprint (sprint_id, name, state, start_date, end_date, complete_date,"
-                         " board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self.sprints)
-        conn.executemany(
-            "INSERT INTO issue (key, id, issue_type, summary, description, status, priority, assignee,"
-            " reporter, labels, sprint, jira_updated, jira_updated_at, fetched_at, neighbor, created,"
-            " resolution, resolved, resolved_at, components, gone_at, gone_reason)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.issues)
-        conn.executemany("INSERT INTO issue_sprint (key, sprint_id) VALUES (?, ?)", self.issue_sprints)
-        conn.executemany("INSERT INTO issue_comment (key, comment_id, author, created, updated, body,"
-                         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", self.comments)
-        conn.executemany(
-            "INSERT INTO issue_change (key, history_id, item_no, author, created, created_at, field,"
-            " field_type, from_value, from_string, to_value, to_string)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.changes)
+        for sql, rows in self.rows():
+            conn.executemany(sql, rows)
         started = time.perf_counter()
         conn.execute("INSERT INTO issue_fts (issue_fts) VALUES ('rebuild')")
         conn.commit()
         conn.close()
         return time.perf_counter() - started
+
+    def write_postgres(self, url: str) -> float:
+        """The same rows into the migrated PostgreSQL database at ``url``, then its full-text
+        index (when the hub has one there) and ANALYZE; the seconds the index took."""
+        import psycopg
+
+        from hub.db import qmark_to_format
+        from hub.dialect import POSTGRES
+        from hub.dialect.fulltext import index
+
+        with psycopg.connect(url) as conn, conn.cursor() as cur:
+            for sql, rows in self.rows():
+                cur.executemany(qmark_to_format(sql), rows)
+            conn.commit()
+            started = time.perf_counter()
+            statement = index(POSTGRES)
+            if statement is not None:
+                cur.execute(statement, (json.dumps([row[0] for row in self.issues]),))
+            conn.commit()
+            indexed = time.perf_counter() - started
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+        return indexed
 
 
 def display_name(n: int) -> str:
@@ -365,12 +400,17 @@ def print_summary(rows: list[tuple[Filter, list[float], list[float] | None, str]
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example: python bench/jql.py --issues 2000 --rounds 5")
+        epilog="example: python bench/jql.py --issues 2000 --rounds 5 --postgres")
     parser.add_argument("--issues", type=int, default=100_000, help="issues in the mirror (default 100000)")
     parser.add_argument("--rounds", type=int, default=20, help="timed requests of each filter (default 20)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also time the filters on a hub on PostgreSQL holding the same rows")
+    parser.add_argument("--postgres-url", help="the empty PostgreSQL database to use (default: a throw-away "
+                        "server, as the tests start one)")
     args = parser.parse_args()
 
     mismatches, summary = 0, []
+    answers: dict[str, tuple[tuple[list[str], int], float | None]] = {}
     with ScratchHub("hub-bench-jql-") as scratch:
         token = scratch.token("ui", "interface")
         db = scratch.data_dir / "hub.sqlite"
@@ -389,6 +429,7 @@ def main() -> int:
         for f in filters():
             raw_times(db, f, 2)  # warm up
             raw, answer = raw_times(db, f, args.rounds)
+            answers[f.jql] = (answer, None)
             print(f"{f.jql}\n  total {answer[1]}, {len(answer[0])} items on the first page")
             print(latency("  raw sqlite3 (baseline)", raw))
             _, status, body = http_times(port, token, f.jql, 2)
@@ -402,6 +443,7 @@ def main() -> int:
                 summary.append((f, raw, None, f"answered {status}"))
                 continue
             print(latency("  GET /api/v1/issues?jql=…", over_http))
+            answers[f.jql] = (answer, statistics.median(over_http))
             p50, ratio = statistics.median(over_http) * 1000, statistics.median(over_http) / statistics.median(raw)
             print(f"  ratio to baseline {ratio:5.2f}x {verdict(ratio <= 3, '<= 3x')};"
                   f" p50 {p50:.1f} ms {verdict(p50 < 50, '< 50 ms')}")
@@ -414,9 +456,70 @@ def main() -> int:
                 print(f"  !!! MISMATCH: the hub and the raw query disagree: {difference}")
             summary.append((f, raw, over_http, "MISMATCH" if difference else "same keys"))
         print_summary(summary)
+    if args.postgres:
+        mismatches += on_postgres(builder, args, answers)
     if mismatches:
         print(f"!!! {mismatches} filters answered otherwise over HTTP than by the raw query")
     return 1 if mismatches else 0
+
+
+@contextmanager
+def postgres_database(url: str | None) -> Iterator[str]:
+    """``url``, or a new database on a throw-away server (tests/engines.py), dropped afterwards."""
+    if url:
+        yield url
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' server, from a checkout
+    from tests.engines import postgres_server
+
+    server, reason = postgres_server()
+    if server is None:
+        raise SystemExit(f"no PostgreSQL to measure on: {reason}; name one with --postgres-url")
+    name = server.create_database(prefix="hub_bench_jql")
+    try:
+        yield server.url(name)
+    finally:
+        server.drop_database(name)
+
+
+def on_postgres(builder: Builder, args, answers: dict) -> int:
+    """The filters over HTTP on a hub on PostgreSQL holding the same rows, each beside SQLite's
+    HTTP p50 and checked against the raw SQLite answer; how many answered otherwise."""
+    mismatches = 0
+    with postgres_database(args.postgres_url) as url:
+        previous = os.environ.get("HUB_DATABASE_URL")
+        os.environ["HUB_DATABASE_URL"] = url  # the scratch hub's migrate, token and serve
+        try:
+            with ScratchHub("hub-bench-jql-pg-") as scratch:
+                started = time.perf_counter()
+                indexed = builder.write_postgres(url)
+                print(f"\nPostgreSQL: the same rows written in {time.perf_counter() - started:.1f} s"
+                      f" (index {indexed:.1f} s)")
+                token = scratch.token("ui", "interface")
+                port = scratch.serve(HUB_JQL_TIME_ZONE="UTC")
+                http_times(port, token, None, 3)
+                floor = statistics.median(http_times(port, token, None, args.rounds)[0])
+                print(f"HTTP floor: GET /healthz p50 {floor * 1000:.2f} ms")
+                print(f"{'filter':<60} {'PostgreSQL p50':>15} {'SQLite p50':>11}")
+                for f in filters():
+                    answer, sqlite_p50 = answers[f.jql]
+                    times, status, body = http_times(port, token, f.jql, 2)
+                    if status == 200:
+                        times, status, body = http_times(port, token, f.jql, args.rounds)
+                    if status != 200:
+                        print(f"{f.jql[:60]:<60} answered {status}: {body.get('description') or body.get('title')}")
+                        continue
+                    difference = compare(body, answer)
+                    mismatches += difference is not None
+                    beside = f"{sqlite_p50 * 1000:8.1f} ms" if sqlite_p50 is not None else "      —"
+                    print(f"{f.jql[:60]:<60} {statistics.median(times) * 1000:12.1f} ms {beside}"
+                          + (f"  !!! MISMATCH: {difference}" if difference else ""))
+        finally:
+            if previous is None:
+                os.environ.pop("HUB_DATABASE_URL", None)
+            else:
+                os.environ["HUB_DATABASE_URL"] = previous
+    return mismatches
 
 
 if __name__ == "__main__":

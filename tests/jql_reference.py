@@ -2,11 +2,14 @@
 slow, obviously correct evaluator of JQL over the same issues, in plain Python.
 
 The mirror: AURORA and OTHER issues with every field JQL reads, Cyrillic names, empty fields,
-a neighbour (OTHER-3) and a gone issue (AURORA-7), read at a fixed clock in UTC.
+a neighbour (OTHER-3) and a gone issue (AURORA-7), read at a fixed clock in UTC. Each of the two
+modules loads it once per engine (:func:`engine_database`: a database of its own on PostgreSQL).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 
 from hub.clock import jira_to_utc
@@ -17,6 +20,35 @@ NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)  # a Monday
 class FixedClock:
     def now(self) -> datetime:
         return NOW
+
+
+@contextmanager
+def engine_database(request, backend: str) -> Iterator[str | None]:
+    """For a module's mirror on ``backend``: None on SQLite (the data dir's file), else the URL
+    of a PostgreSQL database of its own at the current schema, dropped afterwards."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    try:
+        yield server.url(name)
+    finally:
+        from hub.db import database
+
+        if database.obj is not None and getattr(database.obj, "database", None) == name:
+            database.obj.close()
+        server.drop_database(name)
+
+
+def mark_gone(keys, reason: str | None = None) -> None:
+    """Mark ``keys`` gone, as a check after a full run does: written straight in, for speed."""
+    from hub.db import database
+
+    with database.atomic():
+        for key in keys:
+            database.execute_sql("UPDATE issue SET gone_at = '2026-11-02T08:00:00+00:00', gone_reason = ? "
+                                 "WHERE key = ?", [reason, key])
 
 
 V22 = {"id": "10090", "name": "2.2", "released": True, "release_date": "2026-10-01"}

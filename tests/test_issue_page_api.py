@@ -3,7 +3,11 @@ sub-task's assignee (named in ``people``), and who attached each file and when."
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import attachment, issue, load
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 CATALOGUES = {"users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"},
                         {"name": "petrov", "key": "JIRAUSER10101", "display_name": "Pyotr Petrov"}]}

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import BASE, db_rows, issue, load, mirrored, with_projects
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def keys(resp) -> list[str]:

@@ -10,8 +10,6 @@ dates are read in UTC.
 
 from __future__ import annotations
 
-import sqlite3
-
 import falcon.testing
 import pytest
 
@@ -21,8 +19,10 @@ from hub.assembly import build
 from hub.config import Config
 from hub.services.issues import key_order
 from hub.services.tokens import TokenService
-from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock
+from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, engine_database, mark_gone
 from tests.support import load
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ALL_BUT_GONE = "A1 A2 A3 A4 A5 A9 A10 A100 A101 O1 O2 O3"
 
@@ -377,16 +377,20 @@ class _Hub:
 def _mirror(data_dir, **settings) -> _Hub:
     hub = _Hub(data_dir, **settings)
     load(hub, ISSUES, NEIGHBOURS, version=16, catalogues=CATALOGUES)
-    # Gone as a check after a full run marks it: written straight in, for speed.
-    with sqlite3.connect(hub.config.db_path) as conn:
-        conn.executemany("UPDATE issue SET gone_at = '2026-11-02T08:00:00+00:00', gone_reason = 'not found' "
-                         "WHERE key = ?", [(key,) for key in GONE])
+    mark_gone(GONE, "not found")
     return hub
 
 
 @pytest.fixture(scope="module")
-def mirror(tmp_path_factory):
-    return _mirror(tmp_path_factory.mktemp("jql") / "data")
+def backend(request) -> str:
+    """The engine of this module's mirror, loaded once per engine (the tests only read it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory, backend, request):
+    with engine_database(request, backend) as url:
+        yield _mirror(tmp_path_factory.mktemp("jql") / "data", database_url=url)
 
 
 def _keys(short: str) -> list[str]:
@@ -400,8 +404,23 @@ def _expected(query: str, short: str) -> list[str]:
     return sorted(keys, key=key_order, reverse=True)  # Jira's default: key descending
 
 
-@pytest.mark.parametrize(("query", "expected", "why"), ROWS, ids=[row[0] or "(empty)" for row in ROWS])
+# The queries that search by words (~, !~), through the full-text index.
+WORD_ROWS = [row for row in ROWS if "~" in row[0]]
+PLAIN_ROWS = [row for row in ROWS if "~" not in row[0]]
+
+
+@pytest.mark.parametrize(("query", "expected", "why"), PLAIN_ROWS, ids=[row[0] or "(empty)" for row in PLAIN_ROWS])
 def test_query(mirror, query, expected, why):
+    _answers(mirror, query, expected, why)
+
+
+@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
+@pytest.mark.parametrize(("query", "expected", "why"), WORD_ROWS, ids=[row[0] for row in WORD_ROWS])
+def test_query_by_words(mirror, query, expected, why):
+    _answers(mirror, query, expected, why)
+
+
+def _answers(mirror, query: str, expected: str, why: str) -> None:
     resp = mirror.jql(query)
     assert resp.status_code == 200, resp.json
     assert [item["key"] for item in resp.json["items"]] == _expected(query, expected), why
@@ -487,6 +506,7 @@ def test_values_reach_sql_only_as_parameters(mirror):
     assert mirror.jql("key = AURORA-1").json["total"] == 1
 
 
+@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
 def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
     from zoneinfo import ZoneInfo
 

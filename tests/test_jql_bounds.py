@@ -3,7 +3,11 @@ answers 503 with Retry-After, and the hub's connection serves the next query."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import load
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def _issues(n: int) -> list[dict]:
@@ -12,6 +16,7 @@ def _issues(n: int) -> list[dict]:
             for i in range(1, n + 1)]
 
 
+@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
 def test_a_query_past_its_time_bound_answers_503_with_retry_after(make_hub):
     hub = make_hub(jql_timeout_seconds=0.001)
     load(hub, _issues(100), version=16)
@@ -32,3 +37,19 @@ def test_a_query_within_its_bound_answers(make_hub):
     resp = hub.api("GET", "/api/v1/issues", params={"jql": "labels = l3 ORDER BY key"})
     assert resp.status_code == 200
     assert [item["key"] for item in resp.json["items"]] == ["AURORA-3", "AURORA-10", "AURORA-17"]
+
+
+def test_a_query_of_the_mirror_alone_past_its_bound_answers_503_and_the_next_answers(make_hub):
+    hub = make_hub(jql_timeout_seconds=0.001)
+    load(hub, [{**issue, "labels": [f"l{n}" for n in range(30)]} for issue in _issues(100)], version=16)
+    # No clause matches: every one is read over every issue's 30 labels, far more than a millisecond.
+    heavy = " OR ".join(f"labels = x{n} OR issue in linkedIssues(AURORA-{n + 1})" for n in range(100))
+    resp = hub.api("GET", "/api/v1/issues", params={"jql": heavy})
+    assert resp.status_code == 503, resp.json
+    assert resp.headers["Retry-After"] == "1" and "stopped" in resp.json["description"]
+    # The bound ended with the query: the connection's next statements have none.
+    assert hub.api("GET", "/api/v1/issues").status_code == 200
+    if hub.config.backend == "postgresql":
+        from hub.db import database
+
+        assert database.execute_sql("SHOW statement_timeout").fetchone()[0] == "0"

@@ -10,6 +10,8 @@ import pytest
 from tests.jql_reference import CATALOGUES, ISSUES, NEIGHBOURS
 from tests.support import load
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 # Sunday 22:30 in UTC, already Monday 01:30 in Moscow.
 LATE_SUNDAY = datetime(2026, 11, 1, 22, 30, tzinfo=UTC)
 

@@ -15,6 +15,8 @@ from hub.services.jql.history import compile_history, is_history
 from hub.services.jql.tree import Clause, Empty, FieldRef, Function, JqlError, Predicate, Value, ValueList
 from tests.support import issue, load
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 UTC_ZONE, MOSCOW = ZoneInfo("UTC"), ZoneInfo("Europe/Moscow")
 USERS = [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Иван Иванов"},

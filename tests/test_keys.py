@@ -19,12 +19,15 @@ from tests.support import (
     report,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 MIRROR = ("SELECT 'issue', key, id, summary FROM issue UNION ALL "
           "SELECT 'link', source_key, target_key, link_type FROM issue_link UNION ALL "
           "SELECT 'comment', key, comment_id, body FROM issue_comment UNION ALL "
           "SELECT 'change', key, history_id, field FROM issue_change UNION ALL "
-          "SELECT 'attachment', key, attachment_id, filename || ':' || ifnull(size, '') FROM issue_attachment "
-          "UNION ALL SELECT 'run', command_id, status, issues_loaded FROM sync_run ORDER BY 1, 2, 3")
+          "SELECT 'attachment', key, attachment_id, filename || ':' || coalesce(CAST(size AS TEXT), '') "
+          "FROM issue_attachment UNION ALL "
+          "SELECT 'run', CAST(command_id AS TEXT), status, CAST(issues_loaded AS TEXT) FROM sync_run ORDER BY 1, 2, 3")
 
 
 def mirror(hub) -> list[tuple]:

@@ -7,6 +7,8 @@ import pytest
 from hub.models import SyncRun
 from tests.support import enqueue, issue, load, mirrored
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 T = "2026-11-02T09:00:00+00:00"
 
 

@@ -4,7 +4,11 @@ Markdown; without it nothing changes, and a form the hub does not know is a 422 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import attachment, comment, fetched, issue, load
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 USERS = {"users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"}]}
 DESCRIPTION = "h1. Setup\nAsk [~ivanov]: !screen.png! then !shot.png|thumbnail!\n||a||b||\n|1|2|"

@@ -3,7 +3,11 @@ sub-tasks, Jira's catalogues and users, as agents load them (protocol v15)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import comment, issue, load
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 T = "2026-10-22T13:05:11.000+0300"
 CATALOGUES = {
@@ -65,6 +69,7 @@ def get(hub, path, **params):
     return resp.json
 
 
+@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_the_issue_object_carries_every_field_in_the_list_and_the_detail(hub):
     load_v15(hub, [rich("AURORA-1", links=[{"type": "Blocks", "outward": "AURORA-2"},
                                            {"type": "Relates", "inward": "AURORA-3"}]),
@@ -130,6 +135,7 @@ def test_a_list_page_reads_its_sprints_in_one_query(hub, caplog):
     assert queries(2) == queries(40)
 
 
+@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_full_text_search_finds_words_of_the_environment_and_of_text_custom_fields(hub):
     load_v15(hub, [rich("AURORA-1"), issue("AURORA-2", summary="Nothing of the kind")])
     for word in ("quartzite", "zephyrine", "other:quartzite"):
@@ -244,6 +250,9 @@ def filtered_mirror(hub):
     load(hub, [issue("OLD-1", sprint="AURORA Sprint 13", priority="Major")])
 
 
+# The lists' order is the issues' arrival: within one page, PostgreSQL's rowids are given in the order
+# the loader upserts the page's issues in (by key), not the page's own (hub/services/mirror.py).
+@pytest.mark.backends("sqlite")
 def test_the_list_filters_by_resolution_component_versions_sprints_and_parent(hub):
     filtered_mirror(hub)
     assert keys(hub, resolution="Fixed") == ["AURORA-9", "AURORA-10", "AURORA-1"]
@@ -293,6 +302,12 @@ def test_sort_by_priority_follows_jiras_order_then_key_and_pages(hub):
             break
     assert seen == order
     assert keys(hub, sort="priority", resolution="Fixed") == ["AURORA-1", "AURORA-9", "AURORA-10"]
+
+
+@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
+def test_a_search_sorted_by_priority_follows_jiras_order_then_key_and_pages(hub):
+    filtered_mirror(hub)
+    order = ["AURORA-2", "AURORA-3", "OLD-1", "AURORA-1", "AURORA-9", "AURORA-10"]
     # With q the matches are in that order too, each with its snippet.
     hits = get(hub, "/api/v1/issues", q="quartzite", sort="priority")
     assert [i["key"] for i in hits["items"]] == ["AURORA-2", "AURORA-1"] and hits["total"] == 2

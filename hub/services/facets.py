@@ -21,6 +21,7 @@ import peewee
 
 from hub.clock import Clock
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.errors import ContractError, InvalidQuery
 from hub.services.aliases import current_keys
 from hub.services.catalogues import CatalogueService
@@ -85,8 +86,12 @@ class Facets:
 
 class FacetService:
     def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None, *,
-                 jql_timeout_seconds: float = 5, jql_zone: Callable[[], ZoneInfo] | None = None):
+                 jql_timeout_seconds: float = 5, jql_zone: Callable[[], ZoneInfo] | None = None,
+                 matching: Callable[..., tuple[str, list]] | None = None):
         self._clock = clock or Clock()
+        # The engine's full-text condition (``FullText.matching(q, fields)``), for ``q`` and JQL's
+        # ``~``; without it, SQLite's FTS5 is searched as the list's own search does.
+        self._fulltext_matching = matching
         self._catalogues = catalogues or CatalogueService()
         self._jql_timeout = jql_timeout_seconds
         self._jql_zone = jql_zone or (lambda: _UTC)
@@ -149,16 +154,20 @@ class FacetService:
         """The FROM and WHERE of the issues matching (``issue`` under its name), with its parameters."""
         if jql is not None:
             try:
-                compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone())
+                compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone(),
+                                         words=self._fulltext_matching)
             except JqlError as exc:
                 raise InvalidQuery(exc.message, exc.at) from None
             where = [*where, *compiled.where]
         filters = " AND ".join(f"({sql})" for sql, _ in where)
         params = [p for _, ps in where for p in ps]
+        if q is not None and self._fulltext_matching is not None:
+            match, match_params = self._fulltext_matching(q)
+            return f"FROM issue WHERE ({match})" + (f" AND {filters}" if filters else ""), [*match_params, *params]
         if q is not None:
             return (f"FROM issue_fts {_JOIN} WHERE issue_fts MATCH ?" + (f" AND {filters}" if filters else ""),
                     [fts_query(q, current_keys), *params])
-        return f"FROM issue WHERE {filters or '1'}", params
+        return f"FROM issue WHERE {filters or engine.current().true}", params
 
 
 def _each(texts, *, versions: bool) -> Counter:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from hub.clock import iso, parse_utc
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.errors import ContractError
 from hub.models import Project
 from hub.services.jql import spellings
@@ -21,31 +22,21 @@ GONE_FILTERS = ("false", "true", "any")
 # Whether any issue is gone, on the partial index issue_gone: while none is, the default
 # filter adds no condition, so a search needs no join with ``issue`` for it.
 _ANY_GONE = "SELECT EXISTS (SELECT 1 FROM issue WHERE gone_at IS NOT NULL)"
-# ``gone_at IS NULL``, written as the rowids not among the few gone issues (read once from
-# issue_gone): every index holds the rowid, so a count on an index needs no table row for it.
-_NOT_GONE = "issue.rowid NOT IN (SELECT gone.rowid FROM issue AS gone WHERE gone.gone_at IS NOT NULL)"
+# ``gone_at IS NULL`` is written on SQLite as the rowids not among the few gone issues (read once
+# from issue_gone): every index holds the rowid, so a count on an index needs no table row for it
+# (hub/dialect/jql.py's ``not_gone``).
 
 # ``resolution=none``: the issues without a resolution (unresolved).
 UNRESOLVED = "none"
-# A key as people order them, of the column ``{c}``: by project, then by number (AURORA-9
-# before AURORA-10).
-KEY_ORDER = ("substr({c}, 1, instr({c}, '-'))", "CAST(substr({c}, instr({c}, '-') + 1) AS INTEGER)")
-# Jira's configured order of priorities (the agent's catalogue), an unknown one last; then the key.
-PRIORITY_ORDER = (
-    "coalesce((SELECT position FROM jira_catalogue WHERE kind = 'priority' AND name = issue.priority),"
-    " 9223372036854775807)",
-    *(term.format(c="issue.key") for term in KEY_ORDER),
-)
 # Values compare case-insensitively in every script ("done", "petrov", "апи"). Where a
 # catalogue names the values (statuses, resolutions, priorities, issue types, users, sprints),
 # the spellings it holds whose fold is the filter's are found there once and the column is
 # compared with them (on its index where it has one), as JQL does (hub/services/jql/spellings.py);
 # without a catalogue, and for the names in JSON arrays (labels, components, versions), which no
 # index holds, each value is folded.
-_IN_LIST = "EXISTS (SELECT 1 FROM json_each(issue.{column}) WHERE value = ? OR casefold(value) = ?)"
-_IN_VERSIONS = ("EXISTS (SELECT 1 FROM json_each(issue.{column}) "
-                "WHERE casefold(json_extract(value, '$.name')) = ? OR json_extract(value, '$.id') = ?)")
-_IN_LABELS = "EXISTS (SELECT 1 FROM json_each(issue.labels) WHERE value = ?)"
+_IN_LIST = "EXISTS (SELECT 1 FROM {each} WHERE value = ? OR casefold(value) = ?)"
+_IN_VERSIONS = "EXISTS (SELECT 1 FROM {each} WHERE casefold({name}) = ? OR {id} = ?)"
+_IN_LABELS = "EXISTS (SELECT 1 FROM {each} WHERE value = ?)"
 # Any sprint the issue was ever in, by name or id; or, for an issue loaded before the
 # mirror kept sprints, its current sprint's name.
 _IN_SPRINT = ("(issue.sprint IN ({names}) OR issue.key IN (SELECT issue_sprint.key FROM issue_sprint "
@@ -74,7 +65,7 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
                     {"fix_versions": fix_version, "affects_versions": affects_version})
     if project is not None:
         # A project is its label: its issues are those that carry it.
-        where.append((_IN_LABELS, [_project_label(project)]))
+        where.append((_IN_LABELS.format(each=engine.current().texts("issue.labels")), [_project_label(project)]))
     if resolution is not None:
         where.append(("issue.resolution IS NULL", []) if resolution.casefold() == UNRESOLVED
                      else _one_of("issue.resolution", "resolution", resolution))
@@ -95,6 +86,7 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
 def _names(catalogued: dict, people: dict, lists: dict, versions: dict) -> Where:
     """The conditions of the filters that name names, by column, in any case."""
     where: Where = []
+    pieces = engine.current()
     for column, kind in _NAMED:
         if catalogued[column] is not None:
             where.append(_one_of(f"issue.{column}", kind, catalogued[column]))
@@ -103,10 +95,12 @@ def _names(catalogued: dict, people: dict, lists: dict, versions: dict) -> Where
             where.append(_person(f"issue.{column}", value))
     for column, value in lists.items():
         if value is not None:
-            where.append((_IN_LIST.format(column=column), [value, value.casefold()]))
+            where.append((_IN_LIST.format(each=pieces.texts(f"issue.{column}")), [value, value.casefold()]))
     for column, value in versions.items():
         if value is not None:
-            where.append((_IN_VERSIONS.format(column=column), [value.casefold(), value]))
+            condition = _IN_VERSIONS.format(each=pieces.objects(f"issue.{column}", "v"),
+                                            name=pieces.element("v.value", "name"), id=pieces.element("v.value", "id"))
+            where.append((condition, [value.casefold(), value]))
     return where
 
 
@@ -164,11 +158,17 @@ def _gone(gone: str) -> Where:
     if gone == "true":
         return [("issue.gone_at IS NOT NULL", [])]
     if gone != "any" and database.execute_sql(_ANY_GONE).fetchone()[0]:
-        return [(_NOT_GONE, [])]
+        return [(engine.current().not_gone, [])]
     return []
 
 
 # -- orders ---------------------------------------------------------------------
+
+def key_order(column: str) -> tuple[str, str]:
+    """The ORDER BY expressions of a key as people order them, of the column ``column``: by
+    project, then by number (AURORA-9 before AURORA-10)."""
+    return engine.current().key_order(column)
+
 
 # The list's orders (``sort``), each as (SQL true for an issue without a value, the SQL of its
 # value going up). Going up is as Jira lists the values: priorities, statuses, types and
@@ -191,7 +191,7 @@ SORTS: dict[str, tuple[str | None, list[str]]] = {
     "type": _catalogued("issue_type", "issue_type"),
     "status": _catalogued("status", "status"),
     "resolution": _catalogued("resolution", "resolution"),
-    # Jira's order, as PRIORITY_ORDER: a name the catalogue does not hold goes with the empty ones.
+    # Jira's order: a name the catalogue does not hold goes with the empty ones.
     "priority": (f"{_POSITION.format(kind='priority', column='priority')} IS NULL",
                  [_POSITION.format(kind="priority", column="priority")]),
     "assignee": ("issue.assignee IS NULL", [_PERSON.format(c="assignee")]),
@@ -214,4 +214,4 @@ def sort_order(sort: str) -> list[str]:
     way = " DESC" if descending else " ASC"
     terms = [f"({empty}) ASC"] if empty else []
     terms += [term + way for term in values]
-    return terms + [term.format(c="issue.key") + way for term in KEY_ORDER]
+    return terms + [term + way for term in key_order("issue.key")]

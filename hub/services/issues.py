@@ -18,6 +18,7 @@ from peewee import JOIN, SQL, Case, fn
 from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.errors import ContractError, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
 from hub.services.aliases import current_issue, current_keys, moved_from
@@ -88,11 +89,9 @@ _SEARCH_SORTED = (
     "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
     "ORDER BY {outer}"
 )
-_WORKLOG_TOTALS = "SELECT count(*), coalesce(sum(time_spent), 0) FROM issue_worklog WHERE key = ?"
+# (sum of a BIGINT is NUMERIC on PostgreSQL: cast back, so that it answers an integer.)
+_WORKLOG_TOTALS = "SELECT count(*), CAST(coalesce(sum(time_spent), 0) AS BIGINT) FROM issue_worklog WHERE key = ?"
 _COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
-# EXPLAIN QUERY PLAN's words for a sort of every row (not "… RIGHT PART OF ORDER BY", which an
-# index ordered by the first terms leaves, nor "… LAST TERM OF ORDER BY").
-_FULL_SORT = "USE TEMP B-TREE FOR ORDER BY"
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
 # can; this is the last guard that keeps a user's text from becoming a 500.
@@ -236,12 +235,14 @@ class IssueService:
             # No integer key follows these orders: the cursor is an offset, as a search's is
             # (every order ends with the key, so the same offset is the same place).
             offset = cursor or 0
-            rows = list(query.order_by(*map(SQL, sort_order(sort))).limit(limit + 1).offset(offset))
+            order = [SQL(engine.current().sqlite_nulls(term)) for term in sort_order(sort)]
+            rows = list(query.order_by(*order).limit(limit + 1).offset(offset))
             more = len(rows) > limit
             result = listing(rows[:limit], offset + limit if more else None)
         else:
             # The rowid grows as issues are added, so it orders the mirror by
             # arrival, as an integer cursor can follow; ``key`` (TEXT) could not.
+            # (On PostgreSQL, issue.rowid is a column of its own: see its schema.sql.)
             result = page(query, SQL("rowid"), cursor, limit, _row)
         if cursor is None:
             result["total"] = query.count()
@@ -258,10 +259,11 @@ class IssueService:
             except JqlError as exc:
                 raise InvalidQuery(exc.message, exc.at) from None
             conditions_ = [*where, *compiled.where]
-            filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or "1"
+            filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or engine.current().true
             params = [p for _, ps in conditions_ for p in ps]
             try:
-                counted = offset == 0 and _sorts_every_match(filters, compiled.order, params)
+                counted = offset == 0 and engine.current().sorts_every_match(
+                    f"SELECT issue.key FROM issue WHERE {filters} ORDER BY {', '.join(compiled.order)}", params)
                 rows = list(Issue.raw(_jql_page(filters, compiled.order, total=counted), *params,
                                       limit + 1, offset))
                 if counted:
@@ -461,14 +463,15 @@ def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
     sorter holds those, not whole rows), then only its rows read whole, in the same order.
     With ``total``, each row also carries the count of every match (``total``): counted on the
     same pass that finds the matches for the sorter, rather than by finding them all again."""
+    pieces = engine.current()
     terms = [term.rsplit(" ", 1) for term in order]  # the compiler's "<expression> ASC|DESC"
     keys = ", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms))
     counted = ", count(*) OVER () AS total" if total else ""
-    return (f"SELECT issue.*{', hit.total' if total else ''} FROM (SELECT issue.rowid AS doc, {keys}{counted} "
-            f"FROM issue WHERE {filters} "
-            f"ORDER BY {', '.join(f'o{n} {way}' for n, (_, way) in enumerate(terms))} LIMIT ? OFFSET ?) AS hit "
-            f"CROSS JOIN issue ON issue.rowid = hit.doc "
-            f"ORDER BY {', '.join(f'hit.o{n} {way}' for n, (_, way) in enumerate(terms))}")
+    inner = ", ".join(pieces.sqlite_nulls(f"o{n} {way}") for n, (_, way) in enumerate(terms))
+    outer = ", ".join(pieces.sqlite_nulls(f"hit.o{n} {way}") for n, (_, way) in enumerate(terms))
+    return (f"SELECT issue.*{', hit.total' if total else ''} FROM (SELECT {pieces.row} AS doc, {keys}{counted} "
+            f"FROM issue WHERE {filters} ORDER BY {inner} LIMIT ? OFFSET ?) AS hit "
+            f"{pieces.join} issue ON {pieces.row} = hit.doc ORDER BY {outer}")
 
 
 def _sorted_search(filters: str, order: list[str]) -> str:
@@ -479,16 +482,6 @@ def _sorted_search(filters: str, order: list[str]) -> str:
         keys=", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms)), filters=filters,
         inner=", ".join(f"o{n} {way}" for n, (_, way) in enumerate(terms)),
         outer=", ".join(f"hit.o{n} {way}" for n, (_, way) in enumerate(terms)))
-
-
-def _sorts_every_match(filters: str, order: list[str], params: list) -> bool:
-    """Whether SQLite's plan for the page sorts every match (no index gives the order): then
-    the page visits them all anyway and counts them on the way (:func:`_jql_page`'s ``total``).
-    When an index gives the order, the page stops after its rows, and a count of its own (often
-    on an index alone) is cheaper than visiting every match for the page."""
-    sql = f"SELECT issue.rowid FROM issue WHERE {filters} ORDER BY {', '.join(order)}"
-    plan = database.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
-    return any(row[-1] == _FULL_SORT for row in plan)
 
 
 def _row(issue: Issue) -> Issue:

@@ -19,19 +19,23 @@ Dates are read by :mod:`hub.services.jql.dates` and history operators compiled b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from hub.clock import iso
+from hub.dialect import jql as engine
 from hub.errors import ContractError
-from hub.services.issue_filters import KEY_ORDER
+from hub.services.issue_filters import key_order
 from hub.services.jql import dates, history, operands, spellings
 from hub.services.jql.fields import Field, Kind, field
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
 from hub.services.search import fold, fts_query
 
 Sql = tuple[str, list]
+# The engine's full-text condition: (a ``q``'s text, the index's fields) -> SQL over ``issue``.
+Words = Callable[[str, tuple[str, ...]], Sql]
 
 # The most parameters a query's conditions may bind: below SQLite's own bound (32,766), with
 # room for the list's other filters. The parser's bounds allow more (500 clauses of 1,000 values).
@@ -58,10 +62,14 @@ class Compiled:
     order: list[str]
 
 
-def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
+def compile_query(query: Query, *, now: datetime, zone: ZoneInfo, words: Words | None = None) -> Compiled:
     """The conditions and the order of ``query``, read at ``now`` in ``zone`` (the zone of the
-    Jira user, whose dates a query writes); JqlError when the mirror cannot answer it."""
-    compiler = _Compiler(now, zone)
+    Jira user, whose dates a query writes); JqlError when the mirror cannot answer it.
+
+    ``words`` is the engine's full-text search asked for ``~`` (``FullText.matching``: the
+    condition that an issue's fields hold the words of a ``q``); without it ``~`` is SQLite's
+    FTS5 condition (:func:`hub.dialect.jql.JqlSql.text_match`)."""
+    compiler = _Compiler(now, zone, words)
     where = []
     if query.where is not None:
         sql, params = compiler.node(query.where)
@@ -73,8 +81,8 @@ def compile_query(query: Query, *, now: datetime, zone: ZoneInfo) -> Compiled:
 
 
 class _Compiler:
-    def __init__(self, now: datetime, zone: ZoneInfo):
-        self.now, self.zone = now, zone
+    def __init__(self, now: datetime, zone: ZoneInfo, words: Words | None = None):
+        self.now, self.zone, self.words = now, zone, words
 
     # -- the tree --------------------------------------------------------------
 
@@ -86,7 +94,7 @@ class _Compiler:
         if isinstance(node, Not):
             sql, params = self.node(node.operand)
             # NULL is "does not match" everywhere below: NOT of it matches.
-            return f"coalesce(NOT ({sql}), 1)", params
+            return f"coalesce(NOT ({sql}), {engine.current().true})", params
         return self.clause(node)
 
     def clause(self, clause: Clause) -> Sql:
@@ -128,7 +136,8 @@ class _Compiler:
             # Jira: a negation never matches an empty field.
             if matches is None:
                 return f"NOT ({empty_sql})", empty_params
-            return f"NOT ({empty_sql}) AND coalesce(NOT ({matches[0]}), 1)", [*empty_params, *matches[1]]
+            return (f"NOT ({empty_sql}) AND coalesce(NOT ({matches[0]}), {engine.current().true})",
+                    [*empty_params, *matches[1]])
         if matches is None:
             return empty_sql, empty_params
         if with_empty:
@@ -139,18 +148,18 @@ class _Compiler:
 
     def _empty(self, f: Field) -> Sql:
         """True when the field holds nothing."""
-        kind = f.kind
+        kind, pieces = f.kind, engine.current()
         if kind in (Kind.MULTI, Kind.VERSION) or (f.custom_id and kind is Kind.NAME):
-            return f"NOT EXISTS (SELECT 1 FROM json_each({_each(f)}))", []
+            return f"NOT EXISTS (SELECT 1 FROM {_each(f)})", []
         if kind is Kind.SPRINT:
             return ("issue.sprint IS NULL AND NOT EXISTS (SELECT 1 FROM issue_sprint "
                     "WHERE issue_sprint.key = issue.key)"), []
         if kind in (Kind.PROJECT, Kind.KEY, Kind.ID):
-            return "0", []
+            return pieces.false, []
         if f.name == "comment":
             return "NOT EXISTS (SELECT 1 FROM issue_comment WHERE issue_comment.key = issue.key)", []
         if f.name == "text":
-            return "0", []
+            return pieces.false, []
         # Not coalesce(…, '') = '': written as two comparisons, an indexed column is searched
         # on its index (resolution IS EMPTY), not read from every issue.
         return f"({f.sql} IS NULL OR {f.sql} = '')", []
@@ -174,7 +183,7 @@ class _Compiler:
             return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
         if kind is Kind.NUMBER:
             numbers = [operands.number(f, value) for value in values]
-            return f"CAST({f.sql} AS REAL) IN ({_marks(numbers)})", numbers
+            return f"CAST({f.sql} AS {engine.current().real}) IN ({_marks(numbers)})", numbers
         if kind in (Kind.KEY, Kind.KEY_REF):
             keys = [operands.issue_key(f, value) for value in values]
             if kind is Kind.KEY_REF:
@@ -203,9 +212,9 @@ class _Compiler:
         if isinstance(operand, Function):
             raise operands.misplaced(operand, f)
         if kind is Kind.NUMBER:
-            return f"CAST({f.sql} AS REAL) {op} ?", [operands.number(f, operand)]
+            return f"CAST({f.sql} AS {engine.current().real}) {op} ?", [operands.number(f, operand)]
         if kind is Kind.ID:
-            return f"CAST(issue.id AS INTEGER) {op} ?", [int(operands.jira_id(f, operand))]
+            return f"CAST(issue.id AS {engine.current().integer}) {op} ?", [int(operands.jira_id(f, operand))]
         if kind is Kind.PRIORITY:
             # A higher priority is earlier in Jira's order: ``priority > Major`` is above Major.
             position = "(SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' AND {})"
@@ -215,7 +224,8 @@ class _Compiler:
         key = operands.issue_key(f, operand)
         project, _, number = key.rpartition("-")
         sql, params = _project(project)
-        return f"{sql} AND CAST(substr(issue.key, ?) AS INTEGER) {op} ?", [*params, len(project) + 2, int(number)]
+        number_sql = f"CAST(substr(issue.key, ?) AS {engine.current().integer})"
+        return f"{sql} AND {number_sql} {op} ?", [*params, len(project) + 2, int(number)]
 
     def span(self, f: Field, operand: Value | Function) -> tuple[datetime, datetime]:
         """The first and last instant (UTC) a date operand stands for (:func:`dates.span`)."""
@@ -251,23 +261,26 @@ class _Compiler:
             raise JqlError(f"The operator '{op}' takes one value of text for the field '{f.name}'.",
                            _at(operand, clause))
         try:
-            words = fts_query(operand.text)
+            if self.words is not None:
+                match = self.words(operand.text, tuple(f.fts.strip("{}").split()))
+            else:
+                match = _words(f, operand, fts_query(operand.text))
         except ContractError as exc:
             reason = exc.description.removeprefix("q: ").split("; see")[0]
             raise JqlError(f"The text query '{operand.text}' for the field '{f.name}' is not valid: {reason}.",
                            operand.at) from None
-        match = ("issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)",
-                 [f"{f.fts} : ({words})"])
         if f.fts == "other" and f.sql:
             # ``other`` also holds the environment and the other text fields: this one must hold
             # the words too (as text: the index has found the issues that hold them as words).
             plain = _plain_words(operand.text)
-            held = "".join(f" AND instr(replace(casefold({f.sql}), 'ё', 'е'), ?) > 0" for _ in plain)
+            folded = f"replace(casefold({f.sql}), 'ё', 'е')"
+            held = "".join(f" AND {engine.current().position(folded, '?')} > 0" for _ in plain)
             match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *plain])
         if op == "~":
             return match
         empty_sql, empty_params = self._empty(f)
-        return f"NOT ({empty_sql}) AND coalesce(NOT ({match[0]}), 1)", [*empty_params, *match[1]]
+        return (f"NOT ({empty_sql}) AND coalesce(NOT ({match[0]}), {engine.current().true})",
+                [*empty_params, *match[1]])
 
     def _history(self, clause: Clause, f: Field) -> Sql:
         if not f.history:
@@ -288,28 +301,31 @@ class _Compiler:
                                                                                       Kind.PRIORITY)
             direction = " DESC" if descending else " ASC"
             terms += [term + direction for term in _order_terms(f)]
-        terms += [term.format(c="issue.key") + " DESC" for term in KEY_ORDER]
+        terms += [term + " DESC" for term in key_order("issue.key")]
         return terms
 
 
 def _named(f: Field, texts: list[str]) -> Sql:
     """The field holds one of the names ``texts`` (folded): versions, sprints, several names,
     users and single names, compared with the spellings the catalogues hold where they can be."""
-    kind = f.kind
+    kind, pieces = f.kind, engine.current()
     folded = [text.casefold() for text in texts]
     marks = _marks(folded)
     if kind is Kind.VERSION:
-        return (f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE casefold(json_extract(value, '$.name')) "
-                f"IN ({marks}) OR json_extract(value, '$.id') IN ({marks}))"), [*folded, *texts]
+        name, vid = pieces.element("v.value", "name"), pieces.element("v.value", "id")
+        return (f"EXISTS (SELECT 1 FROM {pieces.objects(f.sql, 'v')} WHERE casefold({name}) "
+                f"IN ({marks}) OR {vid} IN ({marks}))"), [*folded, *texts]
     if kind is Kind.SPRINT:
         ids = [int(text) for text in texts if text.isascii() and text.isdigit() and len(text) <= 18]
         sprint_ids, names = spellings.sprints(folded, ids)
         # Or, for an issue loaded before the mirror kept sprints, its current sprint's name.
         names = _unique([*names, *texts])
+        if not sprint_ids:  # no sprint of the mirror's is named (and PostgreSQL takes no empty IN)
+            return f"issue.sprint IN ({_marks(names)})", names
         return (f"issue.sprint IN ({_marks(names)}) OR issue.key IN (SELECT issue_sprint.key FROM "
                 f"issue_sprint WHERE issue_sprint.sprint_id IN ({_marks(sprint_ids)}))"), [*names, *sprint_ids]
     if kind is Kind.MULTI or (f.custom_id and kind is Kind.NAME):
-        return f"EXISTS (SELECT 1 FROM json_each({_each(f)}) WHERE casefold(value) IN ({marks}))", folded
+        return f"EXISTS (SELECT 1 FROM {_each(f)} WHERE casefold(value) IN ({marks}))", folded
     if kind is Kind.USER:
         # A login name, or a display name as Jira resolves it to the user's login.
         logins = spellings.users(folded)
@@ -334,11 +350,11 @@ def _order_terms(f: Field) -> list[str]:
     """SQL that orders by ``f`` going up, empty values last (greatest)."""
     kind, sql = f.kind, f.sql
     if kind in (Kind.KEY, Kind.PROJECT):
-        return [term.format(c="issue.key") for term in KEY_ORDER][: 1 if kind is Kind.PROJECT else 2]
+        return list(key_order("issue.key"))[: 1 if kind is Kind.PROJECT else 2]
     if kind is Kind.KEY_REF:
-        return [f"({sql} IS NULL)", *(term.format(c=sql) for term in KEY_ORDER)]
+        return [f"({sql} IS NULL)", *key_order(sql)]
     if kind is Kind.ID:
-        return ["CAST(issue.id AS INTEGER)"]
+        return [f"CAST(issue.id AS {engine.current().integer})"]
     if kind is Kind.PRIORITY:
         # Going up is from the lowest priority (last in Jira's order) to the highest; unknown lowest.
         return [f"({sql} IS NULL)", f"-coalesce((SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' "
@@ -350,9 +366,10 @@ def _order_terms(f: Field) -> list[str]:
         return [f"({sql} IS NULL)",
                 f"casefold(coalesce((SELECT display_name FROM jira_user WHERE name = {sql}), {sql}))"]
     if kind is Kind.MULTI:
-        return [f"NOT EXISTS (SELECT 1 FROM json_each({sql}))", f"(SELECT min(casefold(value)) FROM json_each({sql}))"]
+        each = engine.current().texts(sql)
+        return [f"NOT EXISTS (SELECT 1 FROM {each})", f"(SELECT min(casefold(value)) FROM {each})"]
     if kind is Kind.NUMBER:
-        return [f"({sql} IS NULL)", f"CAST({sql} AS REAL)"]
+        return [f"({sql} IS NULL)", f"CAST({sql} AS {engine.current().real})"]
     if kind in (Kind.DATETIME, Kind.DATE):
         return [sql] if f.always else [f"({sql} IS NULL)", sql]
     return [f"({sql} IS NULL)", f"casefold({sql})"]
@@ -367,10 +384,20 @@ def _plain_words(text: str) -> list[str]:
 
 
 def _each(f: Field) -> str:
-    """The arguments of json_each over the field's values (a custom field's path is its own)."""
+    """The FROM item of the field's values, each as ``value`` (a custom field's are at its path)."""
     if f.custom_id:
-        return f"""issue.custom_fields, '$."{f.custom_id}".value'"""
-    return f.sql
+        return engine.current().texts("issue.custom_fields", f.custom_id, "value")
+    return engine.current().texts(f.sql)
+
+
+def _words(f: Field, operand: Value, words: str) -> Sql:
+    """The issues whose text fields ``f.fts`` hold the words of ``operand`` (``words``: them as
+    :func:`hub.services.search.fts_query` writes them for the index)."""
+    sql = engine.current().text_match(f.fts)
+    if sql is None:
+        raise JqlError(f"The operator '~' for the field '{f.name}' needs the full-text index, which this "
+                       "hub's database does not hold yet.", operand.at)
+    return sql, [f"{f.fts} : ({words})"]
 
 
 def _project(text: str) -> Sql:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.services.jql.tree import FieldRef, JqlError
 
 
@@ -106,15 +107,6 @@ _CUSTOM_KINDS = {"number": Kind.NUMBER, "date": Kind.DATE, "datetime": Kind.DATE
 _TEXT_CUSTOM = ("textfield", "textarea", "url", "readonlyfield")
 # A field id as the protocol takes one: no quote or bracket that a JSON path or SQL would read.
 _FIELD_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.:\-]{0,254}")
-# The first issue that holds a custom field, by name or by id: its id and schema.
-_CUSTOM_BY_NAME = ("SELECT f.key, json_extract(f.value, '$.type'), json_extract(f.value, '$.custom'), "
-                   "json_extract(f.value, '$.name') FROM issue, json_each(issue.custom_fields) AS f "
-                   "WHERE casefold(json_extract(f.value, '$.name')) = ? LIMIT 1")
-_CUSTOM_BY_ID = ("SELECT ?, json_extract(issue.custom_fields, ?), json_extract(issue.custom_fields, ?), "
-                 "json_extract(issue.custom_fields, ?) FROM issue "
-                 "WHERE json_type(issue.custom_fields, ?) IS NOT NULL LIMIT 1")
-
-
 def field(ref: FieldRef) -> Field:
     """The field ``ref`` names: a system field (case-insensitive, aliases), a custom field
     by its name or ``cf[id]``; JqlError worded as Jira's when the mirror holds no such field."""
@@ -122,12 +114,10 @@ def field(ref: FieldRef) -> Field:
         system = _SYSTEM.get(" ".join(ref.name.split()).casefold())
         if system is not None:
             return system
-        row = database.execute_sql(_CUSTOM_BY_NAME, [ref.name.casefold()]).fetchone()
+        # The first issue that holds a custom field of that name: its id and schema.
+        row = database.execute_sql(engine.current().custom_by_name(), [ref.name.casefold()]).fetchone()
     else:
-        fid = f"customfield_{ref.custom_id}"
-        path = f'$."{fid}"'
-        row = database.execute_sql(_CUSTOM_BY_ID, [fid, path + ".type", path + ".custom", path + ".name",
-                                                   path]).fetchone()
+        row = database.execute_sql(*engine.current().custom_by_id(f"customfield_{ref.custom_id}")).fetchone()
     if row is None:
         raise JqlError(f"Field '{ref.name}' does not exist or you do not have permission to view it.", ref.at)
     return custom(*row)
@@ -137,7 +127,7 @@ def custom(fid: str, schema_type: str | None, custom_type: str | None, name: str
     """A custom field as a :class:`Field`, by its id and schema (``/rest/api/2/field``)."""
     if not _FIELD_ID.fullmatch(fid):
         raise JqlError(f"Field '{name or fid}' cannot be searched: its id {fid!r} is not one Jira makes.")
-    value = f"""json_extract(issue.custom_fields, '$."{fid}".value')"""
+    value = engine.current().extract("issue.custom_fields", fid, "value")
     kind = _CUSTOM_KINDS.get(schema_type or "", Kind.NAME)
     if schema_type == "string" and (custom_type or "").rpartition(":")[2] in _TEXT_CUSTOM:
         kind = Kind.TEXT

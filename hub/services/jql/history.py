@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from zoneinfo import ZoneInfo
 
 from hub.clock import iso
 from hub.db import database
+from hub.dialect import jql as engine
 from hub.services.jql import dates
 from hub.services.jql.tree import Clause, Empty, Function, JqlError, Operand, Predicate, Value, ValueList
 
@@ -69,17 +71,50 @@ HISTORY_FIELDS = ("status", "priority", "resolution", "assignee", "reporter", "f
 # names held its value throughout. Changes are in order of time, then Jira's history id, then
 # item. ``+field`` keeps SQLite off the (field, created_at) index, which would read a field's
 # changes in time order, one page per row: a scan of the table in its own order is many times
-# faster, and the correlated look-ups go by (key, created_at).
-_PLACE = "(CAST({t}.history_id AS INTEGER), {t}.item_no)"
-_NEXT = ("(SELECT min(n.created_at) FROM issue_change n WHERE n.key = c.key AND +n.field = c.field "
-         "AND n.created_at >= c.created_at AND (n.created_at > c.created_at OR "
-         f"{_PLACE.format(t='n')} > {_PLACE.format(t='c')}){{version}})")
-_FIRST = ("NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = c.key AND +n.field = c.field "
-          "AND n.created_at <= c.created_at AND (n.created_at < c.created_at OR "
-          f"{_PLACE.format(t='n')} < {_PLACE.format(t='c')}){{version}})")
-_SAME_VERSION = " AND coalesce(n.to_value, n.from_value) = coalesce(c.to_value, c.from_value)"
-_UNCHANGED = "NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = issue.key AND +n.field = ?{version})"
-_HELD_VERSION = " AND coalesce(n.to_value, n.from_value) = json_extract(v.value, '$.id')"
+# faster, and the correlated look-ups go by (key, created_at). The statements are spelled for the
+# engine (hub/dialect/jql.py) when a query is compiled, once per engine.
+@dataclass(frozen=True)
+class _Statements:
+    """A change's next change of its field (``next``), whether it is the field's first
+    (``first``), and the issue's field never changed (``unchanged``), in one engine's spelling."""
+
+    next: str
+    first: str
+    same_version: str
+    unchanged: str
+    held_version: str
+    field: str  # ``+field`` on SQLite
+    c_field: str
+    versions: str  # the FROM item of an issue's fix versions, each ``v.value``
+    version_id: str  # the id of ``v.value``
+    version_name: str
+    false: str
+
+
+@cache
+def _statements(pieces: engine.JqlSql) -> _Statements:
+    place = "(CAST({t}.history_id AS " + pieces.integer + "), {t}.item_no)"
+    n_field = pieces.unindexed("n.field")
+    vid = pieces.element("v.value", "id")
+    return _Statements(
+        next=(f"(SELECT min(n.created_at) FROM issue_change n WHERE n.key = c.key AND {n_field} = c.field "
+              "AND n.created_at >= c.created_at AND (n.created_at > c.created_at OR "
+              f"{place.format(t='n')} > {place.format(t='c')}){{version}})"),
+        first=(f"NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = c.key AND {n_field} = c.field "
+               "AND n.created_at <= c.created_at AND (n.created_at < c.created_at OR "
+               f"{place.format(t='n')} < {place.format(t='c')}){{version}})"),
+        same_version=" AND coalesce(n.to_value, n.from_value) = coalesce(c.to_value, c.from_value)",
+        unchanged=f"NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = issue.key AND {n_field} = ?{{version}})",
+        held_version=f" AND coalesce(n.to_value, n.from_value) = {vid}",
+        field=pieces.unindexed("field"),
+        c_field=pieces.unindexed("c.field"),
+        versions=pieces.objects("issue.fix_versions", "v"),
+        version_id=vid,
+        version_name=pieces.element("v.value", "name"),
+        false=pieces.false,
+    )
+
+
 _CATALOGUE = "SELECT jira_id, name FROM jira_catalogue WHERE kind = ?"
 _USERS = "SELECT name, user_key, display_name FROM jira_user"
 
@@ -123,21 +158,21 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
     if not clause.predicates:
         return _ever(clause, field, operand)
     versions = field.kind == "versions"
+    st = _statements(engine.current())
     branches: list[str] = []
     params: list = []
     # (the rows, the value's id and name, the segment's start, end and author, conditions)
     for rows, vid, vname, start, end, author, where in (
             ("issue_change c", "c.to_value", "c.to_string", "c.created_at",
-             _NEXT.format(version=_SAME_VERSION if versions else ""), "c.author",
-             "+c.field = ?" + (" AND c.to_value IS NOT NULL" if versions else "")),
+             st.next.format(version=st.same_version if versions else ""), "c.author",
+             f"{st.c_field} = ?" + (" AND c.to_value IS NOT NULL" if versions else "")),
             ("issue_change c", "c.from_value", "c.from_string", "NULL", "c.created_at", "NULL",
-             "+c.field = ?" + (" AND c.to_value IS NULL" if versions else "") + " AND "
-             + _FIRST.format(version=_SAME_VERSION if versions else "")),
-            ("issue, json_each(issue.fix_versions) AS v" if versions else "issue",
-             "json_extract(v.value, '$.id')" if versions else _current_id(field),
-             "json_extract(v.value, '$.name')" if versions else
-             ("NULL" if field.kind == "user" else field.current),
-             "NULL", "NULL", "NULL", _UNCHANGED.format(version=_HELD_VERSION if versions else ""))):
+             f"{st.c_field} = ?" + (" AND c.to_value IS NULL" if versions else "") + " AND "
+             + st.first.format(version=st.same_version if versions else "")),
+            (f"issue, {st.versions}" if versions else "issue",
+             st.version_id if versions else _current_id(field),
+             st.version_name if versions else ("NULL" if field.kind == "user" else field.current),
+             "NULL", "NULL", "NULL", st.unchanged.format(version=st.held_version if versions else ""))):
         match, values = _matches(field, operand, vid, vname, clause)
         conditions, more = [where, match], [field.changelog, *values]
         for predicate in clause.predicates:
@@ -155,9 +190,9 @@ def _ever(clause: Clause, field: _Field, operand: Operand) -> tuple[str, list]:
     """WAS without predicates: held now, or before or after any change. The same as the segments
     on a changelog that agrees with itself, without ordering the field's changes."""
     if field.kind == "versions":
-        held, params = _matches(field, operand, "json_extract(v.value, '$.id')", "json_extract(v.value, '$.name')",
-                                clause)
-        now_sql = f"EXISTS (SELECT 1 FROM json_each({field.current}) AS v WHERE {held})"
+        st = _statements(engine.current())
+        held, params = _matches(field, operand, st.version_id, st.version_name, clause)
+        now_sql = f"EXISTS (SELECT 1 FROM {st.versions} WHERE {held})"
     else:
         now_sql, params = _matches(field, operand, _current_id(field),
                                    "NULL" if field.kind == "user" else field.current, clause)
@@ -183,9 +218,9 @@ def _negated(clause: Clause, sql: str) -> str:
 
 def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tuple[str, list]:
     # A time predicate reads a range of the (field, created_at) index; without one, the field's
-    # changes are found by scanning the table in its own order (see _NEXT).
+    # changes are found by scanning the table in its own order (see _statements).
     timed = any(p.word in ("after", "before", "on", "during") for p in clause.predicates)
-    conditions, params = ["field = ?" if timed else "+field = ?"], [field.changelog]
+    conditions, params = ["field = ?" if timed else f"{_statements(engine.current()).field} = ?"], [field.changelog]
     for predicate in clause.predicates:
         if predicate.word in ("from", "to"):
             side = predicate.word
@@ -226,7 +261,7 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
             # Jira's "Unresolved" is no resolution, as in resolution = Unresolved.
             parts.append(f"({vid} IS NULL AND {vname} IS NULL)")
     # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
-    return f"coalesce({' OR '.join(parts)}, 0)", params
+    return f"coalesce({' OR '.join(parts)}, {engine.current().false})", params
 
 
 def _named(field: _Field, texts: list[str], vid: str, vname: str) -> tuple[str, list]:
@@ -259,8 +294,8 @@ def _author(operand: Operand, clause: Clause, column: str = "author") -> tuple[s
     users = _user_spellings(folded)
     if users is not None:
         terms = _unique([*users, *texts])
-        return f"coalesce({column} IN ({_marks(terms)}), 0)", terms
-    return f"coalesce(casefold({column}) IN ({_marks(folded)}), 0)", folded
+        return f"coalesce({column} IN ({_marks(terms)}), {engine.current().false})", terms
+    return f"coalesce(casefold({column}) IN ({_marks(folded)}), {engine.current().false})", folded
 
 
 def _catalogue_spellings(kind: str, folded: list[str], texts: list[str]) -> tuple[list[str], list[str]] | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from hub.dialect import jql as engine
 from hub.services.jql.fields import Field, Kind
 from hub.services.jql.tree import Function, JqlError, Value
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
@@ -43,7 +44,7 @@ _TAKEN_BY = {**{name: (Kind.SPRINT,) for name in _SPRINT_STATES},
 _LINKED = ("issue.key IN (SELECT issue_link.target_key FROM issue_link WHERE issue_link.source_key IN ({keys}){out} "
            "UNION ALL SELECT issue_link.source_key FROM issue_link WHERE issue_link.target_key IN ({keys}){in_})")
 _LINK_TYPE = (" AND (casefold(issue_link.link_type) = ? OR issue_link.link_type IN (SELECT name FROM "
-              "jira_catalogue WHERE kind = 'link_type' AND casefold(json_extract(detail, '$.{side}')) = ?))")
+              "jira_catalogue WHERE kind = 'link_type' AND casefold({phrase}) = ?))")
 
 
 def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
@@ -63,7 +64,9 @@ def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
                 "(SELECT sprint.sprint_id FROM sprint WHERE lower(sprint.state) = ?))"), [_SPRINT_STATES[name]]
     if name in _VERSION_STATES:
         _arguments(call, 0, 1)
-        sql = f"EXISTS (SELECT 1 FROM json_each({f.sql}) WHERE coalesce(json_extract(value, '$.released'), 0) = ?)"
+        pieces = engine.current()
+        sql = (f"EXISTS (SELECT 1 FROM {pieces.objects(f.sql, 'v')} "
+               f"WHERE {pieces.flag('v.value', 'released')} = ?)")
         params: list = [_VERSION_STATES[name]]
         if call.args:
             # A project's versions are on its issues only.
@@ -76,7 +79,9 @@ def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
         if len(call.args) == 1:
             return _LINKED.format(keys="?", out="", in_=""), [*keys, *keys]
         phrase = call.args[1].text.casefold()
-        return (_LINKED.format(keys="?", out=_LINK_TYPE.format(side="outward"), in_=_LINK_TYPE.format(side="inward")),
+        outward, inward = (_LINK_TYPE.format(phrase=engine.current().extract("detail", side))
+                           for side in ("outward", "inward"))
+        return (_LINKED.format(keys="?", out=outward, in_=inward),
                 [*keys, phrase, phrase, *keys, phrase, phrase])
     return compiler.date_equal(f, call)
 
