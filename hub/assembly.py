@@ -37,6 +37,9 @@ from hub.services.dispatch import Dispatcher
 from hub.services.facets import FacetService
 from hub.services.files import FileStore
 from hub.services.filters import FilterService
+from hub.services.fulltext import FullText
+from hub.services.fulltext_postgres import PostgresFullText
+from hub.services.fulltext_sqlite import SqliteFullText
 from hub.services.health import HealthService
 from hub.services.issues import IssueService
 from hub.services.jql_zone import JqlZone
@@ -98,6 +101,11 @@ def configure_queue(config: Config) -> HubHuey:
     return huey.configure(config)
 
 
+def build_fulltext(config: Config) -> FullText:
+    """The full-text search of ``config``'s engine: FTS5 on SQLite, tsvectors on PostgreSQL."""
+    return PostgresFullText() if config.backend == "postgresql" else SqliteFullText()
+
+
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None) -> Services:
     """The services on ``config``'s database and file store, each built once and
@@ -120,7 +128,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     catalogues = CatalogueService()
     sprints = SprintService()
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
-                          jql_zone=jql_zone)
+                          jql_zone=jql_zone, fulltext=build_fulltext(config))
     tokens = TokenService(clock)
     return Services(
         tokens=tokens,

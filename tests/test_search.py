@@ -9,11 +9,17 @@ import pytest
 
 from hub.db import database
 from hub.errors import ContractError
-from hub.services.issues import RANKED_MATCHES
+from hub.services.fulltext import RANKED_MATCHES
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.search import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
+from tests.search_rows import index_agrees as rows_agree
 from tests.support import comment, db_rows, issue, jira_id, load, with_projects
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# Tests of what only one engine has (FTS5's plans, SQLite's migrations), or of the list
+# without ``q``, which is not the search's, run on SQLite until the list runs on PostgreSQL.
+sqlite_only = pytest.mark.backends("sqlite")
 
 
 def search(hub, q: str | None = None, **params) -> dict:
@@ -27,12 +33,23 @@ def found(hub, q: str | None = None, **params) -> list[str]:
 
 
 def index_agrees(hub) -> None:
-    """FTS5 compares its index with the text it was built from, and raises if they differ."""
-    db_rows(hub, "INSERT INTO issue_fts (issue_fts, rank) VALUES ('integrity-check', 1)")
+    """The index agrees with the text it was built from (FTS5 checks itself and raises)."""
+    rows_agree()
+
+
+def mirror(hub, issues: list[dict]) -> None:
+    """One state page into the mirror: through an agent's refresh on SQLite; on PostgreSQL,
+    where the agent's side is not ported yet, straight through the mirror's loader."""
+    if hub.config.backend == "sqlite":
+        load(hub, issues)
+        return
+    run = RunContext(full=False, started_at=COMMENT_CREATED_UTC, now=COMMENT_CREATED_UTC)
+    with database.atomic():
+        MirrorService().load_page(list(issues), [], run)
 
 
 def test_cyrillic_and_latin_words_are_found_in_any_case(hub):
-    load(hub, [issue("X-1", summary="Отчёт по продажам", description="Quarterly REPORT for the board"),
+    mirror(hub, [issue("X-1", summary="Отчёт по продажам", description="Quarterly REPORT for the board"),
                issue("X-2", summary="Café menu", description="Ёлка в офисе"),
                issue("X-3", summary="Nothing here")])
     for q, keys in [("отчёт", ["X-1"]), ("отчет", ["X-1"]), ("ОТЧЁТ", ["X-1"]), ("ПРОДАЖАМ", ["X-1"]),
@@ -47,7 +64,7 @@ def test_cyrillic_and_latin_words_are_found_in_any_case(hub):
 
 
 def test_a_word_only_a_comment_holds_finds_the_issue_until_a_later_page_deletes_the_comment(hub):
-    load(hub, [issue("X-1", comments=[comment("101", "the zebra crossed"), comment("102", "plain")]),
+    mirror(hub, [issue("X-1", comments=[comment("101", "the zebra crossed"), comment("102", "plain")]),
                issue("X-2", comments=[comment("201", "plain")])])
     result = search(hub, "zebra")
     # An issue's comments are one text, one comment a line, oldest id first; the snippet is plain text.
@@ -55,23 +72,24 @@ def test_a_word_only_a_comment_holds_finds_the_issue_until_a_later_page_deletes_
     assert result["total"] == 1
     assert found(hub, "comments:zebra") == ["X-1"] and found(hub, "summary:zebra") == []
 
-    load(hub, [issue("X-1", comments=[comment("102", "plain")])])
+    mirror(hub, [issue("X-1", comments=[comment("102", "plain")])])
     assert search(hub, "zebra") == {"items": [], "next_cursor": None, "total": 0}
     assert sorted(found(hub, "plain")) == ["X-1", "X-2"]
     index_agrees(hub)
 
 
 def test_a_summary_changed_by_a_later_page_matches_the_new_word_not_the_old(hub):
-    load(hub, [issue("X-1", summary="alpha release", description="kept text")])
+    mirror(hub, [issue("X-1", summary="alpha release", description="kept text")])
     assert found(hub, "alpha") == ["X-1"]
-    load(hub, [issue("X-1", summary="beta release")])
+    mirror(hub, [issue("X-1", summary="beta release")])
     assert found(hub, "alpha") == [] and found(hub, "beta") == ["X-1"]
     # A page that sends no text leaves the issue's entries as they were.
-    load(hub, [{"key": "X-1", "id": jira_id("X-1"), "status": "Done"}])
+    mirror(hub, [{"key": "X-1", "id": jira_id("X-1"), "status": "Done"}])
     assert found(hub, "beta") == ["X-1"] and found(hub, "kept") == ["X-1"]
     index_agrees(hub)
 
 
+@sqlite_only
 @pytest.mark.parametrize("version", [1, 7])
 def test_an_older_database_with_issues_migrates_and_is_searchable(make_hub, data_dir, version):
     data_dir.mkdir(mode=0o700)
@@ -103,7 +121,7 @@ ODD = ['"unbalanced', "AND", "*", "NEAR(", "foo:bar", "a OR", "OR a", "-x", "NOT
 
 @pytest.mark.parametrize("q", ODD)
 def test_odd_q_syntax_is_a_422_naming_q(hub, q):
-    load(hub, [issue("X-1")])
+    mirror(hub, [issue("X-1")])
     resp = hub.api("GET", "/api/v1/issues", params={"q": q})
     assert resp.status_code == 422, (q, resp.json)
     assert resp.json["field"] == "q" and resp.json["description"].startswith("q: ")
@@ -132,7 +150,7 @@ def test_any_q_is_refused_or_becomes_a_query_fts5_runs():
 
 
 def test_punctuation_and_lower_case_operators_are_words(hub):
-    load(hub, [issue("AURORA-12", summary="Fix the c++ build at 10:30 or later, see v2.1"),
+    mirror(hub, [issue("AURORA-12", summary="Fix the c++ build at 10:30 or later, see v2.1"),
                issue("X-2", summary="Other")])
     for q in ["AURORA-12", "aurora-12", "key:AURORA-12", "c++", "10:30", "or", "v2.1", '"the c"',
               '"build at"', "fix OR nothing", "fix -other", "(fix OR x) later", "summary:fi*", "Summary:\"c build\""]:
@@ -148,7 +166,7 @@ def test_q_ranks_pages_by_offset_and_combines_with_filters(hub):
                     + "kiwi") for n in range(1, 8)]
     states.append(issue("X-8", summary="kiwi", status="Open"))
     states.append(issue("X-9", summary="no fruit", status="Open"))
-    load(hub, states)
+    mirror(hub, states)
     everything = search(hub, "kiwi", limit=3)
     assert everything["total"] == 8 and everything["items"][0]["key"] == "X-8"
     keys, cursor, pages = [i["key"] for i in everything["items"]], everything["next_cursor"], 1
@@ -168,6 +186,7 @@ def test_q_ranks_pages_by_offset_and_combines_with_filters(hub):
     assert search(hub, "kiwi", status="Closed") == {"items": [], "next_cursor": None, "total": 0}
 
 
+@sqlite_only
 def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):
     load(hub, [issue(f"X-{n}", status="Open" if n < 4 else "Done") for n in range(1, 7)])
     first = search(hub, limit=2)
@@ -176,6 +195,7 @@ def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):
     assert search(hub, status="Open")["total"] == 3
 
 
+@sqlite_only
 def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
     load(hub, [issue("X-1", updated="2026-10-22T13:05:11.000+0300"),   # 10:05:11 UTC
                issue("X-2", updated="2026-10-22T08:00:00.000-0300"),   # 11:00:00 UTC
@@ -197,6 +217,7 @@ def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
     assert found(hub, updated_since="2026-10-22T10:30:01Z") == ["X-2"]
 
 
+@sqlite_only
 def test_project_issue_type_and_sprint_filters(hub):
     with_projects()  # the project AWPCA
     load(hub, [issue("X-1", labels=["AWPCA"], issue_type="Story", sprint="AURORA Sprint 14", summary="login"),
@@ -214,6 +235,7 @@ def test_project_issue_type_and_sprint_filters(hub):
     assert hub.api("GET", "/api/v1/issues", params={"project": "two words"}).status_code == 422
 
 
+@sqlite_only
 def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scanning_them(hub):
     """SQLite could drive a filtered search from ``issue`` and run the match once per row:
     seconds over 100k issues. The index must stay the outer loop."""
@@ -236,6 +258,7 @@ def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scannin
         assert on_issue and all("(rowid=?)" in step for step in on_issue), plan
 
 
+@sqlite_only
 def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_them_all(hub):
     # Rows written straight into the database, then indexed as the migration does:
     # ten thousand issues through state pages would take the test a minute.
@@ -260,5 +283,5 @@ def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_the
 
 
 def test_a_snippet_is_plain_text_with_the_match_marked(hub):
-    load(hub, [issue("AURORA-12", description="h2. Setup\nRun *zebra* first, see [the guide|http://x] {{make}}")])
+    mirror(hub, [issue("AURORA-12", description="h2. Setup\nRun *zebra* first, see [the guide|http://x] {{make}}")])
     assert search(hub, "zebra")["items"][0]["snippet"] == "Setup Run [[zebra]] first, see the guide make"
