@@ -12,6 +12,7 @@ every script, Latin diacritics, ``ё`` as ``е``).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -31,8 +32,9 @@ class Phrase(NamedTuple):
     columns: frozenset[int] | None
 
 
+@functools.lru_cache(maxsize=65536)
 def fold_word(word: str) -> str:
-    """A word as the index holds it."""
+    """A word as the index holds it (the words of a mirror repeat: folded once each)."""
     if word.isascii():
         return word.lower()
     folded = unicodedata.normalize("NFKD", word.casefold().replace("ё", "е"))
@@ -49,17 +51,24 @@ def words_of(text: str) -> tuple[str, ...]:
     return tuple(fold_word(word) for word in _WORD.findall(text))
 
 
-def snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], start_mark: str, end_mark: str,
-            ellipsis: str, size: int) -> str:
-    """The snippet of one match: ``columns`` its fields' text (as indexed), ``phrases`` the query's."""
+# Which phrases hold in a match, as the query's tree of their indexes: an index, or
+# ("or", [shapes]), ("and", [shapes]) or ("not", wanted, unwanted).
+Shape = int | tuple
+
+
+def snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], shape: Shape | None, start_mark: str,
+            end_mark: str, ellipsis: str, size: int) -> str:
+    """The snippet of one match: ``columns`` its fields' text (as indexed), ``phrases`` the
+    query's and ``shape`` how they combine. As FTS5 does, only the phrases of the parts of
+    the query that hold in this match are marked (not ``kiwi`` of ``(kiwi -plum) OR fig``
+    in a text with ``plum``)."""
+    cut = [(text or "", *_instances(text or "", phrases, column)) for column, text in enumerate(columns)]
+    if shape is not None:
+        held = _held(shape, {phrase for _, _, found in cut for _, _, phrase in found})
+        cut = [(text, spans, [one for one in found if one[2] in held]) for text, spans, found in cut]
     best_score, best_column, best_start = 0, 0, 0
-    cut: dict[int, tuple[str, list[tuple[int, int]], list[tuple[int, int, int]]]] = {}
-    for column, text in enumerate(columns):
-        text = text or ""
-        spans = [match.span() for match in _WORD.finditer(text)]
-        found = _instances(text, spans, phrases, column)
-        cut[column] = (text, spans, found)
-        if not found:
+    for column, (text, spans, found) in enumerate(cut):
+        if not found or spans is None:
             continue
         firsts = _sentence_starts(text, spans) if len(spans) > size else []
         for start, _end, _phrase in found:
@@ -73,28 +82,57 @@ def snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], start_mark
                     score += 120 if before == 0 else 100
                     if score > best_score:
                         best_score, best_column, best_start = score, column, before
-    text, spans, found = cut[best_column] if best_column in cut else (columns[best_column] or "", [], [])
+    text, spans, found = cut[best_column]
+    if spans is None:
+        spans = [match.span() for match in _WORD.finditer(text)]
     return _marked(text, spans, [(start, end) for start, end, _ in found], best_start, size,
                    start_mark, end_mark, ellipsis)
 
 
-def _instances(text: str, spans: list[tuple[int, int]], phrases: Sequence[Phrase],
-               column: int) -> list[tuple[int, int, int]]:
-    """Each match of a phrase in the column: (first word, last word, which phrase), in order."""
+def _held(shape: Shape, present: set[int]) -> set[int]:
+    """The phrases of the parts of ``shape`` that hold, given the phrases ``present``."""
+    if isinstance(shape, int):
+        return {shape} & present
+    if shape[0] == "not":
+        # What an excluded part finds is not marked. (FTS5 marks it in some cases, as the
+        # ``plum`` of ``fig OR (kiwi -plum)`` in a text with ``plum`` but not that of
+        # ``(kiwi -plum) OR fig``: an order of its evaluation not followed here.)
+        wanted = _held(shape[1], present)
+        return wanted if wanted and not _held(shape[2], present) else set()
+    parts = [_held(part, present) for part in shape[1]]
+    if shape[0] == "and" and not all(parts):
+        return set()
+    return set().union(*parts)
+
+
+def _instances(text: str, phrases: Sequence[Phrase],
+               column: int) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
+    """The column's words (their spans; None when not needed) and each match of a phrase
+    in it: (first word, last word, which phrase), in order."""
     wanted = [(n, phrase) for n, phrase in enumerate(phrases)
               if phrase.words and (phrase.columns is None or column in phrase.columns)]
-    if not wanted or not spans:
-        return []
-    words = [fold_word(text[a:b]) for a, b in spans]
+    # Most fields hold none of the words: in ASCII, which folds letter for letter in place,
+    # that is seen at once, before its words are read.
+    ascii_text = text.isascii()
+    folded = text.lower() if ascii_text else ""
+    if ascii_text:
+        wanted = [(n, phrase) for n, phrase in wanted if phrase.words[0] in folded]
+    if not wanted:
+        return None, []
+    spans = [match.span() for match in _WORD.finditer(text)]
+    words = [folded[a:b] for a, b in spans] if ascii_text else [fold_word(text[a:b]) for a, b in spans]
     found = []
     for n, phrase in wanted:
-        length = len(phrase.words)
+        length, first = len(phrase.words), phrase.words[0]
         for position in range(len(words) - length + 1):
-            if all(words[position + i] == word for i, word in enumerate(phrase.words[:-1])) and (
-                    words[position + length - 1].startswith(phrase.words[-1]) if phrase.prefix
-                    else words[position + length - 1] == phrase.words[-1]):
+            if not (words[position].startswith(first) if length == 1 and phrase.prefix else words[position] == first):
+                continue
+            if all(words[position + i] == word for i, word in enumerate(phrase.words[1:-1], 1)) and (
+                    length == 1 or (words[position + length - 1].startswith(phrase.words[-1]) if phrase.prefix
+                                    else words[position + length - 1] == phrase.words[-1])):
                 found.append((position, position + length - 1, n))
-    return sorted(found)
+    # In FTS5's order: by position, then by the phrase's place in the query.
+    return spans, sorted(found, key=lambda one: (one[0], one[2]))
 
 
 def _sentence_starts(text: str, spans: list[tuple[int, int]]) -> list[int]:
@@ -120,7 +158,8 @@ def _score(found: list[tuple[int, int, int]], start: int, size: int, length: int
             if first < 0:
                 first = begin
             last = end + 1
-    adjusted = first - (size - (last - first)) // 2
+    # C's division, which truncates toward zero (a phrase running past the window centres it so).
+    adjusted = first - int((size - (last - first)) / 2)
     if adjusted + size > length:
         adjusted = length - size
     return score, max(adjusted, 0)
@@ -141,9 +180,11 @@ def _marked(text: str, spans: list[tuple[int, int]], found: list[tuple[int, int]
     out = [ellipsis] if start > 0 else []
     offset = spans[start][0] if start > 0 else 0
     for begin, end in merged:
-        if end < start or begin > last:
+        # A match that begins before the window is not marked (FTS5 passes over it), one that
+        # runs past its end is marked up to there.
+        if begin < start or begin > last:
             continue
-        begin, end = max(begin, start), min(end, last)
+        end = min(end, last)
         out += [text[offset:spans[begin][0]], start_mark, text[spans[begin][0]:spans[end][1]], end_mark]
         offset = spans[end][1]
     out.append(text[offset:spans[last][1]])
