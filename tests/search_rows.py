@@ -65,3 +65,9 @@ def index_agrees() -> None:
         "WHERE fresh.doc IS DISTINCT FROM issue_fts.doc OR fresh.head IS DISTINCT FROM issue_fts.head "
         "OR fresh.body IS DISTINCT FROM issue_fts.body").fetchone()[0]
     assert differing == 0
+
+
+def index_everything() -> None:
+    """Index every issue of the mirror, as the loader would have page by page."""
+    keys = json.dumps([key for (key,) in database.execute_sql("SELECT key FROM issue ORDER BY key")])
+    _run(index(current()), keys)

@@ -14,6 +14,7 @@ from hub.services.mirror import MirrorService, RunContext
 from hub.services.search import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
 from tests.search_rows import index_agrees as rows_agree
+from tests.search_rows import index_everything, put
 from tests.support import comment, db_rows, issue, jira_id, load, with_projects
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -285,3 +286,88 @@ def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_the
 def test_a_snippet_is_plain_text_with_the_match_marked(hub):
     mirror(hub, [issue("AURORA-12", description="h2. Setup\nRun *zebra* first, see [the guide|http://x] {{make}}")])
     assert search(hub, "zebra")["items"][0]["snippet"] == "Setup Run [[zebra]] first, see the guide make"
+
+
+def test_each_field_finds_its_own_words_and_ranks_key_and_summary_first(hub):
+    mirror(hub, [issue("X-1", summary="zebra crossing", description="plain"),
+                 issue("X-2", summary="plain", description="a zebra crossing the road",
+                       comments=[comment("201", "lion tamer")]),
+                 issue("X-3", summary="plain", environment="zebra hosts", comments=[comment("301", "zebra")]),
+                 issue("ZEBRA-4", summary="plain")])
+    assert found(hub, "zebra") == ["ZEBRA-4", "X-1", "X-3", "X-2"]
+    for q, keys in [("summary:zebra", ["X-1"]), ("description:zebra", ["X-2"]), ("other:zebra", ["X-3"]),
+                    ("comments:zebra", ["X-3"]), ("key:zebra", ["ZEBRA-4"]), ("other:hosts", ["X-3"]),
+                    ('description:"zebra crossing"', ["X-2"]), ('"crossing the"', ["X-2"]), ("comments:li*", ["X-2"]),
+                    ("zebra -road", ["X-1", "X-3", "ZEBRA-4"]), ("summary:zebra OR other:zebra", ["X-1", "X-3"]),
+                    ("(summary:zebra OR key:zebra) -crossing", ["ZEBRA-4"]), ("lion zebra", ["X-2"]),
+                    ('"road a"', []), ("tamer AND crossing", ["X-2"]), ("zebr", [])]:
+        assert sorted(found(hub, q)) == sorted(keys), q
+    assert search(hub, "other:hosts")["items"][0]["snippet"] == "zebra [[hosts]]"
+    assert search(hub, "lion zebra")["items"][0]["snippet"] == "a [[zebra]] crossing the road"
+
+
+def test_the_matching_condition_finds_the_issues_a_query_finds_in_the_fields_named(hub):
+    """What JQL's ``~`` asks of the engine's full-text search: a condition on ``issue``."""
+    from hub.assembly import build_fulltext
+
+    mirror(hub, [issue("X-1", summary="kiwi", description="fig"), issue("X-2", summary="fig", description="kiwi")])
+    fulltext = build_fulltext(hub.config)
+    for q, fields, keys in [("kiwi", None, ["X-1", "X-2"]), ("kiwi", ("summary",), ["X-1"]),
+                            ("kiwi fig", ("summary", "description"), ["X-1", "X-2"]),
+                            ("kiwi -fig", ("description",), ["X-2"]), ("fig -kiwi", None, []), ("!!!", None, [])]:
+        sql, params = fulltext.matching(q, fields)
+        assert [key for (key,) in database.execute_sql(f"SELECT key FROM issue WHERE {sql} ORDER BY key",
+                                                       params)] == keys, (q, fields)
+
+
+@pytest.mark.backends("postgresql")
+def test_any_q_is_refused_or_becomes_a_query_postgresql_runs(hub):
+    """Random text of the language's own symbols: never a PostgreSQL error, which would be a 500."""
+    from hub.services.fulltext_postgres import PostgresFullText
+
+    put([issue("A-1", summary="a b", description="OR c", comments=[comment("1", "ё")])])
+    fulltext = PostgresFullText()
+    rng = random.Random(10)
+    pieces = ['"', "(", ")", "*", "-", ":", " ", "a", "b", "ё", "AND", "OR", "NOT", "NEAR", "summary:",
+              "foo:", "^", "+", "{", "}", ".", "\t", "\x00", "é", "1", "'", "key:", "\u2028", "Ё", "_", "\\",
+              "%", "&", "|", "!", "<->", "other:", "comments:"]
+    refused = 0
+    for _ in range(1500):
+        q = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
+        try:
+            fulltext.search(q, [], None, 5, order=None)
+        except ContractError as exc:
+            assert exc.extra["field"] == "q"
+            refused += 1
+            continue
+        sql, params = fulltext.matching(q, ("summary", "other"))
+        database.execute_sql(f"SELECT count(*) FROM issue WHERE {sql}", params).fetchone()
+    assert 0 < refused < 1500
+
+
+@pytest.mark.backends("postgresql")
+def test_a_query_broader_than_the_ranked_matches_on_postgresql_ranks_the_newest_and_estimates_the_total(hub):
+    # Rows written straight into the tables, then indexed as the loader indexes a page:
+    # ten thousand issues through state pages would take the test a minute.
+    extra = 10
+    database.execute_sql("INSERT INTO issue (key, id, summary, fetched_at) "
+                         "VALUES ('OLD-1', '1', 'kiwi kiwi kiwi', 't')")
+    database.execute_sql(
+        "INSERT INTO issue (key, id, summary, description, fetched_at) "
+        "SELECT 'N-' || n, CAST(1000 + n AS TEXT), 'issue ' || n, 'kiwi ' || repeat('filler ', 30), 't' "
+        "FROM generate_series(0, ?) AS n", [RANKED_MATCHES + extra - 1])
+    index_everything()
+    database.execute_sql("ANALYZE issue_fts")
+    first = search(hub, "kiwi", limit=5)
+    # Beyond the matches ranked, the total is PostgreSQL's estimate, and says so.
+    assert first["total_estimated"] is True
+    assert RANKED_MATCHES <= first["total"] < 2 * (RANKED_MATCHES + extra + 1)
+    # OLD-1 would rank first, but it is not among the newest matches, which alone are ranked.
+    assert "OLD-1" not in [item["key"] for item in first["items"]]
+    assert found(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5) != []
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES - 5)["next_cursor"] is None
+    assert search(hub, "kiwi", limit=5, cursor=RANKED_MATCHES)["items"] == []
+    # A narrower query (here, the word in the summary) reaches it, and counts exactly.
+    narrow = search(hub, "summary:kiwi", limit=1)
+    assert [item["key"] for item in narrow["items"]] == ["OLD-1"] and narrow["total"] == 1
+    assert "total_estimated" not in narrow
