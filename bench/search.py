@@ -161,15 +161,19 @@ def postgres_raw_times(url: str, word: str, count: int) -> list[float]:
     raw psycopg."""
     import psycopg
 
-    from hub.db import qmark_to_format
+    from hub.db import open_postgres, qmark_to_format
     from hub.services import fulltext_postgres as pg
     from hub.services.search import parse
 
-    query = pg.compile_q(parse(word))
+    db = open_postgres(url)
+    try:
+        query = pg._literal(pg.compile_q(parse(word)))
+    finally:
+        db.close()
     hits = pg._RANKED.format(rank=pg._rank(query, "m.head"), join="", match=query.match, filters="")
     sql = qmark_to_format(pg._ROWS.format(extra=", hit.matched", hits=hits,
                                           order="hit.score DESC, hit.doc DESC, hit.key DESC"))
-    params = [*query.rank_params, *query.params, 51, 0]
+    params = [51, 0]
     times = []
     with psycopg.connect(url) as conn:
         for _ in range(count):

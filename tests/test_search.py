@@ -371,3 +371,40 @@ def test_a_query_broader_than_the_ranked_matches_on_postgresql_ranks_the_newest_
     narrow = search(hub, "summary:kiwi", limit=1)
     assert [item["key"] for item in narrow["items"]] == ["OLD-1"] and narrow["total"] == 1
     assert "total_estimated" not in narrow
+
+
+def test_a_search_in_an_order_of_the_lists_keeps_the_order_the_snippets_and_the_total(hub):
+    from hub.assembly import build_fulltext
+
+    mirror(hub, [issue("X-1", summary="b kiwi"), issue("X-2", summary="a kiwi"), issue("X-3", summary="c kiwi"),
+                 issue("X-4", summary="no fruit")])
+    fulltext = build_fulltext(hub.config)
+    order = ["issue.summary ASC", "issue.key ASC"]
+    first = fulltext.search("kiwi", [], None, 2, order=order)
+    assert [(row[0], row[-1]) for row in first["items"]] == [("X-2", "a [[kiwi]]"), ("X-1", "b [[kiwi]]")]
+    assert (first["total"], first["next_cursor"]) == (3, 2)
+    rest = fulltext.search("kiwi", [], 2, 2, order=order)
+    assert [row[0] for row in rest["items"]] == ["X-3"] and rest["next_cursor"] is None and "total" not in rest
+
+
+@pytest.mark.backends("postgresql")
+def test_a_search_planned_once_for_any_words_still_runs_on_constants(hub):
+    """psycopg prepares a statement it has run five times, and PostgreSQL may then plan it for
+    any parameters: the search's statements hold its words as constants, so such a plan is the
+    one planned for them (the GIN index or the newest issues by their statistics), and its
+    rows never compute a query's tsquery."""
+    from hub.services.fulltext_postgres import PostgresFullText
+
+    mirror(hub, [issue("X-1", summary="kiwi"), issue("X-2", summary="fig", description="kiwi fig")])
+    database.execute_sql("SET plan_cache_mode = force_generic_plan")
+    try:
+        for _ in range(7):
+            assert [row[0] for row in PostgresFullText().search("kiwi", [], None, 5, order=None)["items"]] == \
+                ["X-1", "X-2"]
+            assert PostgresFullText().search("fig -kiwi", [], None, 5, order=None)["total"] == 0
+        plan = database.execute_sql("EXPLAIN (VERBOSE) SELECT 1 FROM issue_fts WHERE "
+                                    + PostgresFullText().matching("kiwi")[0].split("WHERE ", 1)[1][:-1]).fetchall()
+    finally:
+        database.execute_sql("RESET plan_cache_mode")
+    lines = [line for (line,) in plan]
+    assert not any("search_term" in line or "search_words" in line for line in lines), lines

@@ -90,7 +90,7 @@ class PostgresFullText:
     """:class:`hub.services.fulltext.FullText` on PostgreSQL (see the module's doc)."""
 
     def search(self, q: str, where: Where, offset: int | None, limit: int, *, order: Order | None) -> dict:
-        query = compile_q(parse(q, current_keys))
+        query = _literal(compile_q(parse(q, current_keys)))
         if query.match is None:
             # Only words of no letter or digit ("!!!"): FTS5 finds nothing for them either.
             return listing([], None, **({} if offset else {"total": 0}))
@@ -127,7 +127,7 @@ class PostgresFullText:
         return result
 
     def matching(self, q: str, fields: tuple[str, ...] | None = None) -> tuple[str, list]:
-        query = compile_q(parse(q), fields)
+        query = _literal(compile_q(parse(q), fields))
         if query.match is None:
             return "FALSE", []
         return f"issue.key IN (SELECT issue_fts.key FROM issue_fts WHERE {query.match})", query.params
@@ -142,6 +142,27 @@ def compile_q(tree: Node, fields: tuple[str, ...] | None = None) -> _Query:
         query.match, query.params = compiled
     query.shape = _shape(tree, fields or FIELDS, query.phrases)
     return query
+
+
+def _literal(query: _Query) -> _Query:
+    """``query`` with each term's tsquery computed first (one round trip) and written into its
+    SQL as a constant. A term passed as parameters to ``search_term`` in the statement itself
+    would be folded to a constant only while the statement is planned for its parameters: a
+    generic plan (psycopg prepares a statement run five times on a connection; PostgreSQL may
+    then plan it once for any parameters) would run ``search_term`` on every row it reads, and
+    its estimates, which choose between the GIN index and the newest issues, would be blind."""
+    terms = len(query.params) // 3
+    ranks = len(query.rank_params) // 3
+    if not terms:
+        return query
+    row = database.execute_sql("SELECT " + ", ".join(["CAST(" + _TERM + " AS text)"] * (terms + ranks)),
+                               [*query.params, *query.rank_params]).fetchone()
+    literals = iter("CAST('" + text.replace("'", "''") + "' AS tsquery)" for text in row)
+    match = query.match.split(_TERM) if query.match else []
+    rank = query.rank.split(_TERM) if query.rank else []
+    return _Query(match="".join(part + (next(literals) if n < terms else "") for n, part in enumerate(match)) or None,
+                  rank="".join(part + (next(literals) if n < ranks else "") for n, part in enumerate(rank)) or None,
+                  phrases=query.phrases, shape=query.shape)
 
 
 def _node(node: Node, fields: tuple[str, ...], query: _Query, *, wanted: bool) -> tuple[str, list] | None:
