@@ -1,4 +1,5 @@
-"""The query language of ``q``, turned into an FTS5 query over ``issue_fts``.
+"""The query language of ``q``: read into a tree, written as an FTS5 query over ``issue_fts``
+on SQLite (:func:`fts_query`) and as PostgreSQL's by :mod:`hub.services.fulltext_postgres`.
 
 Users do not write FTS5 syntax: every word is quoted before it reaches FTS5,
 so punctuation inside a word (``AURORA-12``, ``v2.1``, ``e-mail``) only splits

@@ -21,6 +21,9 @@ from typing import NamedTuple
 _WORD = re.compile(r"[^\W_]+")
 # The last letter whose diacritics are removed (Latin Extended-B ends here), as unaccent's rules do.
 _LATIN = "\u024f"
+# Letters that a word's folding changes beyond case: Latin ones with diacritics, ligatures,
+# and anything of compatibility (fullwidth forms).
+_UNFOLDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff\ufb00-\ufb06\uff00-\uffef]")
 
 
 class Phrase(NamedTuple):
@@ -111,11 +114,12 @@ def _instances(text: str, phrases: Sequence[Phrase],
     in it: (first word, last word, which phrase), in order."""
     wanted = [(n, phrase) for n, phrase in enumerate(phrases)
               if phrase.words and (phrase.columns is None or column in phrase.columns)]
-    # Most fields hold none of the words: in ASCII, which folds letter for letter in place,
-    # that is seen at once, before its words are read.
+    # Most fields hold none of the words: seen at once in the text folded whole, before its
+    # words are read (ASCII folds letter for letter, in place; other text may, unless it holds
+    # letters whose diacritics or ligatures the words' folding takes apart).
     ascii_text = text.isascii()
-    folded = text.lower() if ascii_text else ""
-    if ascii_text:
+    folded = text.lower() if ascii_text else text.casefold().replace("ё", "е")
+    if ascii_text or not _UNFOLDED.search(text):
         wanted = [(n, phrase) for n, phrase in wanted if phrase.words[0] in folded]
     if not wanted:
         return None, []
