@@ -320,7 +320,7 @@ EXCEPTION WHEN others THEN
 END
 $$;
 
--- Full-text search (hub/services/fulltext_postgres.py; docs/search.md). SQLite's
+-- Full-text search (hub/services/fulltext_postgres.py; docs/api.md, "On PostgreSQL"). SQLite's
 -- FTS5 table and its view are not here: PostgreSQL's index is a table of
 -- precomputed tsvectors under GIN, kept in step by the mirror's loader with the
 -- statements of hub/dialect/fulltext.py. Only unaccent is needed (it ships with
