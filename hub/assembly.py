@@ -38,6 +38,9 @@ from hub.services.dispatch import Dispatcher
 from hub.services.facets import FacetService
 from hub.services.files import FileStore, LocalFileStore
 from hub.services.filters import FilterService
+from hub.services.fulltext import FullText
+from hub.services.fulltext_postgres import PostgresFullText
+from hub.services.fulltext_sqlite import SqliteFullText
 from hub.services.health import HealthService, write_probe
 from hub.services.issues import IssueService
 from hub.services.jql_zone import JqlZone
@@ -111,6 +114,11 @@ def open_store(config: Config) -> FileStore:
     return LocalFileStore(config.files_dir)
 
 
+def build_fulltext(config: Config) -> FullText:
+    """The full-text search of ``config``'s engine: FTS5 on SQLite, tsvectors on PostgreSQL."""
+    return PostgresFullText() if config.backend == "postgresql" else SqliteFullText()
+
+
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None, store: FileStore | None = None) -> Services:
     """The services on ``config``'s database and file store (``store``, else the one
@@ -133,8 +141,9 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     metrics.watch(HubCollector(overview, agents, clock))
     catalogues = CatalogueService()
     sprints = SprintService()
+    fulltext = build_fulltext(config)
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
-                          jql_zone=jql_zone)
+                          jql_zone=jql_zone, fulltext=fulltext)
     tokens = TokenService(clock)
     return Services(
         tokens=tokens,
@@ -160,7 +169,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         filters=FilterService(issues, clock),
         jql_zone=jql_zone,
         render=RenderService(attachments, catalogues),
-        facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone),
+        facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone,
+                            matching=fulltext.matching),
     )
 
 

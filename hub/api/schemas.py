@@ -651,7 +651,9 @@ ISSUE = {
 ISSUE_PAGE = {
     "type": "object",
     "properties": {"items": {"type": "array", "items": ISSUE},
-                   "next_cursor": {"type": ["integer", "null"]}, "total": {"type": "integer"}},
+                   "next_cursor": {"type": ["integer", "null"]}, "total": {"type": "integer"},
+                   "total_estimated": {"type": "boolean",
+                                       "description": "present (true) when a search's total is an estimate"}},
     "required": ["items", "next_cursor"],
 }
 # Asked by an old key, an issue answers under its new one and names it here.

@@ -5,8 +5,9 @@ calls these around a page's writes: :func:`unindex` before it changes or removes
 issues whose text the index holds, :func:`index` after. Each statement takes one
 parameter, the keys as a JSON array. On SQLite the index is FTS5 with external
 content (``issue_fts`` over the view ``issue_search``), which must be told the
-old text to remove it. On PostgreSQL the index is the search's own (see
-:mod:`hub.services.search`); a statement that is None is not run.
+old text to remove it. On PostgreSQL the index is a table of tsvectors computed
+from the view ``issue_search`` (see :mod:`hub.services.fulltext_postgres`). A
+statement that is None is not run.
 """
 
 from __future__ import annotations
@@ -21,8 +22,18 @@ _SQLITE_INDEX = ("INSERT INTO issue_fts (rowid, key, summary, description, comme
 _SQLITE_UNINDEX = ("INSERT INTO issue_fts (issue_fts, rowid, key, summary, description, comments, other) "
                    "SELECT 'delete', doc, key, summary, description, comments, other FROM issue_search "
                    f"WHERE key IN {_KEYS}")
-_POSTGRES_INDEX: str | None = None
-_POSTGRES_UNINDEX: str | None = None
+# PostgreSQL's (hub/migrations/postgres/schema.sql, "Full-text search"): each issue's row
+# of issue_fts computed anew from issue_search, upserted in key order (two pages writing
+# the same issues take their row locks in the same order); the old row goes by key.
+# The loader sends them on psycopg's own connection: the placeholder is psycopg's.
+_POSTGRES_KEYS = "(SELECT jsonb_array_elements_text(CAST(%s AS jsonb)))"
+_POSTGRES_INDEX: str | None = (
+    "INSERT INTO issue_fts (key, doc, head, body) "
+    "SELECT key, doc, search_vector(key, 'A') || search_vector(summary, 'B') || search_vector(other, 'C'), "
+    "search_vector(description, 'C') || search_vector(comments, 'D') "
+    f"FROM issue_search WHERE key IN {_POSTGRES_KEYS} ORDER BY key "
+    "ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, head = excluded.head, body = excluded.body")
+_POSTGRES_UNINDEX: str | None = f"DELETE FROM issue_fts WHERE key IN {_POSTGRES_KEYS}"
 
 
 def index(dialect: Dialect) -> str | None:

@@ -21,84 +21,28 @@ from hub.db import database
 from hub.dialect import jql as engine
 from hub.errors import ContractError, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
-from hub.services.aliases import current_issue, current_keys, moved_from
+from hub.services.aliases import current_issue, moved_from
 from hub.services.catalogues import CatalogueService
+from hub.services.fulltext import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, FullText, Order  # noqa: F401 (the list's row shape)
+from hub.services.fulltext_sqlite import FTS_SYNTAX, SqliteFullText
 from hub.services.issue_filters import Where, conditions, sort_order
 from hub.services.jql.bounded import bounded
 from hub.services.jql.compiler import compile_query
 from hub.services.jql.parser import parse
 from hub.services.jql.tree import JqlError
-from hub.services.markup import snippet_text
 from hub.services.pagination import listing, page
-from hub.services.search import fts_query
 from hub.services.sprints import IssueSprint, SprintService
 
-# How a match shows in ``snippet``: between the markers, with an ellipsis where
-# the text was cut; at most SNIPPET_TOKENS words.
-SNIPPET_START, SNIPPET_END, SNIPPET_ELLIPSIS, SNIPPET_TOKENS = "[[", "]]", "…", 12
-# bm25 weights of key, summary, description, comments and other (the environment and
-# the text of custom fields): a word in the key or the summary says more about what an
-# issue is than one in a long text.
-WEIGHTS = (10.0, 5.0, 1.0, 1.0, 1.0)
-_BM25 = f"bm25(issue_fts, {', '.join(map(str, WEIGHTS))})"
-_SNIPPET = (f"snippet(issue_fts, -1, '{SNIPPET_START}', '{SNIPPET_END}', '{SNIPPET_ELLIPSIS}', "
-            f"{SNIPPET_TOKENS})")
-# Ranking costs about a microsecond per match (bm25 reads each match's sizes):
-# a word in most of 100k issues would take ~100 ms. So the matches ranked are
-# the RANKED_MATCHES most recently mirrored ones, which FTS5 reads newest first
-# and stops; a query that matches fewer (nearly every real one) is ranked whole.
-# ``total`` still counts every match.
-RANKED_MATCHES = 10_000
-# The page of matches is chosen on the index and the filters alone; only its
-# rows are then read whole and get a snippet, which costs reading their text.
-# CROSS JOIN keeps the index the outer loop: SQLite would otherwise scan
-# ``issue`` and run the match once per row when a filter looks selective.
-SUMMARY_FIELDS = (
-    "key", "id", "issue_type", "summary", "status", "priority", "assignee", "reporter",
-    "duedate", "planned_start", "planned_end", "epic_key", "labels", "sprint", "created",
-    "jira_updated", "jira_updated_at", "fetched_at", "neighbor", "resolution", "resolved",
-    "resolved_at", "components", "fix_versions", "affects_versions", "parent_key",
-    "time_original_estimate", "time_estimate", "time_spent", "custom_fields", "gone_at", "gone_reason",
-)
-# The SUMMARY_FIELDS held as JSON text, which a search's plain rows carry as text.
-JSON_SUMMARY_FIELDS = ("labels", "components", "fix_versions", "affects_versions", "custom_fields")
 # Fields whose changelog items hold user keys in ``from`` and ``to``.
 USER_FIELDS = frozenset({"assignee", "reporter"})
 # ``issue`` under its own name, so that the filters' ``issue.<column>`` hold in the plain list too.
 ISSUES = Issue.alias("issue")
 
-_SEARCH = (
-    "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
-    "FROM (SELECT doc, score FROM"
-    "       (SELECT issue_fts.rowid AS doc, " + _BM25 + " AS score FROM issue_fts {join}"
-    "         WHERE issue_fts MATCH ? {filters} ORDER BY issue_fts.rowid DESC LIMIT "
-    + str(RANKED_MATCHES) + ")"
-    "      ORDER BY score, doc DESC LIMIT ? OFFSET ?) AS hit "
-    "CROSS JOIN issue_fts CROSS JOIN issue "
-    "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
-    "ORDER BY hit.score, hit.doc DESC"
-)
-# A search in one of the list's orders (``sort``): the page of matches chosen on the index, the
-# filters and the order alone, as above; then only its rows read whole, with their snippets.
-_SEARCH_SORTED = (
-    "SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", " + _SNIPPET + " AS snippet "
-    "FROM (SELECT issue_fts.rowid AS doc, {keys} FROM issue_fts "
-    "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
-    "      WHERE issue_fts MATCH ? {filters} ORDER BY {inner} LIMIT ? OFFSET ?) AS hit "
-    "CROSS JOIN issue_fts CROSS JOIN issue "
-    "WHERE issue_fts MATCH ? AND issue_fts.rowid = hit.doc AND issue.rowid = hit.doc "
-    "ORDER BY {outer}"
-)
 # (sum of a BIGINT is NUMERIC on PostgreSQL: cast back, so that it answers an integer.)
 _WORKLOG_TOTALS = "SELECT count(*), CAST(coalesce(sum(time_spent), 0) AS BIGINT) FROM issue_worklog WHERE key = ?"
-_COUNT = "SELECT count(*) FROM issue_fts {join} WHERE issue_fts MATCH ? {filters}"
-_JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
-# What FTS5 says of a query it cannot read. fts_query writes only queries it
-# can; this is the last guard that keeps a user's text from becoming a 500.
-_FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
+# What FTS5 says of a query it cannot read (a '~' of JQL).
+_FTS_SYNTAX = FTS_SYNTAX
 _UTC = ZoneInfo("UTC")
-# ORDER BY terms ("<expression> ASC|DESC"); named here, where ``IssueService.list`` hides the builtin.
-Order = list[str]
 
 
 
@@ -190,8 +134,10 @@ def key_order(key: str) -> tuple[str, int]:
 class IssueService:
     def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None,
                  sprints: SprintService | None = None, *, jql_timeout_seconds: float = 5,
-                 jql_zone: Callable[[], ZoneInfo] | None = None):
+                 jql_zone: Callable[[], ZoneInfo] | None = None, fulltext: FullText | None = None):
         self._clock = clock or Clock()
+        # The engine's full-text search (``q``), chosen by the builder.
+        self._fulltext = fulltext or SqliteFullText()
         self._catalogues = catalogues or CatalogueService()
         self._sprints = sprints or SprintService()
         self._jql_timeout = jql_timeout_seconds
@@ -225,8 +171,7 @@ class IssueService:
             return self._with_sprints(self._jql(jql, conditions(**filters), cursor, limit), lambda row: row.key)
         where = conditions(**filters)
         if q is not None:
-            result = self._search(fts_query(q, current_keys), where, cursor, limit,
-                                  order=sort_order(sort) if sort else None)
+            result = self._fulltext.search(q, where, cursor, limit, order=sort_order(sort) if sort else None)
             return self._with_sprints(result, lambda row: row[0])
         query = ISSUES.select()
         for sql, params in where:
@@ -255,7 +200,8 @@ class IssueService:
         offset = offset or 0
         with bounded(self._jql_timeout, what="The JQL query"):
             try:
-                compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone())
+                compiled = compile_query(parse(jql), now=self._clock.now(), zone=self._jql_zone(),
+                                         words=self._fulltext.matching)
             except JqlError as exc:
                 raise InvalidQuery(exc.message, exc.at) from None
             conditions_ = [*where, *compiled.where]
@@ -290,31 +236,6 @@ class IssueService:
         sprints = self._sprints.of_issues(key_of(row) for row in rows)
         past = moved_from(key_of(row) for row in rows)
         result["items"] = [Listed(row, sprints.get(key_of(row), []), past.get(key_of(row), [])) for row in rows]
-        return result
-
-    @staticmethod
-    def _search(match: str, where: Where, offset: int | None, limit: int, *, order: Order | None) -> dict:
-        join = _JOIN if where else ""
-        filters = "".join(f" AND {sql}" for sql, _ in where)
-        params = [p for _, ps in where for p in ps]
-        search = _SEARCH.format(join=join, filters=filters) if order is None else _sorted_search(filters, order)
-        try:
-            # Plain rows, not models: shaped straight into dicts at the edge, a page of 50
-            # costs a third less than building its models would.
-            rows = database.execute_sql(search,
-                                        [match, *params, limit + 1, offset or 0, match]).fetchall()
-            total = None if offset else database.execute_sql(
-                _COUNT.format(join=join, filters=filters), [match, *params]).fetchone()[0]
-        except peewee.OperationalError as exc:
-            if not str(exc).startswith(_FTS_SYNTAX):
-                raise
-            raise ContractError(f"q: the search could not be run ({exc})", "q") from None
-        more = len(rows) > limit
-        # A snippet is a cut of wiki text: it is answered as plain text, its match markers kept.
-        rows = [(*row[:-1], snippet_text(row[-1], SNIPPET_START, SNIPPET_END)) for row in rows[:limit]]
-        result = listing(rows, (offset or 0) + limit if more else None)
-        if total is not None:
-            result["total"] = total
         return result
 
     def get(self, key: str) -> IssueDetail:
@@ -474,14 +395,6 @@ def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
             f"{pieces.join} issue ON {pieces.row} = hit.doc ORDER BY {outer}")
 
 
-def _sorted_search(filters: str, order: list[str]) -> str:
-    """A search's SQL in ``order`` (ORDER BY terms "<expression> ASC|DESC"): the page chosen on
-    the matches' order keys, then its rows read whole in the same order."""
-    terms = [term.rsplit(" ", 1) for term in order]
-    return _SEARCH_SORTED.format(
-        keys=", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms)), filters=filters,
-        inner=", ".join(f"o{n} {way}" for n, (_, way) in enumerate(terms)),
-        outer=", ".join(f"hit.o{n} {way}" for n, (_, way) in enumerate(terms)))
 
 
 def _row(issue: Issue) -> Issue:

@@ -1,4 +1,5 @@
-"""The query language of ``q``, turned into an FTS5 query over ``issue_fts``.
+"""The query language of ``q``: read into a tree, written as an FTS5 query over ``issue_fts``
+on SQLite (:func:`fts_query`) and as PostgreSQL's by :mod:`hub.services.fulltext_postgres`.
 
 Users do not write FTS5 syntax: every word is quoted before it reaches FTS5,
 so punctuation inside a word (``AURORA-12``, ``v2.1``, ``e-mail``) only splits
@@ -19,12 +20,17 @@ words, nor Latin diacritics (``cafe`` finds ``café``), nor ``ё``/``е``.
 Anything else that is syntax — an unbalanced quote or parenthesis, a ``*`` that
 does not end a word, an operator without its operands, an unknown field — is
 :class:`~hub.errors.ContractError` naming ``q``.
+
+:func:`parse` reads ``q`` into a tree (:class:`Term` leaves under ``("or", …)``,
+``("and", …)`` and ``("not", wanted, unwanted)``); :func:`fts_query` writes the tree
+for FTS5, and :mod:`hub.services.fulltext_postgres` writes it for PostgreSQL.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hub.errors import ContractError
 
@@ -38,8 +44,8 @@ _TOKEN = re.compile(r'\s*(?:(?P<open>\()|(?P<close>\))|(?P<field>[A-Za-z_]+:)?(?
                     r'|(?P<word>[^\s()"]+))')
 _FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.DOTALL)
 _OPERATORS = ("AND", "OR", "NOT")
-# A term that is an issue's key as a whole (quoted by _quoted; no prefix), in no field or in ``key``.
-_KEY_TERM = re.compile(r'(key : )?"([A-Za-z][A-Za-z0-9_]*-[1-9][0-9]{0,17})"')
+# A term that is an issue's key as a whole.
+_KEY_TERM = re.compile(r"[A-Za-z][A-Za-z0-9_]*-[1-9][0-9]{0,17}")
 _CONTROLS = {code: " " for code in range(32)}
 
 
@@ -48,8 +54,32 @@ def fold(text: str) -> str:
     return text.replace("ё", "е").replace("Ё", "Е")
 
 
-def fts_query(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) -> str:
-    """The FTS5 query for the user's ``q``; ContractError(field="q") if it is not one.
+@dataclass(frozen=True)
+class Term:
+    """A word or a phrase of ``q``: its text as written (``AURORA-12``, ``a phrase``),
+    the field it is searched in (None: every field), whether it is a prefix, and the key
+    it also finds (``also``) when its text is an old key of a moved issue."""
+
+    text: str
+    field: str | None = None
+    prefix: bool = False
+    also: str | None = None
+
+    def fts5(self) -> str:
+        """The term as FTS5 reads it: quoted (no input can make FTS5 fail), ``ё`` as ``е``."""
+        column = f"{self.field} : " if self.field else ""
+        if self.also is not None:
+            # A column filter applies to a group as it does to a phrase.
+            return f'{column}("{self.text}" OR "{self.also}")'
+        return column + f'"{fold(self.text)}"' + ("*" if self.prefix else "")
+
+
+# The tree of a query: a Term, or ("or", [nodes]), ("and", [nodes]) or ("not", wanted, unwanted).
+Node = Term | tuple
+
+
+def parse(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) -> Node:
+    """The tree of the user's ``q``; ContractError(field="q") if it is not one.
 
     ``moved`` gives, for words shaped as issue keys, the key each issue has now where it
     is an old key of a moved issue: such a word (alone or as ``key:``) finds either key."""
@@ -74,21 +104,37 @@ def fts_query(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None
     return expression
 
 
-def _with_moved_keys(tokens: list[tuple[str, str]], moved) -> list[tuple[str, str]]:
+def fts_query(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) -> str:
+    """The FTS5 query for the user's ``q``; ContractError(field="q") if it is not one
+    (``moved`` as for :func:`parse`)."""
+    return _fts5(parse(q, moved))
+
+
+def _fts5(node: Node) -> str:
+    if isinstance(node, Term):
+        return node.fts5()
+    if node[0] == "not":
+        return f"({_fts5(node[1])} NOT {_fts5(node[2])})"
+    return "(" + f" {node[0].upper()} ".join(map(_fts5, node[1])) + ")"
+
+
+def _with_moved_keys(tokens: list[tuple[str, object]], moved) -> list[tuple[str, object]]:
     """The terms that are an old key of a moved issue, widened to its key now as well."""
-    keys = {match[2].upper(): None for kind, text in tokens if kind == "term" and (match := _KEY_TERM.fullmatch(text))}
+    keys = {term.text.upper(): None for _, term in tokens if isinstance(term, Term) and _is_key(term)}
     if not keys:
         return tokens
     now = moved(list(keys))
-    widened = []
-    for kind, text in tokens:
-        match = _KEY_TERM.fullmatch(text) if kind == "term" else None
-        new = now.get(match[2].upper()) if match else None
-        if match and new:
-            # A column filter applies to a group as it does to a phrase.
-            text = f'{match[1] or ""}("{match[2]}" OR "{new}")'
-        widened.append((kind, text))
+    widened: list[tuple[str, object]] = []
+    for kind, term in tokens:
+        new = now.get(term.text.upper()) if isinstance(term, Term) and _is_key(term) else None
+        widened.append((kind, Term(term.text, term.field, also=new) if isinstance(term, Term) and new else term))
     return widened
+
+
+def _is_key(term: Term) -> bool:
+    """Whether a term is an issue's key as a whole (no prefix), in no field or in ``key``."""
+    return (not term.prefix and term.field in (None, "key")
+            and _KEY_TERM.fullmatch(term.text) is not None)
 
 
 # Said after what is wrong, so that the person at the screen can mend the query then and there
@@ -100,9 +146,9 @@ def _error(what: str) -> ContractError:
     return ContractError(f"q: {what}; {SYNTAX}", "q")
 
 
-def _lex(q: str) -> list[tuple[str, str]]:
-    """``(kind, text)``: ``open``, ``close``, ``op`` (AND, OR, NOT, -) or ``term`` (FTS5 text)."""
-    tokens: list[tuple[str, str]] = []
+def _lex(q: str) -> list[tuple[str, object]]:
+    """``(kind, what)``: ``open``, ``close``, ``op`` (AND, OR, NOT, -) or ``term`` (a :class:`Term`)."""
+    tokens: list[tuple[str, object]] = []
     position = 0
     while True:
         match = _TOKEN.match(q, position)
@@ -116,8 +162,9 @@ def _lex(q: str) -> list[tuple[str, str]]:
         elif match["close"]:
             tokens.append(("close", ")"))
         elif match["phrase"]:
-            field = f"{_field(match['field'][:-1])} : " if match["field"] else ""
-            tokens.append(("term", field + _phrase(match["phrase"])))
+            field = _field(match["field"][:-1]) if match["field"] else None
+            term = _phrase(match["phrase"])
+            tokens.append(("term", Term(term.text, field, term.prefix) if field else term))
         else:
             word = match["word"]
             if word in _OPERATORS:
@@ -128,7 +175,7 @@ def _lex(q: str) -> list[tuple[str, str]]:
                 tokens.append(("term", _word(word)))
 
 
-def _phrase(text: str) -> str:
+def _phrase(text: str) -> Term:
     prefix = text.endswith("*")
     if prefix:
         text = text[:-1]
@@ -137,13 +184,14 @@ def _phrase(text: str) -> str:
     return _quoted(text[1:-1], prefix)
 
 
-def _word(word: str, fields: bool = True) -> str:
+def _word(word: str, fields: bool = True) -> Term:
     field = _FIELD.fullmatch(word) if fields else None
     if field:
         name, rest = _field(field.group(1)), field.group(2)
         if not rest:
             raise _error(f"has the field {name!r} with no word after it")
-        return f"{name} : {_word(rest, fields=False)}"
+        term = _word(rest, fields=False)
+        return Term(term.text, name, term.prefix)
     prefix = word.endswith("*")
     if prefix:
         word = word[:-1]
@@ -160,32 +208,32 @@ def _field(name: str) -> str:
     return name.lower()
 
 
-def _quoted(text: str, prefix: bool) -> str:
+def _quoted(text: str, prefix: bool) -> Term:
     if prefix and not any(ch.isalnum() for ch in text):
         raise _error("has a '*' that follows no word")
-    # A phrase cannot hold '"' (it would have ended there), so doubling is not needed.
-    return f'"{fold(text)}"' + ("*" if prefix else "")
+    # A phrase cannot hold '"' (it would have ended there), so FTS5 needs no doubling.
+    return Term(text, prefix=prefix)
 
 
 class _Parser:
     """Recursive descent over the tokens: OR of ANDs of (NOT-)terms and groups."""
 
-    def __init__(self, tokens: list[tuple[str, str]]):
+    def __init__(self, tokens: list[tuple[str, object]]):
         self._tokens, self.position = tokens, 0
 
-    def _peek(self) -> tuple[str, str] | None:
+    def _peek(self) -> tuple[str, object] | None:
         return self._tokens[self.position] if self.position < len(self._tokens) else None
 
-    def disjunction(self, depth: int) -> str:
+    def disjunction(self, depth: int) -> Node:
         parts = [self._conjunction(depth)]
         while self._peek() == ("op", "OR"):
             self.position += 1
             parts.append(self._conjunction(depth))
-        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+        return parts[0] if len(parts) == 1 else ("or", parts)
 
-    def _conjunction(self, depth: int) -> str:
-        wanted: list[str] = []
-        unwanted: list[str] = []
+    def _conjunction(self, depth: int) -> Node:
+        wanted: list[Node] = []
+        unwanted: list[Node] = []
         while True:
             token = self._peek()
             if token is None or token[0] == "close" or token == ("op", "OR"):
@@ -213,19 +261,19 @@ class _Parser:
             if before == ("open", "("):
                 raise _error("has a '(' that is not closed" if token is None else "has empty parentheses")
             raise _error("has nothing to search for")
-        expression = wanted[0] if len(wanted) == 1 else "(" + " AND ".join(wanted) + ")"
+        expression = wanted[0] if len(wanted) == 1 else ("and", wanted)
         for term in unwanted:
-            expression = f"({expression} NOT {term})"
+            expression = ("not", expression, term)
         return expression
 
-    def _operand(self, depth: int, after: str | None) -> str:
+    def _operand(self, depth: int, after: str | None) -> Node:
         token = self._peek()
         if token is None or token[0] == "close" or token[0] == "op":
             raise _error(f"has {after} with nothing after it" if after else
                          f"has {token[1]} where a word should be" if token else "ends too soon")
         self.position += 1
         if token[0] == "term":
-            return token[1]
+            return token[1]  # type: ignore[return-value]
         # An opening parenthesis.
         if depth + 1 > MAX_DEPTH:
             raise _error(f"nests parentheses more than {MAX_DEPTH} deep")

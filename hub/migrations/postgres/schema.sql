@@ -331,3 +331,66 @@ EXCEPTION WHEN others THEN
   RETURN NULL;
 END
 $$;
+
+-- Full-text search (hub/services/fulltext_postgres.py; docs/api.md, "On PostgreSQL"). SQLite's
+-- FTS5 table and its view are not here: PostgreSQL's index is a table of
+-- precomputed tsvectors under GIN, kept in step by the mirror's loader with the
+-- statements of hub/dialect/fulltext.py. Only unaccent is needed (it ships with
+-- PostgreSQL and every major managed service offers it).
+CREATE EXTENSION IF NOT EXISTS unaccent;
+
+-- search_words: text as the index reads it, the same function for the mirror's
+-- text and a query's words, so that both fold alike: case folded in every script
+-- (ICU's lower, since "C" folds ASCII alone), Latin diacritics removed and ё read
+-- as е (unaccent), and every run of what is not a letter or a digit a space, as
+-- FTS5's unicode61 splits words. What is left are plain words, which the 'simple'
+-- configuration keeps as they are. IMMUTABLE, though unaccent's rules are a file,
+-- so that the planner folds a query's words to a constant once: the rules do not
+-- change while a hub runs (an edited rules file needs a rebuild of issue_fts).
+CREATE FUNCTION search_words(t TEXT) RETURNS TEXT
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN btrim(regexp_replace(
+    unaccent('unaccent'::regdictionary, replace(lower(t COLLATE "und-x-icu"), 'ё', 'е')) COLLATE "und-x-icu",
+    '[^[:alnum:]]+', ' ', 'g')) COLLATE "C";
+
+-- search_term: one word or phrase of a query as a tsquery: its words in order
+-- (<->), each followed by ``inner_mark`` (a weight, ':B'), the last by
+-- ``last_mark`` (':*B' for a prefix). A term of no word at all becomes the
+-- lexeme ' ', which no text holds (search_words leaves no space in a word).
+CREATE FUNCTION search_term(t TEXT, inner_mark TEXT, last_mark TEXT) RETURNS tsquery
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN CASE WHEN search_words(t) = '' THEN CAST(''' ''' AS tsquery)
+    ELSE to_tsquery('simple', '''' || replace(search_words(t), ' ', '''' || inner_mark || ' <-> ''')
+                              || '''' || last_mark) END;
+
+-- search_vector: a field's words, of one weight. A tsvector holds at most 1 MB:
+-- a field is read up to its first 200,000 characters.
+CREATE FUNCTION search_vector(t TEXT, weight "char") RETURNS tsvector
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN setweight(to_tsvector('simple', coalesce(search_words(left(t, 200000)), '')), weight);
+
+-- The text of an issue as it is searched, one row per issue, as SQLite's view
+-- issue_search (the environment and custom fields' text are ``other``). ``doc``
+-- orders the matches that are ranked, newest first: the issue's Jira id, which
+-- grows as Jira creates issues and stays when a page rewrites one.
+CREATE VIEW issue_search (doc, key, summary, description, comments, other) AS
+  SELECT CASE WHEN issue.id ~ '^[0-9]{1,18}$' THEN CAST(issue.id AS BIGINT) ELSE 0 END,
+         issue.key, issue.summary, issue.description,
+         (SELECT string_agg(body, E'\n' ORDER BY comment_id) FROM issue_comment
+           WHERE issue_comment.key = issue.key),
+         nullif(concat_ws(E'\n', issue.environment, issue.custom_text), '')
+    FROM issue;
+
+-- issue_fts: one row per issue (issue_search's ``doc``), its words in two
+-- tsvectors under GIN. ``head`` is what an issue is called, a few words that
+-- ranking reads: A its key, B its summary, C ``other``. ``body`` is the long
+-- text: C the description, D the comments.
+CREATE TABLE issue_fts (
+  key  TEXT COLLATE "C" PRIMARY KEY,
+  doc  BIGINT NOT NULL,
+  head tsvector NOT NULL,
+  body tsvector NOT NULL
+);
+CREATE INDEX issue_fts_head ON issue_fts USING gin (head);
+CREATE INDEX issue_fts_body ON issue_fts USING gin (body);
+CREATE INDEX issue_fts_doc ON issue_fts (doc);
