@@ -94,7 +94,6 @@ def test_facets_count_what_the_matching_issues_hold_and_agree_with_the_lists_tot
                 assert page["total"] == item["count"], (name, item)
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_facets_answer_for_the_same_query_as_the_list(hub):
     mirror(hub)
     for query in ({"status": "Open"}, {"q": "card"}, {"q": "card", "assignee": "petrov"},
@@ -132,7 +131,6 @@ def test_facets_cap_each_field_and_say_there_are_more(hub):
     assert len(label["values"]) == 50 and label["more"] is True
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_facets_run_no_longer_than_the_jql_bound(make_hub):
     hub = make_hub(jql_timeout_seconds=0.001)
     with_projects()
@@ -167,7 +165,6 @@ def test_list_filters_match_in_any_case_in_every_script(hub):
     assert keys(hub, jql="type = bug", assignee="PETROV") == keys(hub, jql="type = Bug", assignee="petrov") != []
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_search_filters_match_in_any_case(hub):
     mirror(hub)
     assert keys(hub, q="card", status="in progress") == keys(hub, q="card", status="In Progress") != []
@@ -221,7 +218,6 @@ def test_the_list_sorts_by_every_column_both_ways_and_pages_through_it(hub, name
 
 @pytest.mark.parametrize("name", ["key", "summary", "type", "status", "priority", "assignee", "reporter",
                                   "created", "updated", "resolved", "duedate", "resolution"])
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_a_search_sorts_as_the_list_and_pages_through_it(hub, name):
     mirror(hub)
     for sort in (name, f"-{name}"):

@@ -414,7 +414,6 @@ def test_query(mirror, query, expected, why):
     _answers(mirror, query, expected, why)
 
 
-@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
 @pytest.mark.parametrize(("query", "expected", "why"), WORD_ROWS, ids=[row[0] for row in WORD_ROWS])
 def test_query_by_words(mirror, query, expected, why):
     _answers(mirror, query, expected, why)
@@ -506,7 +505,7 @@ def test_values_reach_sql_only_as_parameters(mirror):
     assert mirror.jql("key = AURORA-1").json["total"] == 1
 
 
-@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
+@pytest.mark.backends("sqlite")  # the compiler alone, without an engine's full-text condition
 def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
     from zoneinfo import ZoneInfo
 

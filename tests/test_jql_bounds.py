@@ -16,7 +16,6 @@ def _issues(n: int) -> list[dict]:
             for i in range(1, n + 1)]
 
 
-@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
 def test_a_query_past_its_time_bound_answers_503_with_retry_after(make_hub):
     hub = make_hub(jql_timeout_seconds=0.001)
     load(hub, _issues(100), version=16)

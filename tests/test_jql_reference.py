@@ -140,7 +140,6 @@ def test_the_sql_answers_as_the_reference_evaluator(mirror, text):
     _answers_as_the_reference(mirror, text)
 
 
-@pytest.mark.backends("sqlite")  # text ~: PostgreSQL's full-text search is hub/services/search's part
 @pytest.mark.parametrize("text", [text for text in QUERY_TEXTS if "~" in text])
 def test_the_sql_answers_words_as_the_reference_evaluator(mirror, text):
     _answers_as_the_reference(mirror, text)

@@ -29,7 +29,6 @@ def test_a_note_posted_to_a_lower_case_key_is_the_issues(hub):
     assert [n["key"] for n in hub.api("GET", "/api/v1/issues/AURORA-121/notes").json["items"]] == ["AURORA-121"]
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_a_search_and_jql_find_a_key_in_any_case(hub):
     load(hub, [issue("AURORA-121"), issue("AURORA-12")])
     for asked in KEYS:
@@ -40,7 +39,6 @@ def test_a_search_and_jql_find_a_key_in_any_case(hub):
             assert [i["key"] for i in resp.json["items"]] == ["AURORA-121"], query
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_an_old_key_of_a_moved_issue_in_any_case_is_the_issue_under_its_key_now(hub):
     load(hub, [issue("AURORA-121")])
     load(hub, [issue("OPS-7", id=jira_id("AURORA-121"))])

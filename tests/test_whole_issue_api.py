@@ -69,7 +69,6 @@ def get(hub, path, **params):
     return resp.json
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_the_issue_object_carries_every_field_in_the_list_and_the_detail(hub):
     load_v15(hub, [rich("AURORA-1", links=[{"type": "Blocks", "outward": "AURORA-2"},
                                            {"type": "Relates", "inward": "AURORA-3"}]),
@@ -135,7 +134,6 @@ def test_a_list_page_reads_its_sprints_in_one_query(hub, caplog):
     assert queries(2) == queries(40)
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_full_text_search_finds_words_of_the_environment_and_of_text_custom_fields(hub):
     load_v15(hub, [rich("AURORA-1"), issue("AURORA-2", summary="Nothing of the kind")])
     for word in ("quartzite", "zephyrine", "other:quartzite"):
@@ -304,7 +302,6 @@ def test_sort_by_priority_follows_jiras_order_then_key_and_pages(hub):
     assert keys(hub, sort="priority", resolution="Fixed") == ["AURORA-1", "AURORA-9", "AURORA-10"]
 
 
-@pytest.mark.backends("sqlite")  # q: PostgreSQL's full-text search is hub/services/search's part
 def test_a_search_sorted_by_priority_follows_jiras_order_then_key_and_pages(hub):
     filtered_mirror(hub)
     order = ["AURORA-2", "AURORA-3", "OLD-1", "AURORA-1", "AURORA-9", "AURORA-10"]
