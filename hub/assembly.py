@@ -165,3 +165,17 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     built = Built(config, services, queue)
     queue.services = services
     return built
+
+
+def backups(config: Config, clock: Clock | None = None):
+    """``hub backup`` / ``hub restore`` for ``config``'s engine: the data dir's ``hub.sqlite``
+    (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``)."""
+    from hub.services.backup import SqliteBackups
+
+    if not config.database_url:
+        return SqliteBackups(config.data_dir, clock)
+    from hub.services.backup_postgres import PostgresBackups
+
+    # The file store as the hub has it: files/ in the data dir until the object store is built here.
+    return PostgresBackups(config.database_url, FileStore(config.files_dir), config.data_dir,
+                           store_url=config.store_url, bindir=config.pg_bindir, clock=clock)

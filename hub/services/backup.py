@@ -49,6 +49,8 @@ from hub.services.files import is_sha256
 
 MANIFEST = "manifest.json"
 DATABASE = "hub.sqlite"
+# What holds the tables in a backup, by the engine of the hub it was taken of.
+DATABASES = {"sqlite": DATABASE, "postgresql": "hub.dump"}
 FILES = "files"
 FORMAT = 1
 CHUNK = 4 * 1024 * 1024
@@ -76,6 +78,12 @@ class UnsafePath(HubError):
     title = "Unsafe path"
 
 
+class WrongEngine(HubError):
+    """A backup of one engine's hub given to the other engine's restore."""
+
+    title = "Wrong engine"
+
+
 def _within(path: Path, other: Path) -> bool:
     """Whether ``path`` is ``other`` or lies inside it, symbolic links resolved
     (a path that does not exist yet resolves as far as it exists)."""
@@ -93,7 +101,7 @@ def _refuse_symlink(path: Path, what: str) -> None:
 class BackupReport:
     """What a backup holds (``hub backup`` prints it) or what was restored."""
 
-    path: Path
+    path: Path | str  # a directory, or the database restored into (PostgreSQL)
     schema_version: int
     database_bytes: int
     files: int = 0
@@ -101,6 +109,8 @@ class BackupReport:
     linked: int = 0
     missing: list[str] = field(default_factory=list)
     corrupt: list[str] = field(default_factory=list)
+    # The files stay in the object store (HUB_STORE_URL): listed in the manifest, not copied.
+    in_store: bool = False
 
 
 def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | None = None) -> BackupReport:
@@ -139,7 +149,31 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
     except sqlite3.Error as exc:
         raise BackupError(f"could not copy {source}: {exc}; nothing was kept in {dest}") from exc
     report = BackupReport(dest, schema_version, target.stat().st_size)
-    store, files_dest = data_dir / FILES, dest / FILES
+    entries = take_files(data_dir / FILES, names, dest / FILES, copy, report)
+    manifest = {
+        "format": FORMAT,
+        "engine": "sqlite",
+        "hub_version": __version__,
+        "schema_version": schema_version,
+        "created_at": created_at,
+        "source": str(data_dir.resolve()),
+        "database": {"path": DATABASE, "sha256": _sha256(target), "size": report.database_bytes},
+        "files": entries,
+        # Named by the snapshot but gone from the store (cleanup) or not matching
+        # their name: restored hubs show these attachments as state "none".
+        "missing": sorted(report.missing + report.corrupt),
+    }
+    # The manifest is written last: a directory without one is not a backup.
+    _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
+    fsync(dest)
+    return report
+
+
+def take_files(store: Path, names: list[str], files_dest: Path, copy: bool,
+               report: BackupReport) -> list[dict]:
+    """Link or copy the store's files ``names`` into ``files_dest``, each checked
+    against its name; their manifest entries. A file gone from the store goes to
+    ``report.missing``, one that does not match its name to ``report.corrupt``."""
     ensure_private_dir(files_dest)
     entries = []
     for name in names:
@@ -159,22 +193,7 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
         report.files_bytes += size
         report.linked += linked
     fsync(files_dest)
-    manifest = {
-        "format": FORMAT,
-        "hub_version": __version__,
-        "schema_version": schema_version,
-        "created_at": created_at,
-        "source": str(data_dir.resolve()),
-        "database": {"path": DATABASE, "sha256": _sha256(target), "size": report.database_bytes},
-        "files": entries,
-        # Named by the snapshot but gone from the store (cleanup) or not matching
-        # their name: restored hubs show these attachments as state "none".
-        "missing": sorted(report.missing + report.corrupt),
-    }
-    # The manifest is written last: a directory without one is not a backup.
-    _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
-    fsync(dest)
-    return report
+    return entries
 
 
 def _snapshot(source: Path, target: Path) -> list[str]:
@@ -270,6 +289,9 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
         shutil.rmtree(leftover)  # a restore killed midway: it had put nothing in place
     _check_empty(data_dir, what)
     manifest = read_manifest(src)
+    if manifest.get("engine", "sqlite") != "sqlite":
+        raise WrongEngine(f"{src} is a backup of a PostgreSQL hub: restore it with HUB_DATABASE_URL "
+                          "naming an empty database; nothing was touched")
     created = _claim_empty_dir(data_dir, what)
     staging = data_dir / STAGING
     try:
@@ -318,8 +340,11 @@ def _manifest_problem(manifest: object) -> str | None:
     version = manifest.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return "no schema_version"
+    engine = manifest.get("engine", "sqlite")  # backups before PostgreSQL hubs name none
+    if engine not in DATABASES:
+        return f"engine {engine!r}, this hub knows {' and '.join(DATABASES)}"
     database = manifest.get("database")
-    if not isinstance(database, dict) or database.get("path") != DATABASE or not is_sha256(
+    if not isinstance(database, dict) or database.get("path") != DATABASES[engine] or not is_sha256(
             database.get("sha256")):
         return "no database entry with a sha256"
     files = manifest.get("files")
@@ -347,9 +372,15 @@ def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
         raise BackupError(f"{src / DATABASE} fails SQLite's integrity check; nothing was restored")
     report = BackupReport(staging, manifest["schema_version"], size,
                           missing=list(manifest.get("missing") or []))
-    files = staging / FILES
+    stage_files(src, staging / FILES, manifest["files"], report)
+    return report
+
+
+def stage_files(src: Path, files: Path, entries: list[dict], report: BackupReport) -> None:
+    """Copy the backup's files ``entries`` into ``files``, each checked against the
+    manifest; raises BackupError at the first that is missing or damaged."""
     ensure_private_dir(files)
-    for entry in manifest["files"]:
+    for entry in entries:
         name = entry["sha256"]
         source = src / FILES / name
         size, actual = _copy(source, files / name, missing=f"{source} is missing")
@@ -359,7 +390,6 @@ def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
         report.files += 1
         report.files_bytes += size
     fsync(files)
-    return report
 
 
 def _check_empty(path: Path, what: str) -> bool:
@@ -453,3 +483,17 @@ def _digest(path: Path) -> tuple[int, str]:
 
 def _sha256(path: Path) -> str:
     return _digest(path)[1]
+
+
+class SqliteBackups:
+    """``hub backup`` / ``hub restore`` of a SQLite hub: its data dir, as above."""
+
+    def __init__(self, data_dir: Path, clock: Clock | None = None):
+        self.data_dir = data_dir
+        self.clock = clock
+
+    def backup(self, dest: Path, *, copy: bool = False) -> BackupReport:
+        return backup(self.data_dir, dest, copy=copy, clock=self.clock)
+
+    def restore(self, src: Path) -> BackupReport:
+        return restore(src, self.data_dir)
