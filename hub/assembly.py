@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from hub import datadir
 from hub.clock import Clock
-from hub.config import Config
+from hub.config import Config, ConfigError
 from hub.db import open_hub_database
 from hub.metrics import Metrics
 from hub.services.agents import AgentService
@@ -167,15 +167,27 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     return built
 
 
+def open_store(config: Config) -> FileStore:
+    """The attachment file store ``config`` names: ``files/`` in the data dir.
+
+    An object store (``HUB_STORE_URL``) is not built here yet: asked for one, this
+    raises ConfigError (the command exits 2) rather than use ``files/`` instead.
+    """
+    if config.store_url:
+        raise ConfigError(f"HUB_STORE_URL is {config.store_url}, but this hub has no S3 store yet: "
+                          "unset it (the files stay in files/); nothing was written")
+    return FileStore(config.files_dir)
+
+
 def backups(config: Config, clock: Clock | None = None):
     """``hub backup`` / ``hub restore`` for ``config``'s engine: the data dir's ``hub.sqlite``
-    (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``)."""
+    (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``) with
+    the hub's file store (:func:`open_store`)."""
     from hub.services.backup import SqliteBackups
 
     if not config.database_url:
         return SqliteBackups(config.data_dir, clock)
     from hub.services.backup_postgres import PostgresBackups
 
-    # The file store as the hub has it: files/ in the data dir until the object store is built here.
-    return PostgresBackups(config.database_url, FileStore(config.files_dir), config.data_dir,
+    return PostgresBackups(config.database_url, open_store(config), config.data_dir,
                            store_url=config.store_url, bindir=config.pg_bindir, clock=clock)

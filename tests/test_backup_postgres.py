@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.services.files import FileStore
+from hub.assembly import open_store
 from tests.support import created_hub, run_hub
 
 pytestmark = pytest.mark.backends("postgresql")
@@ -19,11 +19,11 @@ CONTENT = b"%PDF-1.7 the attachment of AURORA-12\n" * 400
 FETCHED = "2026-11-02T09:00:00+00:00"
 
 
-def seed(url: str, files: Path) -> str:
+def seed(url: str, store) -> str:
     """A few rows of every sort a backup must keep, and one stored file; its sha256."""
     import psycopg
 
-    sha, size = FileStore(files).receive(io.BytesIO(CONTENT), length=len(CONTENT), max_bytes=len(CONTENT))
+    sha, size = store.receive(io.BytesIO(CONTENT), length=len(CONTENT), max_bytes=len(CONTENT))
     with psycopg.connect(url) as conn:
         conn.execute("INSERT INTO issue (key, id, summary, fetched_at) VALUES "
                      "('AURORA-12', '10012', 'Карточки', %s), ('AURORA-13', '10013', 'Cards', %s)",
@@ -49,7 +49,7 @@ def rows(url: str) -> dict[str, list[tuple]]:
 @pytest.fixture
 def pg_hub(make_hub, backend):
     hub = make_hub()
-    sha = seed(hub.config.database_url, hub.config.files_dir)
+    sha = seed(hub.config.database_url, open_store(hub.config))
     return hub, sha
 
 

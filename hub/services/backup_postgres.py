@@ -59,7 +59,6 @@ from hub.services.backup import (
     stage_files,
     take_files,
 )
-from hub.services.files import FileStore
 from hub.services.pg_tools import PgTool, find_tool, run_tool, server_version, where
 
 DUMP = DATABASES["postgresql"]
@@ -67,7 +66,7 @@ FORMAT = 1
 
 
 class Store(Protocol):
-    """What backup and restore ask of a file store that is not a local directory."""
+    """What backups, restores and moves ask of a file store (:mod:`hub.services.files`)."""
 
     def size(self, sha256: str) -> int | None: ...
 
@@ -75,22 +74,29 @@ class Store(Protocol):
                 expected_sha256: str | None = None) -> tuple[str, int]: ...
 
 
+def local_root(store: Store) -> Path | None:
+    """The directory of a store kept in the data dir's ``files/`` (its files are
+    linked and copied as files), or None for an object store."""
+    root = getattr(store, "root", None)
+    return root if isinstance(root, Path) else None
+
+
 class PostgresBackups:
     """``hub backup`` / ``hub restore`` of the hub whose tables are at ``url``.
 
-    ``store`` is the hub's file store: a local :class:`FileStore` (its files are
+    ``store`` is the hub's file store: ``files/`` (its files are linked or
     copied into the backup) or an object store (listed only); ``store_url``
     names the latter in the manifest. ``data_dir`` is refused as a destination.
     """
 
-    def __init__(self, url: str, store: FileStore | Store, data_dir: Path, *,
+    def __init__(self, url: str, store: Store, data_dir: Path, *,
                  store_url: str | None = None, bindir: Path | None = None, clock: Clock | None = None):
         self.url, self.store, self.data_dir = url, store, data_dir
         self.store_url, self.bindir, self.clock = store_url, bindir, clock or Clock()
 
     @property
     def local(self) -> bool:
-        return isinstance(self.store, FileStore)
+        return local_root(self.store) is not None
 
     def backup(self, dest: Path, *, copy: bool = False) -> BackupReport:
         """Back up into ``dest`` (missing or empty). Raises UnsafePath, NotEmpty,
@@ -145,9 +151,9 @@ class PostgresBackups:
         fsync(target)
         size, sha256 = _digest(target)
         report = BackupReport(dest, schema_version, size)
-        if self.local:
-            assert isinstance(self.store, FileStore)
-            entries = take_files(self.store.root, names, dest / FILES, copy, report)
+        root = local_root(self.store)
+        if root is not None:
+            entries = take_files(root, names, dest / FILES, copy, report)
         else:
             entries = self._listed(names, report)
         manifest = {
@@ -241,8 +247,8 @@ class PostgresBackups:
 
     def _restore_local(self, src: Path, dump: Path, tool: PgTool, manifest: dict, report: BackupReport,
                        in_backup: bool) -> BackupReport:
-        assert isinstance(self.store, FileStore)
-        files = self.store.root
+        files = local_root(self.store)
+        assert files is not None
         _check_empty(files, "the file store (files/ in HUB_DATA_DIR)")
         ensure_private_dir(self.data_dir)
         staging = self.data_dir / STAGING
