@@ -98,6 +98,18 @@ def configure_queue(config: Config) -> HubHuey:
     return huey.configure(config)
 
 
+def open_store(config: Config) -> FileStore:
+    """The attachment file store ``config`` names: ``files/`` in the data dir.
+
+    An object store (``HUB_STORE_URL``) is not built here yet: asked for one, this
+    raises ConfigError (the command exits 2) rather than use ``files/`` instead.
+    """
+    if config.store_url:
+        raise ConfigError(f"HUB_STORE_URL is {config.store_url}, but this hub has no S3 store yet: "
+                          "unset it (the files stay in files/); nothing was written")
+    return FileStore(config.files_dir)
+
+
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None) -> Services:
     """The services on ``config``'s database and file store, each built once and
@@ -165,18 +177,6 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     built = Built(config, services, queue)
     queue.services = services
     return built
-
-
-def open_store(config: Config) -> FileStore:
-    """The attachment file store ``config`` names: ``files/`` in the data dir.
-
-    An object store (``HUB_STORE_URL``) is not built here yet: asked for one, this
-    raises ConfigError (the command exits 2) rather than use ``files/`` instead.
-    """
-    if config.store_url:
-        raise ConfigError(f"HUB_STORE_URL is {config.store_url}, but this hub has no S3 store yet: "
-                          "unset it (the files stay in files/); nothing was written")
-    return FileStore(config.files_dir)
 
 
 def backups(config: Config, clock: Clock | None = None):
