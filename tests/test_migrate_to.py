@@ -298,3 +298,21 @@ def test_files_go_into_the_store_named_checked_against_their_sha256(make_hub, pg
     for aid, sha in shas.items():
         stored = (tmp_path / "elsewhere" / "files" / sha).read_bytes()
         assert stored == MCP_FILES[aid] and hashlib.sha256(stored).hexdigest() == sha
+
+
+def test_a_source_at_another_schema_version_or_none_at_all_is_refused(make_hub, pg, tmp_path):
+    server, database = pg
+    url = database()
+    nothing = run_hub("migrate-to", "--database-url", url, data_dir=tmp_path / "nowhere")
+    assert nothing.returncode == 2 and "no hub at" in nothing.stderr and "nothing to move" in nothing.stderr
+    hub = make_hub()
+    conn = sqlite3.connect(hub.config.db_path)
+    conn.execute("UPDATE setting SET value = '12' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    old = run_hub("migrate-to", "--database-url", url, data_dir=hub.config.data_dir)
+    assert old.returncode == 2 and "is at schema v12; this hub moves v13" in old.stderr
+    assert "migrate it first" in old.stderr
+    unnamed = run_hub("migrate-to", data_dir=hub.config.data_dir)
+    assert unnamed.returncode == 2 and "--database-url or HUB_DATABASE_URL" in unnamed.stderr
+    assert server.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", url.rsplit("/", 1)[1]) == [(0,)]
