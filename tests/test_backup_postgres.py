@@ -6,12 +6,13 @@ import hashlib
 import io
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from hub.assembly import open_store
-from tests.support import created_hub, run_hub
+from tests.support import created_hub, run_hub, run_script, wait_until
 
 pytestmark = pytest.mark.backends("postgresql")
 
@@ -152,3 +153,66 @@ def test_a_backup_of_one_engine_is_refused_by_the_other(tmp_path, pg_hub, empty_
     assert into_pg.returncode == 2 and "backup of a SQLite hub" in into_pg.stderr
     assert "hub migrate-to" in into_pg.stderr
     assert rows(empty_database) == {}
+
+
+def writer(url: str, store, stop: threading.Event, written: list[int], errors: list[BaseException]) -> None:
+    """Issue after issue, each with its note in the same transaction; every third with a stored file."""
+    import psycopg
+
+    n = 100
+    try:
+        with psycopg.connect(url) as conn:
+            while not stop.is_set() or written[0] < 3:
+                n += 1
+                content = f"the attachment of AURORA-{n}\n".encode() * 300
+                sha = store.receive(io.BytesIO(content), length=len(content), max_bytes=len(content))[0] \
+                    if n % 3 == 0 else None
+                with conn.transaction():
+                    conn.execute("INSERT INTO issue (key, id, fetched_at) VALUES (%s, %s, %s)",
+                                 (f"AURORA-{n}", str(10000 + n), FETCHED))
+                    conn.execute("INSERT INTO issue_note (key, author, body, created_at, updated_at) "
+                                 "VALUES (%s, 'ivanov', 'n', %s, %s)", (f"AURORA-{n}", FETCHED, FETCHED))
+                    if sha:
+                        conn.execute("INSERT INTO attachment_file VALUES (%s, %s, %s, %s)",
+                                     (str(n), sha, len(content), FETCHED))
+                written[0] += 1
+    except BaseException as exc:  # reported by the test
+        errors.append(exc)
+
+
+def test_a_backup_taken_while_the_hub_writes_holds_whole_transactions_of_one_moment(
+        tmp_path, pg_hub, empty_database):
+    hub, _ = pg_hub
+    url = hub.config.database_url
+    stop, written, errors = threading.Event(), [0], []
+    thread = threading.Thread(target=writer, args=(url, open_store(hub.config), stop, written, errors))
+    thread.start()
+    try:
+        wait_until(lambda: written[0] > 20 or errors, message="rows written")
+        before = written[0]
+        made = run_script("backup", str(tmp_path / "b"), data_dir=hub.config.data_dir, HUB_DATABASE_URL=url)
+        during = written[0]
+        wait_until(lambda: written[0] > during + 20 or errors, message="rows written after the backup")
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert errors == [] and made.returncode == 0, (errors, made.stderr)
+    assert during > before  # the writer went on while pg_dump ran
+
+    restored = pg(hub, "restore", str(tmp_path / "b"), data_dir=tmp_path / "r", url=empty_database)
+    assert restored.returncode == 0, restored.stderr
+    import psycopg
+
+    with psycopg.connect(empty_database) as conn:
+        [(issues, notes)] = conn.execute(
+            "SELECT (SELECT count(*) FROM issue), (SELECT count(*) FROM issue_note)").fetchall()
+        named = conn.execute("SELECT file, size FROM attachment_file").fetchall()
+    live = rows(url)
+    # Whole transactions (the seed's 2 issues hold 1 note; each written since, one), of one moment.
+    assert issues - 2 == notes - 1 and before <= issues - 2 < len(live["issue"]) - 2
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert sorted(f["sha256"] for f in manifest["files"]) == sorted({name for name, _ in named})
+    for name, size in named:  # every file the snapshot names, and no later one
+        stored = (tmp_path / "r" / "files" / name).read_bytes()
+        assert hashlib.sha256(stored).hexdigest() == name and len(stored) == size
+    assert {p.name for p in (tmp_path / "r" / "files").iterdir()} == {name for name, _ in named}
