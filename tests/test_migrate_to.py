@@ -316,3 +316,24 @@ def test_a_source_at_another_schema_version_or_none_at_all_is_refused(make_hub, 
     unnamed = run_hub("migrate-to", data_dir=hub.config.data_dir)
     assert unnamed.returncode == 2 and "--database-url or HUB_DATABASE_URL" in unnamed.stderr
     assert server.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", url.rsplit("/", 1)[1]) == [(0,)]
+
+
+def test_a_text_that_is_not_utf8_fails_the_copy_and_a_file_that_is_not_a_database_is_refused(make_hub, pg, tmp_path):
+    server, database = pg
+    hub = make_hub()
+    load(hub, [issue("AURORA-12")])
+    conn = sqlite3.connect(hub.config.db_path)
+    conn.execute("UPDATE issue SET summary = CAST(x'ff' AS TEXT)")  # SQLite keeps whatever bytes it is given
+    conn.commit()
+    conn.close()
+    url = database()
+    failed = run_hub("migrate-to", "--database-url", url, data_dir=hub.config.data_dir)
+    assert failed.returncode == 1 and "Could not decode to UTF-8" in failed.stderr
+    assert "the copy was rolled back" in failed.stderr
+    assert server.execute("SELECT count(*) FROM issue", url.rsplit("/", 1)[1]) == [(0,)]
+
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "hub.sqlite").write_bytes(b"not a database" * 100)
+    refused = run_hub("migrate-to", "--database-url", url, data_dir=tmp_path / "junk")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "nothing was written" in refused.stderr

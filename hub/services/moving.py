@@ -115,7 +115,13 @@ class HubMove:
     def dry_run(self) -> Plan:
         """Every check of a move, and what it would copy; writes nothing anywhere."""
         with self._source() as source:
+            return self._checked_plan(source)
+
+    def _checked_plan(self, source: sqlite3.Connection) -> Plan:
+        try:
             return self._plan(source)
+        except sqlite3.Error as exc:  # not a database, damaged, locked for longer than the timeout
+            raise MoveRefused(f"cannot read {self.db_path}: {exc}; nothing was written") from exc
 
     def run(self) -> Plan:
         """Check, copy the files, then the tables in one transaction; raises MoveRefused
@@ -123,7 +129,7 @@ class HubMove:
         from hub.migrations.postgres import migrate_postgres
 
         with self._source() as source:
-            plan = self._plan(source)
+            plan = self._checked_plan(source)
             self._copy_files(plan)
             if plan.create_schema:
                 migrate_postgres(self.url)
@@ -230,6 +236,9 @@ class HubMove:
         except psycopg.Error as exc:
             raise MoveFailed(f"copying into {plan.target} failed: {str(exc).strip()}; the copy was rolled "
                              "back and the database holds no rows of it") from exc
+        except sqlite3.Error as exc:  # e.g. a text SQLite kept that is not UTF-8
+            raise MoveFailed(f"reading {self.db_path} failed: {exc}; the copy was rolled back and the "
+                             "database holds no rows of it") from exc
         self.say(f"tables: {len(plan.tables)} tables, {plan.rows} rows copied and counted on both sides "
                  f"in {time.monotonic() - started:.1f} s")
 
