@@ -216,3 +216,29 @@ def test_a_backup_taken_while_the_hub_writes_holds_whole_transactions_of_one_mom
         stored = (tmp_path / "r" / "files" / name).read_bytes()
         assert hashlib.sha256(stored).hexdigest() == name and len(stored) == size
     assert {p.name for p in (tmp_path / "r" / "files").iterdir()} == {name for name, _ in named}
+
+
+def test_a_database_owner_restores_where_the_extensions_were_made_by_another_role(tmp_path, pg_hub,
+                                                                                  postgres_template):
+    # As on a managed service: the hub's role owns its database, and an administrator made the
+    # extensions there beforehand; only the extension's owner may comment on it.
+    hub, _ = pg_hub
+    server, _ = postgres_template
+    source = hub.config.database_url.rsplit("/", 1)[1]
+    server.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm", source)
+    assert pg(hub, "backup", str(tmp_path / "b")).returncode == 0
+    role = f"hub_owner_{os.getpid()}"
+    server.execute(f'CREATE ROLE "{role}" LOGIN')
+    name = server.create_database(prefix="hub_owned")
+    try:
+        server.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
+        server.execute("CREATE EXTENSION pg_trgm", name)
+        url = server.url(name).replace("//hub@", f"//{role}@")
+
+        restored = pg(hub, "restore", str(tmp_path / "b"), data_dir=tmp_path / "r", url=url)
+
+        assert restored.returncode == 0, restored.stderr
+        assert rows(server.url(name)) == rows(hub.config.database_url)
+    finally:
+        server.drop_database(name)
+        server.execute(f'DROP ROLE "{role}"')

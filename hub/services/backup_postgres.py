@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Protocol
 
@@ -63,6 +65,8 @@ from hub.services.pg_tools import PgTool, find_tool, run_tool, server_version, w
 
 DUMP = DATABASES["postgresql"]
 FORMAT = 1
+# A line of pg_restore --list for an extension's comment: "3375; 0 0 COMMENT - EXTENSION pg_trgm ".
+_EXTENSION_COMMENT = re.compile(r"\d+; \d+ \d+ COMMENT - EXTENSION ")
 
 
 class Store(Protocol):
@@ -215,14 +219,14 @@ class PostgresBackups:
         if actual != manifest["database"]["sha256"]:
             raise BackupError(f"{dump} does not match the manifest (sha256 {actual}, the manifest says "
                               f"{manifest['database']['sha256']}); nothing was restored")
-        run_tool(tool, ["--list", str(dump)], None, f"reading {dump}")
+        listing = run_tool(tool, ["--list", str(dump)], None, f"reading {dump}").stdout
         report = BackupReport(self.url, manifest["schema_version"], size,
                               missing=list(manifest.get("missing") or []))
         in_backup = manifest.get("files_in", "backup") == "backup"
         if self.local:
-            return self._restore_local(src, dump, tool, manifest, report, in_backup)
+            return self._restore_local(src, dump, tool, listing, manifest, report, in_backup)
         self._files_into_store(src, manifest["files"], report, in_backup)
-        self._pg_restore(tool, dump)
+        self._pg_restore(tool, dump, listing)
         return report
 
     def _check_empty_database(self) -> None:
@@ -240,13 +244,25 @@ class PostgresBackups:
             raise NotEmpty(f"the database {where(self.url)} (HUB_DATABASE_URL) is not empty: it has {tables} "
                            "tables; restore into a new, empty database (createdb); nothing was touched")
 
-    def _pg_restore(self, tool: PgTool, dump: Path) -> None:
-        # One transaction, stopped at the first error: a failed restore leaves the database empty.
-        run_tool(tool, ["--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
-                        str(dump)], self.url, f"pg_restore into {where(self.url)} (nothing was restored)")
+    def _pg_restore(self, tool: PgTool, dump: Path, listing: str) -> None:
+        """Restore ``dump`` in one transaction, stopped at the first error: a failed restore
+        leaves the database empty.
 
-    def _restore_local(self, src: Path, dump: Path, tool: PgTool, manifest: dict, report: BackupReport,
-                       in_backup: bool) -> BackupReport:
+        An extension's comment is left out: where the extensions were made beforehand
+        by another role (as managed services and DBAs do), only their owner may comment
+        on them, and the restore would fail on a comment; the extension itself is
+        ``CREATE EXTENSION IF NOT EXISTS``.
+        """
+        kept = [line for line in listing.splitlines() if not _EXTENSION_COMMENT.match(line)]
+        with tempfile.TemporaryDirectory(prefix="hub-restore-") as scratch:
+            entries = Path(scratch) / "toc.list"
+            entries.write_text("\n".join(kept) + "\n")
+            run_tool(tool, ["--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
+                            f"--use-list={entries}", str(dump)], self.url,
+                     f"pg_restore into {where(self.url)} (nothing was restored)")
+
+    def _restore_local(self, src: Path, dump: Path, tool: PgTool, listing: str, manifest: dict,
+                       report: BackupReport, in_backup: bool) -> BackupReport:
         files = local_root(self.store)
         assert files is not None
         _check_empty(files, "the file store (files/ in HUB_DATA_DIR)")
@@ -263,7 +279,7 @@ class PostgresBackups:
                 # The files were left in an object store: this hub's local store cannot have them.
                 report.missing += [entry["sha256"] for entry in manifest["files"]]
                 ensure_private_dir(staging / FILES)
-            self._pg_restore(tool, dump)
+            self._pg_restore(tool, dump, listing)
             if files.exists():
                 files.rmdir()  # empty, checked above
             os.replace(staging / FILES, files)
