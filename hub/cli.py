@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hub import logs
+from hub.cli_move import add_migrate_to
 from hub.config import VARIABLES, Config, ConfigError
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
 from hub.services.backup import NotEmpty, UnsafePath, WrongEngine
 from hub.services.moving import MoveRefused
 from hub.services.pg_tools import ToolMissing
+from hub.services.pg_tools import where as _where
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
@@ -133,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("src", type=Path, help="a directory that 'hub backup' wrote")
     restore.set_defaults(handler=_restore)
 
-    _add_migrate_to(commands)
+    add_migrate_to(commands, _command, _say)
 
     mcp = _command(commands, "mcp",
                    "serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
@@ -365,95 +367,6 @@ def _restore(config: Config, args: argparse.Namespace) -> int:
         _say(f"hub: {len(report.missing)} files the backup lists are not in the store; those attachments "
              "show state none (fetch them again)", sys.stderr)
     return 0
-
-
-def _where(url: str) -> str:
-    from hub.services.pg_tools import where
-
-    return where(url)
-
-
-def _add_migrate_to(commands) -> None:
-    move = _command(commands, "migrate-to",
-                    "copy this SQLite hub (HUB_DATA_DIR) into an empty PostgreSQL database, and its files "
-                    "into the store HUB_STORE_URL names; stop the hub first",
-                    "HUB_DATA_DIR=/var/lib/sdlc-hub HUB_DATABASE_URL=postgresql://hub:secret@db/hub "
-                    "hub migrate-to --dry-run")
-    move.description = (
-        "Copy this SQLite hub (HUB_DATA_DIR/hub.sqlite) into an empty PostgreSQL database, and its files\n"
-        "into the store HUB_STORE_URL names. Stop the hub first: what it writes meanwhile is not moved.\n"
-        "Everything is checked first (--dry-run stops there); then the files are copied, then every table\n"
-        "in one transaction, and the counts compared. hub.sqlite and files/ are left as they were.\n"
-        "See docs/operations.md, 'Moving a hub onto PostgreSQL and S3'.")
-    move.add_argument("--database-url", metavar="URL",
-                      help="the empty database to move into (default: HUB_DATABASE_URL); "
-                      "a password is better given in HUB_DATABASE_URL or ~/.pgpass than here")
-    move.add_argument("--store-url", metavar="URL",
-                      help="the store to copy the files into, s3://bucket/prefix (default: HUB_STORE_URL; "
-                      "unset: the files stay in HUB_DATA_DIR/files)")
-    move.add_argument("--dry-run", action="store_true",
-                      help="check the source and the target and print what would be copied; write nothing")
-    move.add_argument("--batch-rows", type=int, default=5000, metavar="N",
-                      help="rows read from SQLite per batch (default 5000)")
-    move.set_defaults(handler=_migrate_to)
-
-
-def _migrate_to(config: Config, args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from hub.assembly import open_store
-    from hub.config import VARIABLES
-    from hub.services.moving import HubMove
-
-    parsers = {var.name: var.parse for var in VARIABLES}
-    try:
-        # The flags are read as the variables they stand for are.
-        url = str(parsers["HUB_DATABASE_URL"]("--database-url", args.database_url)) \
-            if args.database_url else config.database_url
-        store_url = str(parsers["HUB_STORE_URL"]("--store-url", args.store_url)) \
-            if args.store_url else config.store_url
-    except ConfigError as exc:
-        _say(f"hub: {exc}", sys.stderr)
-        return 2
-    if not url:
-        _say("hub migrate-to: name the PostgreSQL database to move into: --database-url or HUB_DATABASE_URL",
-             sys.stderr)
-        return 2
-    if args.batch_rows < 1:
-        _say("hub migrate-to: --batch-rows must be at least 1", sys.stderr)
-        return 2
-    # From files/ of the data dir into the store named, if one is.
-    source = open_store(dataclasses.replace(config, store_url=None))
-    target = open_store(dataclasses.replace(config, store_url=store_url)) if store_url else None
-    move = HubMove(config.db_path, url, source, store=target, store_name=store_url,
-                   batch_rows=args.batch_rows, say=_say)
-    moving = f"{config.db_path} onto {_where(url)}" + (f" and {store_url}" if store_url else "")
-    if args.dry_run:
-        plan = move.dry_run()
-        _say(f"dry run: would move {moving} (schema v{plan.schema_version})")
-        if plan.create_schema:
-            _say(f"schema: would be created at v{plan.schema_version}")
-        for table in plan.tables:
-            _say(f"{table.name}: {table.rows} rows")
-        files = sum(size for _, size in plan.files)
-        where = f"copied into {store_url}" if store_url else f"left in {config.files_dir}"
-        _say(f"files: {len(plan.files)} files, {files} bytes, would be {where}")
-        _missing_files(plan.missing_files)
-        _say(f"dry run: {len(plan.tables)} tables, {plan.rows} rows; nothing was written")
-        return 0
-    _say(f"moving {moving}")
-    plan = move.run()
-    _missing_files(plan.missing_files)
-    store = f" HUB_STORE_URL={store_url}" if store_url else ""
-    _say(f"moved: start the hub with HUB_DATABASE_URL={_where(url)}{store} (and its password); "
-         f"{config.db_path} is left as it was")
-    return 0
-
-
-def _missing_files(names: list[str]) -> None:
-    if names:
-        _say(f"hub: {len(names)} files named by the database are gone from files/ (cleanup); those "
-             "attachments show state none on PostgreSQL as they do now (fetch them again)", sys.stderr)
 
 
 def _cleanup(config: Config, args: argparse.Namespace) -> int:
