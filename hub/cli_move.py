@@ -39,8 +39,12 @@ def add_migrate_to(commands, command: Callable[..., argparse.ArgumentParser],
     move.add_argument("--store-url", metavar="URL",
                       help="the store to copy the files into, s3://bucket/prefix (default: HUB_STORE_URL; "
                       "unset: the files stay in HUB_DATA_DIR/files)")
-    move.add_argument("--dry-run", action="store_true",
+    only = move.add_mutually_exclusive_group()
+    only.add_argument("--dry-run", action="store_true",
                       help="check the source and the target and print what would be copied; write nothing")
+    only.add_argument("--files-only", action="store_true",
+                      help="check, then copy only the files into the store (the hub may serve meanwhile): "
+                      "the move itself then copies only those that came since")
     move.add_argument("--batch-rows", type=int, default=BATCH_ROWS, metavar="N",
                       help=f"rows read from SQLite per batch (default {BATCH_ROWS})")
     move.set_defaults(handler=lambda config, args: migrate_to(config, args, say))
@@ -86,6 +90,17 @@ def migrate_to(config: Config, args: argparse.Namespace, say: Callable[..., None
         say(f"files: {len(plan.files)} files, {files} bytes, would be {kept}")
         _missing_files(plan.missing_files, say)
         say(f"dry run: {len(plan.tables)} tables, {plan.rows} rows; nothing was written")
+        return 0
+    if args.files_only:
+        if target is None:
+            say("hub migrate-to: --files-only copies the files into a store: name one with --store-url "
+                "or HUB_STORE_URL", sys.stderr)
+            return 2
+        say(f"copying the files of {config.db_path} into {store_url}")
+        plan = move.files_only()
+        _missing_files(plan.missing_files, say)
+        say("files copied; the database was not written: stop the hub, then run 'hub migrate-to' "
+            "without --files-only")
         return 0
     say(f"moving {moving}")
     plan = move.run()

@@ -337,3 +337,28 @@ def test_a_text_that_is_not_utf8_fails_the_copy_and_a_file_that_is_not_a_databas
     refused = run_hub("migrate-to", "--database-url", url, data_dir=tmp_path / "junk")
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "nothing was written" in refused.stderr
+
+
+def test_the_files_go_first_while_the_hub_serves_and_the_move_copies_only_those_since(make_hub, pg, tmp_path):
+    from hub.services.moving import HubMove
+
+    server, database = pg
+    hub = make_hub()
+    load(hub, mcp_mirror(), jql="key in (AURORA-1, AURORA-2, AURORA-3)")
+    fetched(hub, "9001", MCP_FILES["9001"])
+    url = database()
+    said: list[str] = []
+    move = HubMove(hub.config.db_path, url, open_store(hub.config), store=open_store(Config(data_dir=tmp_path / "s")),
+                   store_name="the other store", say=said.append)
+    move.files_only()
+    assert said == ["files: 1 files, 14 bytes, in the other store (1 copied, 0 there already)"
+                    .replace("14", str(len(MCP_FILES["9001"])))]
+    assert server.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", url.rsplit("/", 1)[1]) == [(0,)]
+    fetched(hub, "9002", MCP_FILES["9002"])  # the hub served on
+
+    move.run()
+    assert any(line.endswith("in the other store (1 copied, 1 there already)") for line in said), said
+    without = run_hub("migrate-to", "--files-only", "--database-url", url, data_dir=hub.config.data_dir)
+    assert without.returncode == 2 and "--files-only copies the files into a store" in without.stderr
+    both = run_hub("migrate-to", "--files-only", "--dry-run", "--database-url", url, data_dir=hub.config.data_dir)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

@@ -60,11 +60,17 @@ def test_a_hub_moves_onto_postgresql_and_its_files_into_s3(make_hub, engines, tm
     for aid, content in MCP_FILES.items():
         fetched(hub, aid, content)
 
+    first = run_hub("migrate-to", "--files-only", "--database-url", url, "--store-url", store_url,
+                    data_dir=hub.config.data_dir, **environ)
+    assert first.returncode == 0, first.stderr
+    assert f"in {store_url} (3 copied, 0 there already)" in first.stdout and "the database was not written" \
+        in first.stdout
+
     moved = run_hub("migrate-to", "--database-url", url, "--store-url", store_url,
                     data_dir=hub.config.data_dir, **environ)
 
     assert moved.returncode == 0, moved.stderr
-    assert f"files: 3 files, {sum(map(len, MCP_FILES.values()))} bytes, in {store_url} (3 copied, 0 there already)" \
+    assert f"files: 3 files, {sum(map(len, MCP_FILES.values()))} bytes, in {store_url} (0 copied, 3 there already)" \
         in moved.stdout
     assert in_store(tmp_path / "node", store_url, environ) == MCP_FILES
     assert sorted(p.name for p in hub.config.files_dir.iterdir() if p.name != ".tmp") == sorted(

@@ -123,6 +123,14 @@ class HubMove:
         except sqlite3.Error as exc:  # not a database, damaged, locked for longer than the timeout
             raise MoveRefused(f"cannot read {self.db_path}: {exc}; nothing was written") from exc
 
+    def files_only(self) -> Plan:
+        """Check as a move does, then copy the files alone: run while the hub still serves,
+        it leaves the move itself (with the hub stopped) only the files that came since."""
+        with self._source() as source:
+            plan = self._checked_plan(source)
+            self._copy_files(plan)
+        return plan
+
     def run(self) -> Plan:
         """Check, copy the files, then the tables in one transaction; raises MoveRefused
         before anything is written, MoveFailed once something was."""
