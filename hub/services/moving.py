@@ -47,6 +47,7 @@ from hub.services.files import is_sha256
 from hub.services.pg_tools import where
 
 BATCH_ROWS = 5000
+ROWID = "rowid"
 # SQLite's own tables and its full-text index (FTS5's table and shadow tables): not copied.
 DERIVED_PREFIXES = ("sqlite_", "issue_fts")
 PROGRESS_SECONDS = 5
@@ -66,12 +67,12 @@ class MoveFailed(HubError):
 
 @dataclass
 class Table:
-    """One table to copy: its columns (the source's order), rows, and identity column if any."""
+    """One table to copy: its columns (the source's order), rows, and identity columns."""
 
     name: str
     columns: tuple[str, ...]
     rows: int
-    identity: str | None = None
+    identities: tuple[str, ...] = ()
     # The highest id SQLite ever gave (AUTOINCREMENT's sqlite_sequence), deleted rows' included.
     last_id: int = 0
 
@@ -180,12 +181,17 @@ class HubMove:
         tables = []
         for name in _in_order(kept, order):
             mine = tuple(r[1] for r in source.execute(f'PRAGMA table_info("{name}")'))
+            if ROWID in columns.get(name, ()) and ROWID not in mine:
+                # Where the hub reads SQLite's rowid, PostgreSQL keeps it as a column of
+                # its own (an identity): SQLite's values are copied into it.
+                mine = (*mine, ROWID)
             if name not in columns or set(mine) != set(columns[name]):
                 raise MoveRefused(f"table {name} differs between {self.db_path} ({', '.join(mine)}) and "
                                   f"PostgreSQL's schema ({', '.join(columns.get(name, ())) or 'no such table'}): "
                                   "this hub cannot move it; nothing was written")
             [(rows,)] = source.execute(f'SELECT count(*) FROM "{name}"').fetchall()
-            tables.append(Table(name, mine, rows, identities.get(name), int(sequences.get(name) or 0)))
+            tables.append(Table(name, mine, rows, tuple(identities.get(name, ())),
+                                int(sequences.get(name) or 0)))
         plan = Plan(self.db_path, where(self.url), version, create, tables,
                     target_only=sorted(set(columns) - set(kept)))
         for (name,) in source.execute("SELECT DISTINCT file FROM attachment_file ORDER BY file"):
@@ -252,7 +258,9 @@ class HubMove:
 
     def _copy_table(self, source: sqlite3.Connection, cur, table: Table) -> None:
         columns = ", ".join(f'"{c}"' for c in table.columns)
-        rows = source.execute(f'SELECT {columns} FROM "{table.name}" ORDER BY rowid')
+        # SQLite's own rowid is named bare: quoted, it would name a column called rowid.
+        read = ", ".join(c if c == ROWID else f'"{c}"' for c in table.columns)
+        rows = source.execute(f'SELECT {read} FROM "{table.name}" ORDER BY rowid')
         done, last = 0, time.monotonic()
         with cur.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
             while batch := rows.fetchmany(self.batch_rows):
@@ -320,7 +328,8 @@ def _check_target(conn, url: str) -> bool:
     return False
 
 
-def _target_schema(conn, create: bool) -> tuple[dict[str, tuple[str, ...]], dict[str, str], list[tuple[str, str]]]:
+def _target_schema(conn, create: bool) -> tuple[dict[str, tuple[str, ...]], dict[str, list[str]],
+                                                list[tuple[str, str]]]:
     """The target's columns, identity columns and foreign keys (table, the table it names).
 
     A database with no schema yet is read with the schema created in a
@@ -334,13 +343,13 @@ def _target_schema(conn, create: bool) -> tuple[dict[str, tuple[str, ...]], dict
             for step in STEPS:
                 step.apply(cur)
         columns: dict[str, list[str]] = {}
-        identities: dict[str, str] = {}
+        identities: dict[str, list[str]] = {}
         for table, column, identity in cur.execute(
                 "SELECT table_name, column_name, is_identity FROM information_schema.columns"
                 " WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"):
             columns.setdefault(table, []).append(column)
             if identity == "YES":
-                identities[table] = column
+                identities.setdefault(table, []).append(column)
         keys = cur.execute(
             "SELECT t.relname, r.relname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid"
             " JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = t.relnamespace"
@@ -370,14 +379,13 @@ def _set_identities(cur, plan: Plan, say: Callable[[str], None]) -> None:
     """Each identity's next value past the highest id the source ever gave."""
     set_to = []
     for table in plan.tables:
-        if table.identity is None:
-            continue
-        [(highest,)] = cur.execute(f'SELECT max("{table.identity}") FROM "{table.name}"').fetchall()
-        last = max(highest or 0, table.last_id)
-        if last:
-            cur.execute("SELECT setval(pg_get_serial_sequence(%s, %s), %s)",
-                        (f'"{table.name}"', table.identity, last))
-            set_to.append(f"{table.name} {last + 1}")
+        for column in table.identities:
+            [(highest,)] = cur.execute(f'SELECT max("{column}") FROM "{table.name}"').fetchall()
+            last = max(highest or 0, table.last_id)
+            if last:
+                cur.execute("SELECT setval(pg_get_serial_sequence(%s, %s), %s)",
+                            (f'"{table.name}"', column, last))
+                set_to.append(f"{table.name} {last + 1}" if column != ROWID else f"{table.name}.rowid {last + 1}")
     if set_to:
         say(f"identities: next ids {', '.join(set_to)}")
 
