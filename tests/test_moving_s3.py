@@ -116,3 +116,24 @@ def test_a_restore_against_a_store_that_lacks_a_listed_file_says_so(make_hub, en
 
     with psycopg.connect(target) as conn:
         assert conn.execute("SELECT count(*) FROM attachment_file").fetchone()[0] == 3
+
+
+def test_a_backup_holding_its_files_restores_them_into_s3(make_hub, engines, tmp_path, postgres_template):
+    url, store_url, environ = engines
+    hub = make_hub()
+    load(hub, mcp_mirror(), jql="key in (AURORA-1, AURORA-2, AURORA-3)")
+    for aid, content in MCP_FILES.items():
+        fetched(hub, aid, content)
+    assert run_hub("migrate-to", "--database-url", url, data_dir=hub.config.data_dir).returncode == 0
+    backed = run_hub("backup", str(tmp_path / "b"), data_dir=hub.config.data_dir, HUB_DATABASE_URL=url)
+    assert backed.returncode == 0 and "3 files" in backed.stdout, backed.stderr
+    server, _ = postgres_template
+    target = server.url(server.create_database(prefix="hub_restore_s3"))
+
+    restored = run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "node", HUB_DATABASE_URL=target,
+                       HUB_STORE_URL=store_url, **environ)
+
+    assert restored.returncode == 0, restored.stderr
+    assert f"3 files {sum(map(len, MCP_FILES.values()))} bytes in {store_url}" in restored.stdout
+    assert restored.stderr == ""
+    assert in_store(tmp_path / "node", store_url, environ) == MCP_FILES
