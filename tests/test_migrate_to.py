@@ -369,3 +369,27 @@ def test_the_files_go_first_while_the_hub_serves_and_the_move_copies_only_those_
     assert without.returncode == 2 and "--files-only copies the files into a store" in without.stderr
     both = run_hub("migrate-to", "--files-only", "--dry-run", "--database-url", url, data_dir=hub.config.data_dir)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_a_hub_that_writes_while_it_is_moved_fails_the_move_rather_than_lose_the_write(make_hub, pg):
+    from hub.services.moving import HubMove, MoveFailed
+
+    server, database = pg
+    hub = make_hub()
+    load(hub, [issue("AURORA-12")])
+    url = database()
+
+    def say(line: str) -> None:
+        if line.startswith("issue: "):  # the hub, still running, takes a note midway
+            conn = sqlite3.connect(hub.config.db_path)
+            conn.execute("INSERT INTO issue_note (key, author, body, created_at, updated_at) "
+                         "VALUES ('AURORA-12', 'ivanov', 'late', 'now', 'now')")
+            conn.commit()
+            conn.close()
+
+    with pytest.raises(MoveFailed, match=r"changed while it was copied: the hub .* still runs"):
+        HubMove(hub.config.db_path, url, open_store(hub.config), say=say).run()
+    assert server.execute("SELECT count(*) FROM issue", url.rsplit("/", 1)[1]) == [(0,)]
+
+    HubMove(hub.config.db_path, url, open_store(hub.config), say=lambda line: None).run()
+    assert server.execute("SELECT body FROM issue_note", url.rsplit("/", 1)[1]) == [("late",)]

@@ -22,8 +22,10 @@ PostgreSQL database at the same schema version, every table whole, and leaves
    SQLite ever gave (``sqlite_sequence``: ids of deleted rows are not given
    again, so an agent's late report for a deleted command cannot reach a new
    one), the full-text index is built if the PostgreSQL search keeps one of its
-   own, and every table's count is compared with the source's before the commit.
-   Any failure rolls the copy back: the database is left as the checks found it.
+   own, and every table's count is compared with the source's before the commit;
+   so is ``PRAGMA data_version``: a hub that still runs and wrote meanwhile makes
+   the move fail, rather than lose what it wrote. Any failure rolls the copy back:
+   the database is left as the checks found it.
 
 SQLite's full-text tables (``issue_fts``) are not copied: PostgreSQL's search
 has its own index, built from the copied rows.
@@ -143,7 +145,9 @@ class HubMove:
             if plan.create_schema:
                 migrate_postgres(self.url)
                 self.say(f"schema: created at v{plan.schema_version}")
-            self._copy_tables(source, plan)
+            # Changes only when another connection commits (read once the snapshot is taken).
+            [(seen,)] = source.execute("PRAGMA data_version").fetchall()
+            self._copy_tables(source, plan, seen)
         return plan
 
     # -- the checks -----------------------------------------------------------------
@@ -230,7 +234,7 @@ class HubMove:
         self.say(f"files: {len(plan.files)} files, {total} bytes, in {self.store_name} "
                  f"({copied} copied, {present} there already)")
 
-    def _copy_tables(self, source: sqlite3.Connection, plan: Plan) -> None:
+    def _copy_tables(self, source: sqlite3.Connection, plan: Plan, seen: int) -> None:
         import psycopg
 
         from hub.migrations.postgres import ADVISORY_LOCK
@@ -247,6 +251,7 @@ class HubMove:
                 _set_identities(cur, plan, self.say)
                 _build_search_index(cur, source)
                 _check_counts(cur, plan)
+                _check_unchanged(source, seen, self.db_path)
         except psycopg.Error as exc:
             raise MoveFailed(f"copying into {plan.target} failed: {str(exc).strip()}; the copy was rolled "
                              "back and the database holds no rows of it") from exc
@@ -402,6 +407,16 @@ def _build_search_index(cur, source: sqlite3.Connection) -> None:
     keys = [r[0] for r in source.execute("SELECT key FROM issue ORDER BY key")]
     for start in range(0, len(keys), BATCH_ROWS):
         cur.execute(qmark_to_format(statement), (json.dumps(keys[start:start + BATCH_ROWS]),))
+
+
+def _check_unchanged(source: sqlite3.Connection, seen: int, db_path: Path) -> None:
+    """Refuse to commit a copy of a hub that wrote meanwhile: what it wrote would be lost."""
+    source.execute("COMMIT")  # the read transaction's end: data_version then sees other commits
+    [(now,)] = source.execute("PRAGMA data_version").fetchall()
+    if now != seen:
+        raise MoveFailed(f"{db_path} changed while it was copied: the hub (or its worker) still runs. "
+                         "Stop it, then move again; the copy was rolled back and the database holds "
+                         "no rows of it")
 
 
 def _check_counts(cur, plan: Plan) -> None:
