@@ -186,7 +186,9 @@ def backups(config: Config, clock: Clock | None = None):
     from hub.services.backup import SqliteBackups
 
     if not config.database_url:
-        return SqliteBackups(config.data_dir, clock)
+        # files/ unless HUB_STORE_URL names an object store, whose files are listed, not copied.
+        store = open_store(config) if config.store_url else None
+        return SqliteBackups(config.data_dir, clock, store, config.store_url)
     from hub.services.backup_postgres import PostgresBackups
 
     return PostgresBackups(config.database_url, open_store(config), config.data_dir,

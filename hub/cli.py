@@ -358,6 +358,9 @@ def _restore(config: Config, args: argparse.Namespace) -> int:
         _say(f"restored {args.src} into {report.path}: schema v{report.schema_version}, "
              f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes; "
              "start it with 'hub serve' (it migrates the database if the backup is older)")
+        if report.in_store and report.missing:
+            _say(f"hub: {len(report.missing)} files the backup lists are not in {config.store_url}; those "
+                 "attachments show state none (fetch them again)", sys.stderr)
         return 0
     where = "in " + str(config.store_url) if report.in_store else f"in {config.files_dir}"
     _say(f"restored {args.src} into {_where(config.database_url)}: schema v{report.schema_version}, "

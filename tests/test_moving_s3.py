@@ -3,8 +3,11 @@ on a real PostgreSQL (tests/engines.py) and a real S3 server (tests/s3.py, Seawe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
+import os
 
 import pytest
 
@@ -30,13 +33,24 @@ def engines():
     bucket_server.drop_bucket(bucket)
 
 
-def in_store(data_dir, store_url: str, environ: dict) -> dict[str, bytes]:
-    """What the S3 store holds of the test's files, read through the store itself."""
-    import os
-
+@contextlib.contextmanager
+def aws(environ: dict):
+    """The S3 server's AWS_* variables in this process's environment, for a store built here."""
     saved = {k: os.environ.get(k) for k in environ}
     os.environ.update(environ)
     try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def in_store(data_dir, store_url: str, environ: dict) -> dict[str, bytes]:
+    """What the S3 store holds of the test's files, read through the store itself."""
+    with aws(environ):
         store = open_store(Config(data_dir=data_dir, store_url=store_url))
         found = {}
         for aid, content in MCP_FILES.items():
@@ -45,12 +59,6 @@ def in_store(data_dir, store_url: str, environ: dict) -> dict[str, bytes]:
                 with store.open(sha) as stream:
                     found[aid] = stream.read()
         return found
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def test_a_hub_moves_onto_postgresql_and_its_files_into_s3(make_hub, engines, tmp_path):
@@ -137,3 +145,31 @@ def test_a_backup_holding_its_files_restores_them_into_s3(make_hub, engines, tmp
     assert f"3 files {sum(map(len, MCP_FILES.values()))} bytes in {store_url}" in restored.stdout
     assert restored.stderr == ""
     assert in_store(tmp_path / "node", store_url, environ) == MCP_FILES
+
+
+def test_a_sqlite_hub_with_its_files_in_s3_backs_up_their_list_and_restores_against_the_bucket(
+        make_hub, engines, tmp_path):
+    _, store_url, environ = engines
+    hub = make_hub()
+    load(hub, mcp_mirror(), jql="key in (AURORA-1, AURORA-2, AURORA-3)")
+    for aid, content in MCP_FILES.items():
+        fetched(hub, aid, content)
+    # Its files in the bucket, as a SQLite hub with HUB_STORE_URL keeps them.
+    with aws(environ):
+        bucket = open_store(Config(data_dir=tmp_path / "n", store_url=store_url))
+        for content in MCP_FILES.values():
+            bucket.receive(io.BytesIO(content), length=len(content), max_bytes=len(content))
+
+    backed = run_hub("backup", str(tmp_path / "b"), data_dir=hub.config.data_dir, HUB_STORE_URL=store_url,
+                     **environ)
+    assert backed.returncode == 0, backed.stderr
+    assert f"(kept in {store_url}, listed in the manifest)" in backed.stdout and "3 files" in backed.stdout
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["engine"] == "sqlite" and manifest["files_in"] == "store" and len(manifest["files"]) == 3
+    assert not (tmp_path / "b" / "files").exists()
+
+    restored = run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "r", HUB_STORE_URL=store_url,
+                       **environ)
+    assert restored.returncode == 0 and "3 files" in restored.stdout and restored.stderr == "", restored.stderr
+    local = run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "r2")
+    assert local.returncode == 0 and "0 files" in local.stdout

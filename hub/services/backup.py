@@ -37,7 +37,6 @@ import json
 import os
 import shutil
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub import __version__
@@ -45,23 +44,25 @@ from hub.clock import Clock, iso
 from hub.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensure_private_dir, fsync, new_private_file
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
+from hub.services.backup_store import (
+    FILES,
+    BackupError,
+    BackupReport,
+    Store,
+    files_into_store,
+    list_in_store,
+    local_root,
+)
 from hub.services.files import is_sha256
 
 MANIFEST = "manifest.json"
 DATABASE = "hub.sqlite"
 # What holds the tables in a backup, by the engine of the hub it was taken of.
 DATABASES = {"sqlite": DATABASE, "postgresql": "hub.dump"}
-FILES = "files"
 FORMAT = 1
 CHUNK = 4 * 1024 * 1024
 # Where restore stages what it verifies, inside the (empty) data dir.
 STAGING = ".restoring"
-
-
-class BackupError(HubError):
-    """A backup could not be made or restored; the message says what was left."""
-
-    title = "Backup failed"
 
 
 class NotEmpty(HubError):
@@ -97,23 +98,8 @@ def _refuse_symlink(path: Path, what: str) -> None:
                          "nothing was written through it: name a real directory")
 
 
-@dataclass
-class BackupReport:
-    """What a backup holds (``hub backup`` prints it) or what was restored."""
-
-    path: Path | str  # a directory, or the database restored into (PostgreSQL)
-    schema_version: int
-    database_bytes: int
-    files: int = 0
-    files_bytes: int = 0
-    linked: int = 0
-    missing: list[str] = field(default_factory=list)
-    corrupt: list[str] = field(default_factory=list)
-    # The files stay in the object store (HUB_STORE_URL): listed in the manifest, not copied.
-    in_store: bool = False
-
-
-def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | None = None) -> BackupReport:
+def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | None = None,
+           store: Store | None = None, store_url: str | None = None) -> BackupReport:
     """Back up the hub in ``data_dir`` into ``dest``, which must be missing or empty.
 
     Files are hard-linked into the backup when ``dest`` is on the data dir's
@@ -130,7 +116,7 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
                          "Back up to another directory, better another disk")
     created = _claim_empty_dir(dest, what)
     try:
-        return _backup(data_dir, dest, copy, clock or Clock())
+        return _backup(data_dir, dest, copy, clock or Clock(), store, store_url)
     except OSError as exc:  # a full disk, a file the user may not read, ...
         _discard(dest, created)
         raise BackupError(f"could not back up {data_dir} into {dest}: {exc}; nothing was kept there") from exc
@@ -139,7 +125,8 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
         raise
 
 
-def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupReport:
+def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock, store: Store | None,
+            store_url: str | None) -> BackupReport:
     source = data_dir / DATABASE
     target = dest / DATABASE
     created_at = iso(clock.now())
@@ -149,7 +136,10 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
     except sqlite3.Error as exc:
         raise BackupError(f"could not copy {source}: {exc}; nothing was kept in {dest}") from exc
     report = BackupReport(dest, schema_version, target.stat().st_size)
-    entries = take_files(data_dir / FILES, names, dest / FILES, copy, report)
+    if store is None:
+        entries = take_files(data_dir / FILES, names, dest / FILES, copy, report)
+    else:
+        entries = list_in_store(store, names, report)
     manifest = {
         "format": FORMAT,
         "engine": "sqlite",
@@ -163,6 +153,8 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
         # their name: restored hubs show these attachments as state "none".
         "missing": sorted(report.missing + report.corrupt),
     }
+    if store is not None:
+        manifest.update(files_in="store", store=store_url)
     # The manifest is written last: a directory without one is not a backup.
     _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
     fsync(dest)
@@ -266,7 +258,7 @@ def _take(source: Path, target: Path, sha256: str, copy: bool) -> tuple[int, boo
     return size, False
 
 
-def restore(src: Path, data_dir: Path) -> BackupReport:
+def restore(src: Path, data_dir: Path, store: Store | None = None) -> BackupReport:
     """Restore the backup in ``src`` into ``data_dir``, which must be missing or empty.
 
     Everything is copied into a staging directory and checked against the
@@ -274,7 +266,8 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
     check) before it is moved into place; on any failure the data dir is left
     as it was found. A staging directory (``.restoring``) that is a symbolic
     link, or a backup inside the data dir (or a data dir inside the backup), is
-    refused before anything is touched.
+    refused before anything is touched. With an object store (``store``), the
+    files go there (:func:`files_into_store`) instead of ``files/``.
     Raises UnsafePath, NotEmpty, BackupError.
     """
     what = "the data dir to restore into (HUB_DATA_DIR)"
@@ -296,7 +289,7 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
     staging = data_dir / STAGING
     try:
         ensure_private_dir(staging)
-        report = _stage(src, staging, manifest)
+        report = _stage(src, staging, manifest, store)
         os.replace(staging / DATABASE, data_dir / DATABASE)
         os.replace(staging / FILES, data_dir / FILES)
         staging.rmdir()
@@ -355,7 +348,7 @@ def _manifest_problem(manifest: object) -> str | None:
     return None
 
 
-def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
+def _stage(src: Path, staging: Path, manifest: dict, store: Store | None) -> BackupReport:
     database = manifest["database"]
     size, actual = _copy(src / DATABASE, staging / DATABASE, missing=f"{src / DATABASE} is missing")
     if actual != database["sha256"]:
@@ -372,7 +365,16 @@ def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
         raise BackupError(f"{src / DATABASE} fails SQLite's integrity check; nothing was restored")
     report = BackupReport(staging, manifest["schema_version"], size,
                           missing=list(manifest.get("missing") or []))
-    stage_files(src, staging / FILES, manifest["files"], report)
+    in_backup = manifest.get("files_in", "backup") == "backup"
+    if store is not None:
+        ensure_private_dir(staging / FILES)
+        files_into_store(src, store, manifest["files"], report, in_backup)
+    elif in_backup:
+        stage_files(src, staging / FILES, manifest["files"], report)
+    else:
+        # The files were left in an object store: files/ here cannot have them.
+        ensure_private_dir(staging / FILES)
+        report.missing += [entry["sha256"] for entry in manifest["files"]]
     return report
 
 
@@ -488,12 +490,15 @@ def _sha256(path: Path) -> str:
 class SqliteBackups:
     """``hub backup`` / ``hub restore`` of a SQLite hub: its data dir, as above."""
 
-    def __init__(self, data_dir: Path, clock: Clock | None = None):
-        self.data_dir = data_dir
-        self.clock = clock
+    def __init__(self, data_dir: Path, clock: Clock | None = None, store: Store | None = None,
+                 store_url: str | None = None):
+        self.data_dir, self.clock, self.store_url = data_dir, clock, store_url
+        # files/ is the default the functions above read; only an object store is passed on.
+        self.store = store if store is not None and local_root(store) is None else None
 
     def backup(self, dest: Path, *, copy: bool = False) -> BackupReport:
-        return backup(self.data_dir, dest, copy=copy, clock=self.clock)
+        return backup(self.data_dir, dest, copy=copy, clock=self.clock, store=self.store,
+                      store_url=self.store_url)
 
     def restore(self, src: Path) -> BackupReport:
-        return restore(src, self.data_dir)
+        return restore(src, self.data_dir, self.store)

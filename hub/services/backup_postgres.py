@@ -33,12 +33,10 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Protocol
 
 from hub import __version__
 from hub.clock import Clock, iso
 from hub.datadir import ensure_private_dir, fsync
-from hub.errors import HubError
 from hub.services.backup import (
     DATABASES,
     FILES,
@@ -47,6 +45,7 @@ from hub.services.backup import (
     BackupError,
     BackupReport,
     NotEmpty,
+    Store,
     UnsafePath,
     WrongEngine,
     _check_empty,
@@ -57,6 +56,9 @@ from hub.services.backup import (
     _refuse_symlink,
     _within,
     _write_private,
+    files_into_store,
+    list_in_store,
+    local_root,
     read_manifest,
     stage_files,
     take_files,
@@ -67,22 +69,6 @@ DUMP = DATABASES["postgresql"]
 FORMAT = 1
 # A line of pg_restore --list for an extension's comment: "3375; 0 0 COMMENT - EXTENSION pg_trgm ".
 _EXTENSION_COMMENT = re.compile(r"\d+; \d+ \d+ COMMENT - EXTENSION ")
-
-
-class Store(Protocol):
-    """What backups, restores and moves ask of a file store (:mod:`hub.services.files`)."""
-
-    def size(self, sha256: str) -> int | None: ...
-
-    def receive(self, stream, *, length: int | None, max_bytes: int,
-                expected_sha256: str | None = None) -> tuple[str, int]: ...
-
-
-def local_root(store: Store) -> Path | None:
-    """The directory of a store kept in the data dir's ``files/`` (its files are
-    linked and copied as files), or None for an object store."""
-    root = getattr(store, "root", None)
-    return root if isinstance(root, Path) else None
 
 
 class PostgresBackups:
@@ -159,7 +145,7 @@ class PostgresBackups:
         if root is not None:
             entries = take_files(root, names, dest / FILES, copy, report)
         else:
-            entries = self._listed(names, report)
+            entries = list_in_store(self.store, names, report)
         manifest = {
             "format": FORMAT,
             "engine": "postgresql",
@@ -178,20 +164,6 @@ class PostgresBackups:
         _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
         fsync(dest)
         return report
-
-    def _listed(self, names: list[str], report: BackupReport) -> list[dict]:
-        """The object store's files among ``names``, as manifest entries; the rest are missing."""
-        report.in_store = True
-        entries = []
-        for name in names:
-            size = self.store.size(name)
-            if size is None:
-                report.missing.append(name)
-                continue
-            entries.append({"sha256": name, "size": size})
-            report.files += 1
-            report.files_bytes += size
-        return entries
 
     def restore(self, src: Path) -> BackupReport:
         """Restore the backup in ``src`` into the empty database at ``url`` (and its
@@ -225,7 +197,7 @@ class PostgresBackups:
         in_backup = manifest.get("files_in", "backup") == "backup"
         if self.local:
             return self._restore_local(src, dump, tool, listing, manifest, report, in_backup)
-        self._files_into_store(src, manifest["files"], report, in_backup)
+        files_into_store(src, self.store, manifest["files"], report, in_backup)
         self._pg_restore(tool, dump, listing)
         return report
 
@@ -292,29 +264,6 @@ class PostgresBackups:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         return report
-
-    def _files_into_store(self, src: Path, entries: list[dict], report: BackupReport, in_backup: bool) -> None:
-        """Check the object store holds the listed files; upload those the backup holds and it lacks."""
-        report.in_store = True
-        for entry in entries:
-            name, size = entry["sha256"], entry["size"]
-            if self.store.size(name) == size:
-                report.files += 1
-                report.files_bytes += size
-                continue
-            if not in_backup:
-                report.missing.append(name)
-                continue
-            path = src / FILES / name
-            try:
-                with open(path, "rb") as stream:
-                    self.store.receive(stream, length=size, max_bytes=size, expected_sha256=name)
-            except FileNotFoundError:
-                raise BackupError(f"{path} is missing; nothing was restored") from None
-            except HubError as exc:
-                raise BackupError(f"{path} is damaged ({exc}); nothing was restored") from exc
-            report.files += 1
-            report.files_bytes += size
 
 
 def _schema_version(cur, name: str) -> int:

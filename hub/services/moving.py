@@ -44,7 +44,7 @@ from pathlib import Path
 
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
-from hub.services.backup_postgres import Store, local_root
+from hub.services.backup import Store, local_root
 from hub.services.files import is_sha256
 from hub.services.pg_tools import where
 
