@@ -143,7 +143,13 @@ class HubMove:
             plan = self._checked_plan(source)
             self._copy_files(plan)
             if plan.create_schema:
-                migrate_postgres(self.url)
+                import psycopg
+
+                try:
+                    migrate_postgres(self.url)
+                except psycopg.Error as exc:  # one transaction: the database is as it was
+                    raise MoveFailed(f"creating the schema in {plan.target} failed: {str(exc).strip()}; "
+                                     "the database was not written") from exc
                 self.say(f"schema: created at v{plan.schema_version}")
             # Changes only when another connection commits (read once the snapshot is taken).
             [(seen,)] = source.execute("PRAGMA data_version").fetchall()
