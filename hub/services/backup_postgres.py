@@ -100,12 +100,14 @@ class PostgresBackups:
         major, version = self._server()
         tool = find_tool("pg_dump", major, server=f"the server at {where(self.url)} ({version})",
                          bindir=self.bindir)
+        import psycopg
+
         created = _claim_empty_dir(dest, what)
         try:
             return self._backup(dest, copy, tool, version)
-        except OSError as exc:
+        except (OSError, psycopg.Error) as exc:  # a full disk; the database gone midway
             _discard(dest, created)
-            raise BackupError(f"could not back up {where(self.url)} into {dest}: {exc}; "
+            raise BackupError(f"could not back up {where(self.url)} into {dest}: {str(exc).strip()}; "
                               "nothing was kept there") from exc
         except BaseException:
             _discard(dest, created)
