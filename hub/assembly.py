@@ -190,3 +190,19 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     built = Built(config, services, queue)
     queue.services = services
     return built
+
+
+def backups(config: Config, clock: Clock | None = None):
+    """``hub backup`` / ``hub restore`` for ``config``'s engine: the data dir's ``hub.sqlite``
+    (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``) with
+    the hub's file store (:func:`open_store`)."""
+    from hub.services.backup import SqliteBackups
+
+    if not config.database_url:
+        # files/ unless HUB_STORE_URL names an object store, whose files are listed, not copied.
+        store = open_store(config) if config.store_url else None
+        return SqliteBackups(config.data_dir, clock, store, config.store_url)
+    from hub.services.backup_postgres import PostgresBackups
+
+    return PostgresBackups(config.database_url, open_store(config), config.data_dir,
+                           store_url=config.store_url, bindir=config.pg_bindir, clock=clock)

@@ -15,11 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hub import engines, logs
+from hub.cli_move import add_migrate_to
 from hub.config import VARIABLES, Config, ConfigError
 from hub.engines import EngineUnavailable
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
-from hub.services.backup import NotEmpty, UnsafePath
+from hub.services.backup import NotEmpty, UnsafePath, WrongEngine
+from hub.services.moving import MoveRefused
+from hub.services.pg_tools import ToolMissing
+from hub.services.pg_tools import where as _where
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
@@ -118,17 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
     _command(scope_commands, "show", "print the scope and the base JQL",
              "hub scope show").set_defaults(handler=_scope_show)
 
-    backup = _command(commands, "backup", "copy the hub, while it serves, into a new directory",
+    backup = _command(commands, "backup", "copy the hub, while it serves, into a new directory "
+                      "(SQLite's online backup, or pg_dump with HUB_DATABASE_URL)",
                       "hub backup /srv/backups/hub-$(date +%Y%m%d-%H%M)")
     backup.add_argument("dest", type=Path, help="where to write the backup: missing or empty")
     backup.add_argument("--copy", action="store_true",
                         help="copy the attachment files even where they could be hard-linked")
     backup.set_defaults(handler=_backup)
 
-    restore = _command(commands, "restore", "restore a backup into an empty data dir (HUB_DATA_DIR)",
+    restore = _command(commands, "restore", "restore a backup into an empty data dir (HUB_DATA_DIR), "
+                       "or with HUB_DATABASE_URL into an empty PostgreSQL database",
                        "HUB_DATA_DIR=/var/lib/sdlc-hub hub restore /srv/backups/hub-20261130-0300")
     restore.add_argument("src", type=Path, help="a directory that 'hub backup' wrote")
     restore.set_defaults(handler=_restore)
+
+    add_migrate_to(commands, _command, _say)
 
     mcp = _command(commands, "mcp",
                    "serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
@@ -155,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(config.log_level, config.log_format)
     try:
         return args.handler(config, args)
-    except (NoHub, NotEmpty, UnsafePath, EngineUnavailable) as exc:
+    except (NoHub, NotEmpty, UnsafePath, WrongEngine, ToolMissing, MoveRefused, ConfigError,
+            EngineUnavailable) as exc:
         print(f"hub: {exc}", file=sys.stderr)
         return 2
     except (MigrationError, HubError) as exc:
@@ -332,13 +341,19 @@ def _scope_show(config: Config, args: argparse.Namespace) -> int:
 
 
 def _backup(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.backup import backup
+    from hub.assembly import backups
 
-    require_hub(config)
-    report = backup(config.data_dir, args.dest, copy=args.copy)
-    how = f"{report.linked} hard-linked, {report.files - report.linked} copied"
-    _say(f"backup of {config.data_dir} (schema v{report.schema_version}) in {report.path}: "
-         f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes "
+    if not config.database_url:
+        require_hub(config)
+    report = backups(config).backup(args.dest, copy=args.copy)
+    source, database = (config.data_dir, "hub.sqlite") if not config.database_url else (
+        _where(config.database_url), "hub.dump")
+    if report.in_store:
+        how = f"kept in {config.store_url}, listed in the manifest"
+    else:
+        how = f"{report.linked} hard-linked, {report.files - report.linked} copied"
+    _say(f"backup of {source} (schema v{report.schema_version}) in {report.path}: "
+         f"{database} {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes "
          f"({how})")
     if report.missing or report.corrupt:
         _say(f"hub: {len(report.missing)} files named by the database were gone from the store "
@@ -348,12 +363,24 @@ def _backup(config: Config, args: argparse.Namespace) -> int:
 
 
 def _restore(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.backup import restore
+    from hub.assembly import backups
 
-    report = restore(args.src, config.data_dir)
-    _say(f"restored {args.src} into {report.path}: schema v{report.schema_version}, "
-         f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes; "
+    report = backups(config).restore(args.src)
+    if not config.database_url:
+        _say(f"restored {args.src} into {report.path}: schema v{report.schema_version}, "
+             f"hub.sqlite {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes; "
+             "start it with 'hub serve' (it migrates the database if the backup is older)")
+        if report.in_store and report.missing:
+            _say(f"hub: {len(report.missing)} files the backup lists are not in {config.store_url}; those "
+                 "attachments show state none (fetch them again)", sys.stderr)
+        return 0
+    where = "in " + str(config.store_url) if report.in_store else f"in {config.files_dir}"
+    _say(f"restored {args.src} into {_where(config.database_url)}: schema v{report.schema_version}, "
+         f"hub.dump {report.database_bytes} bytes, {report.files} files {report.files_bytes} bytes {where}; "
          "start it with 'hub serve' (it migrates the database if the backup is older)")
+    if report.missing:
+        _say(f"hub: {len(report.missing)} files the backup lists are not in the store; those attachments "
+             "show state none (fetch them again)", sys.stderr)
     return 0
 
 

@@ -135,6 +135,17 @@ def _zone_or_unset(name: str, raw: str) -> str | None:
     return value
 
 
+def _directory_or_unset(name: str, raw: str) -> Path | None:
+    """A directory that must exist, or nothing (unset: None)."""
+    value = raw.strip()
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise ConfigError(f"{name} must name a directory that exists, got {raw!r}")
+    return path
+
+
 def _addresses(name: str, raw: str) -> tuple[str, ...]:
     """Comma-separated IP addresses (each as Python writes it), or ``none``: no address."""
     value = raw.strip()
@@ -224,6 +235,9 @@ VARIABLES: tuple[_Var, ...] = (
     _Var("HUB_STORE_URL", "store_url", "", _url_or_unset(STORE_SCHEMES, "files/ in HUB_DATA_DIR"),
          "The attachment file store: unset for files/ in HUB_DATA_DIR, or s3://bucket/prefix "
          "(endpoint and credentials from the AWS_* variables)."),
+    _Var("HUB_PG_BINDIR", "pg_bindir", "", _directory_or_unset,
+         "Where hub backup / hub restore find pg_dump and pg_restore on a PostgreSQL hub; "
+         "unset: PATH, then /usr/lib/postgresql/*/bin."),
     _Var("HUB_HOST", "host", "127.0.0.1", _host, "Address the HTTP API listens on."),
     _Var("HUB_PORT", "port", "8765", _integer(0, 65535), "Port the HTTP API listens on."),
     _Var("HUB_THREADS", "threads", "32", _integer(2, 1024),
@@ -288,6 +302,7 @@ class Config:
     database_url: str | None = None
     queue_url: str | None = None
     store_url: str | None = None
+    pg_bindir: Path | None = None
     host: str = "127.0.0.1"
     port: int = 8765
     threads: int = 32

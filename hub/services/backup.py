@@ -37,7 +37,6 @@ import json
 import os
 import shutil
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub import __version__
@@ -45,21 +44,25 @@ from hub.clock import Clock, iso
 from hub.datadir import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensure_private_dir, fsync, new_private_file
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
+from hub.services.backup_store import (
+    FILES,
+    BackupError,
+    BackupReport,
+    Store,
+    files_into_store,
+    list_in_store,
+    local_root,
+)
 from hub.services.files import is_sha256
 
 MANIFEST = "manifest.json"
 DATABASE = "hub.sqlite"
-FILES = "files"
+# What holds the tables in a backup, by the engine of the hub it was taken of.
+DATABASES = {"sqlite": DATABASE, "postgresql": "hub.dump"}
 FORMAT = 1
 CHUNK = 4 * 1024 * 1024
 # Where restore stages what it verifies, inside the (empty) data dir.
 STAGING = ".restoring"
-
-
-class BackupError(HubError):
-    """A backup could not be made or restored; the message says what was left."""
-
-    title = "Backup failed"
 
 
 class NotEmpty(HubError):
@@ -76,6 +79,12 @@ class UnsafePath(HubError):
     title = "Unsafe path"
 
 
+class WrongEngine(HubError):
+    """A backup of one engine's hub given to the other engine's restore."""
+
+    title = "Wrong engine"
+
+
 def _within(path: Path, other: Path) -> bool:
     """Whether ``path`` is ``other`` or lies inside it, symbolic links resolved
     (a path that does not exist yet resolves as far as it exists)."""
@@ -89,21 +98,8 @@ def _refuse_symlink(path: Path, what: str) -> None:
                          "nothing was written through it: name a real directory")
 
 
-@dataclass
-class BackupReport:
-    """What a backup holds (``hub backup`` prints it) or what was restored."""
-
-    path: Path
-    schema_version: int
-    database_bytes: int
-    files: int = 0
-    files_bytes: int = 0
-    linked: int = 0
-    missing: list[str] = field(default_factory=list)
-    corrupt: list[str] = field(default_factory=list)
-
-
-def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | None = None) -> BackupReport:
+def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | None = None,
+           store: Store | None = None, store_url: str | None = None) -> BackupReport:
     """Back up the hub in ``data_dir`` into ``dest``, which must be missing or empty.
 
     Files are hard-linked into the backup when ``dest`` is on the data dir's
@@ -120,7 +116,7 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
                          "Back up to another directory, better another disk")
     created = _claim_empty_dir(dest, what)
     try:
-        return _backup(data_dir, dest, copy, clock or Clock())
+        return _backup(data_dir, dest, copy, clock or Clock(), store, store_url)
     except OSError as exc:  # a full disk, a file the user may not read, ...
         _discard(dest, created)
         raise BackupError(f"could not back up {data_dir} into {dest}: {exc}; nothing was kept there") from exc
@@ -129,7 +125,8 @@ def backup(data_dir: Path, dest: Path, *, copy: bool = False, clock: Clock | Non
         raise
 
 
-def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupReport:
+def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock, store: Store | None,
+            store_url: str | None) -> BackupReport:
     source = data_dir / DATABASE
     target = dest / DATABASE
     created_at = iso(clock.now())
@@ -139,7 +136,36 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
     except sqlite3.Error as exc:
         raise BackupError(f"could not copy {source}: {exc}; nothing was kept in {dest}") from exc
     report = BackupReport(dest, schema_version, target.stat().st_size)
-    store, files_dest = data_dir / FILES, dest / FILES
+    if store is None:
+        entries = take_files(data_dir / FILES, names, dest / FILES, copy, report)
+    else:
+        entries = list_in_store(store, names, report)
+    manifest = {
+        "format": FORMAT,
+        "engine": "sqlite",
+        "hub_version": __version__,
+        "schema_version": schema_version,
+        "created_at": created_at,
+        "source": str(data_dir.resolve()),
+        "database": {"path": DATABASE, "sha256": _sha256(target), "size": report.database_bytes},
+        "files": entries,
+        # Named by the snapshot but gone from the store (cleanup) or not matching
+        # their name: restored hubs show these attachments as state "none".
+        "missing": sorted(report.missing + report.corrupt),
+    }
+    if store is not None:
+        manifest.update(files_in="store", store=store_url)
+    # The manifest is written last: a directory without one is not a backup.
+    _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
+    fsync(dest)
+    return report
+
+
+def take_files(store: Path, names: list[str], files_dest: Path, copy: bool,
+               report: BackupReport) -> list[dict]:
+    """Link or copy the store's files ``names`` into ``files_dest``, each checked
+    against its name; their manifest entries. A file gone from the store goes to
+    ``report.missing``, one that does not match its name to ``report.corrupt``."""
     ensure_private_dir(files_dest)
     entries = []
     for name in names:
@@ -159,22 +185,7 @@ def _backup(data_dir: Path, dest: Path, copy: bool, clock: Clock) -> BackupRepor
         report.files_bytes += size
         report.linked += linked
     fsync(files_dest)
-    manifest = {
-        "format": FORMAT,
-        "hub_version": __version__,
-        "schema_version": schema_version,
-        "created_at": created_at,
-        "source": str(data_dir.resolve()),
-        "database": {"path": DATABASE, "sha256": _sha256(target), "size": report.database_bytes},
-        "files": entries,
-        # Named by the snapshot but gone from the store (cleanup) or not matching
-        # their name: restored hubs show these attachments as state "none".
-        "missing": sorted(report.missing + report.corrupt),
-    }
-    # The manifest is written last: a directory without one is not a backup.
-    _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
-    fsync(dest)
-    return report
+    return entries
 
 
 def _snapshot(source: Path, target: Path) -> list[str]:
@@ -247,7 +258,7 @@ def _take(source: Path, target: Path, sha256: str, copy: bool) -> tuple[int, boo
     return size, False
 
 
-def restore(src: Path, data_dir: Path) -> BackupReport:
+def restore(src: Path, data_dir: Path, store: Store | None = None) -> BackupReport:
     """Restore the backup in ``src`` into ``data_dir``, which must be missing or empty.
 
     Everything is copied into a staging directory and checked against the
@@ -255,7 +266,8 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
     check) before it is moved into place; on any failure the data dir is left
     as it was found. A staging directory (``.restoring``) that is a symbolic
     link, or a backup inside the data dir (or a data dir inside the backup), is
-    refused before anything is touched.
+    refused before anything is touched. With an object store (``store``), the
+    files go there (:func:`files_into_store`) instead of ``files/``.
     Raises UnsafePath, NotEmpty, BackupError.
     """
     what = "the data dir to restore into (HUB_DATA_DIR)"
@@ -270,11 +282,14 @@ def restore(src: Path, data_dir: Path) -> BackupReport:
         shutil.rmtree(leftover)  # a restore killed midway: it had put nothing in place
     _check_empty(data_dir, what)
     manifest = read_manifest(src)
+    if manifest.get("engine", "sqlite") != "sqlite":
+        raise WrongEngine(f"{src} is a backup of a PostgreSQL hub: restore it with HUB_DATABASE_URL "
+                          "naming an empty database; nothing was touched")
     created = _claim_empty_dir(data_dir, what)
     staging = data_dir / STAGING
     try:
         ensure_private_dir(staging)
-        report = _stage(src, staging, manifest)
+        report = _stage(src, staging, manifest, store)
         os.replace(staging / DATABASE, data_dir / DATABASE)
         os.replace(staging / FILES, data_dir / FILES)
         staging.rmdir()
@@ -318,8 +333,11 @@ def _manifest_problem(manifest: object) -> str | None:
     version = manifest.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return "no schema_version"
+    engine = manifest.get("engine", "sqlite")  # backups before PostgreSQL hubs name none
+    if engine not in DATABASES:
+        return f"engine {engine!r}, this hub knows {' and '.join(DATABASES)}"
     database = manifest.get("database")
-    if not isinstance(database, dict) or database.get("path") != DATABASE or not is_sha256(
+    if not isinstance(database, dict) or database.get("path") != DATABASES[engine] or not is_sha256(
             database.get("sha256")):
         return "no database entry with a sha256"
     files = manifest.get("files")
@@ -330,7 +348,7 @@ def _manifest_problem(manifest: object) -> str | None:
     return None
 
 
-def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
+def _stage(src: Path, staging: Path, manifest: dict, store: Store | None) -> BackupReport:
     database = manifest["database"]
     size, actual = _copy(src / DATABASE, staging / DATABASE, missing=f"{src / DATABASE} is missing")
     if actual != database["sha256"]:
@@ -347,9 +365,24 @@ def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
         raise BackupError(f"{src / DATABASE} fails SQLite's integrity check; nothing was restored")
     report = BackupReport(staging, manifest["schema_version"], size,
                           missing=list(manifest.get("missing") or []))
-    files = staging / FILES
+    in_backup = manifest.get("files_in", "backup") == "backup"
+    if store is not None:
+        ensure_private_dir(staging / FILES)
+        files_into_store(src, store, manifest["files"], report, in_backup)
+    elif in_backup:
+        stage_files(src, staging / FILES, manifest["files"], report)
+    else:
+        # The files were left in an object store: files/ here cannot have them.
+        ensure_private_dir(staging / FILES)
+        report.missing += [entry["sha256"] for entry in manifest["files"]]
+    return report
+
+
+def stage_files(src: Path, files: Path, entries: list[dict], report: BackupReport) -> None:
+    """Copy the backup's files ``entries`` into ``files``, each checked against the
+    manifest; raises BackupError at the first that is missing or damaged."""
     ensure_private_dir(files)
-    for entry in manifest["files"]:
+    for entry in entries:
         name = entry["sha256"]
         source = src / FILES / name
         size, actual = _copy(source, files / name, missing=f"{source} is missing")
@@ -359,7 +392,6 @@ def _stage(src: Path, staging: Path, manifest: dict) -> BackupReport:
         report.files += 1
         report.files_bytes += size
     fsync(files)
-    return report
 
 
 def _check_empty(path: Path, what: str) -> bool:
@@ -453,3 +485,20 @@ def _digest(path: Path) -> tuple[int, str]:
 
 def _sha256(path: Path) -> str:
     return _digest(path)[1]
+
+
+class SqliteBackups:
+    """``hub backup`` / ``hub restore`` of a SQLite hub: its data dir, as above."""
+
+    def __init__(self, data_dir: Path, clock: Clock | None = None, store: Store | None = None,
+                 store_url: str | None = None):
+        self.data_dir, self.clock, self.store_url = data_dir, clock, store_url
+        # files/ is the default the functions above read; only an object store is passed on.
+        self.store = store if store is not None and local_root(store) is None else None
+
+    def backup(self, dest: Path, *, copy: bool = False) -> BackupReport:
+        return backup(self.data_dir, dest, copy=copy, clock=self.clock, store=self.store,
+                      store_url=self.store_url)
+
+    def restore(self, src: Path) -> BackupReport:
+        return restore(src, self.data_dir, self.store)
