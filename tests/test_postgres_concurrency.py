@@ -25,7 +25,7 @@ from hub.db import open_hub_database
 from hub.models import Command, Issue, IssueAttachment, SyncRun
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
-from hub.services.files import FileStore
+from hub.services.files import LocalFileStore
 from hub.services.projects import ProjectService
 from hub.services.work_signal import WorkSignal
 from tests.support import wait_until, with_projects
@@ -49,7 +49,7 @@ RACER = textwrap.dedent(
     from hub.services.attachments import AttachmentService
     from hub.services.commands import CommandService
     from hub.services.dispatch import Dispatcher
-    from hub.services.files import FileStore
+    from hub.services.files import LocalFileStore
     from hub.services.projects import ProjectService
     from hub.services.refresh_schedule import RefreshSchedule
     from hub.services.work_signal import WorkSignal
@@ -57,7 +57,7 @@ RACER = textwrap.dedent(
     url, data, go, name, job, arg = sys.argv[1:7]
     open_postgres(url)
     signal = WorkSignal()
-    attachments = AttachmentService(FileStore(Path(data) / "files"), signal)
+    attachments = AttachmentService(LocalFileStore(Path(data) / "files"), signal)
     commands = CommandService(ProjectService(), attachments, signal)
     dispatcher = Dispatcher(300, 5, signal)
     (Path(go).parent / f"ready-{name}").touch()
@@ -145,7 +145,7 @@ def race(config: Config, tmp_path: Path, jobs: list[tuple[str, str]]) -> list:
 
 def refreshes(count: int) -> list[int]:
     signal = WorkSignal()
-    commands = CommandService(ProjectService(), AttachmentService(FileStore(Path("/nonexistent")), signal),
+    commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(Path("/nonexistent")), signal),
                               signal)
     return [commands.enqueue_refresh(f"key = AURORA-{n}").id for n in range(count)]
 
