@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import start, stop, wait_for_line
+from tests.support import start, wait_for_line
 
 # What a node's death looks like to a client: the connection refused, reset or
 # closed before a whole answer came.
@@ -58,13 +58,19 @@ class Node:
 
 def start_node(data_dir: Path, settings: dict[str, str], timeout: float = 60) -> Node:
     """A node on a free loopback port, once it says it serves."""
-    proc = start("serve", "--no-worker", data_dir=data_dir, **settings)
+    [node] = start_nodes(1, data_dir, settings, timeout)
+    return node
+
+
+def start_nodes(count: int, data_dir: Path, settings: dict[str, str], timeout: float = 60) -> list[Node]:
+    """``count`` nodes started at once, once each says it serves."""
+    procs = [start("serve", "--no-worker", data_dir=data_dir, **settings) for _ in range(count)]
     try:
-        url = wait_for_line(proc, r"serving on (http://\S+)", timeout=timeout).group(1)
+        return [Node(proc, wait_for_line(proc, r"serving on (http://\S+)", timeout=timeout).group(1))
+                for proc in procs]
     except AssertionError:
-        stop(proc)
+        stop_all(*procs)
         raise
-    return Node(proc, url)
 
 
 def start_worker(data_dir: Path, settings: dict[str, str]) -> subprocess.Popen:
@@ -73,13 +79,18 @@ def start_worker(data_dir: Path, settings: dict[str, str]) -> subprocess.Popen:
 
 
 def stop_all(*procs: subprocess.Popen | Node | None) -> None:
-    for proc in procs:
-        if proc is None:
-            continue
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            process = proc.proc if isinstance(proc, Node) else proc
-            if process.poll() is None:
-                stop(process)
+    """SIGTERM to each process still running, all at once, then wait for each (SIGKILL after 30 s)."""
+    running = [p.proc if isinstance(p, Node) else p for p in procs if p is not None]
+    running = [p for p in running if p.poll() is None]
+    for process in running:
+        with contextlib.suppress(OSError):
+            process.send_signal(signal.SIGTERM)
+    for process in running:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
 
 
 def first_admin_token(data_dir: Path) -> str:
