@@ -10,17 +10,22 @@ request at INFO, and a pipe nobody reads would stall it).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.client
 import json
+import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.engines import free_port
 from tests.support import start, wait_for_line
 
 # What a node's death looks like to a client: the connection refused, reset or
@@ -177,3 +182,51 @@ def make_token(url: str, admin: str, name: str, role: str) -> str:
     assert status == 201, (status, body)
     return body["token"]
 
+
+
+_redis: tuple[str | None, str | None] | None = None
+_redis_lock = threading.Lock()
+
+
+def redis_server() -> tuple[str | None, str | None]:
+    """A Redis server of the machine's own packages (``redis-server``), started once per test run on
+    a loopback port, in memory only, stopped at exit: its URL, or None and why not (for
+    :func:`tests.engines.require`)."""
+    global _redis
+    with _redis_lock:
+        if _redis is None:
+            _redis = _start_redis()
+        return _redis
+
+
+def _start_redis() -> tuple[str | None, str | None]:
+    binary = shutil.which("redis-server") or next(
+        (p for p in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if os.access(p, os.X_OK)), None)
+    if binary is None:
+        return None, "no redis-server found (apt-get install redis-server)"
+    try:
+        import redis
+    except ImportError:
+        return None, "the redis client is not installed (pip install -e '.[test]')"
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd="/")
+    atexit.register(_stop_redis, proc)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            client.ping()
+            return url, None
+        except redis.ConnectionError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                return None, f"redis-server did not start: {proc.stderr.read()[-1000:] if proc.stderr else ''}"
+            time.sleep(0.05)
+
+
+def _stop_redis(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)

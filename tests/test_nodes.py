@@ -22,6 +22,7 @@ from hub.config import Config
 from hub.db import database
 from hub.services.periods import PeriodService, period_start
 from hub.services.work_signal import PostgresWorkSignal
+from tests.engines import require
 from tests.nodes import (
     Http,
     Ledger,
@@ -29,6 +30,7 @@ from tests.nodes import (
     engine_settings,
     first_admin_token,
     make_token,
+    redis_server,
     start_node,
     start_nodes,
     start_worker,
@@ -149,6 +151,14 @@ def test_a_command_enqueued_through_one_node_wakes_a_long_poll_on_another(hub, m
 
 # -- periodic tasks ----------------------------------------------------------------------------
 
+_redis_dbs = iter(range(1, 16))
+
+
+def _next_redis_db() -> int:
+    """A Redis database number of its own for a test (Redis has 16)."""
+    return next(_redis_dbs)
+
+
 PERIOD_MINUTE = timedelta(minutes=1)
 PERIOD_HOUR = timedelta(hours=1)
 
@@ -172,7 +182,14 @@ RAN = re.compile(r"periodic task (\w+): running for the period from (\S+)")
 PASSED = re.compile(r"periodic task (\w+): the period from (\S+) was run by another worker")
 
 
-@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgresql", marks=pytest.mark.xfail(
+@pytest.fixture
+def redis_url() -> str:
+    url, reason = redis_server()
+    require(reason)
+    return url
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "sqlite+redis", pytest.param("postgresql", marks=pytest.mark.xfail(
     reason="hub worker refuses a data dir without hub.sqlite until the start path knows HUB_DATABASE_URL"))])
 def test_two_workers_run_each_periodic_task_once_per_period(engine, request, data_dir):
     if engine == "postgresql":
@@ -180,7 +197,9 @@ def test_two_workers_run_each_periodic_task_once_per_period(engine, request, dat
         settings = engine_settings(url, queue_url=url)
     else:
         created_hub(data_dir)
-        settings = {}
+        redis = request.getfixturevalue("redis_url") if engine == "sqlite+redis" else None
+        # One queue for both workers: queue.sqlite in the data dir, or a Redis of their own.
+        settings = engine_settings(None, queue_url=redis and f"{redis.rsplit('/', 1)[0]}/{_next_redis_db()}")
     # Both workers enqueue every periodic task as they start: let them start in the same minute.
     wait_until(lambda: datetime.now(UTC).second < 45, timeout=20, message="a minute's first 45 s")
     workers = [start_worker(data_dir, settings) for _ in range(2)]
@@ -218,7 +237,7 @@ def _minute_task_of(outcomes) -> tuple[str, str]:
 # -- the queue -------------------------------------------------------------------------------
 
 
-def test_the_queue_on_postgresql_is_hugys_own_storage_shared_by_every_process(shared_database, data_dir):
+def test_the_queue_on_postgresql_is_hueys_own_storage_shared_by_every_process(shared_database, data_dir):
     from huey.storage import PostgresStorage
 
     from worker.instance import HubHuey
@@ -234,6 +253,21 @@ def test_the_queue_on_postgresql_is_hugys_own_storage_shared_by_every_process(sh
     finally:
         one.storage.close()
         other.storage.close()
+
+
+def test_the_queue_on_redis_is_hueys_redis_storage_shared_by_every_process(redis_url, data_dir):
+    from huey.storage import RedisStorage
+
+    from worker.instance import HubHuey
+
+    config = Config(data_dir=data_dir, queue_url=f"{redis_url.rsplit('/', 1)[0]}/{_next_redis_db()}")
+    one, other = HubHuey().configure(config), HubHuey().configure(config)
+    assert isinstance(one.storage, RedisStorage)
+    one.storage.flush_queue()
+    one.storage.enqueue(b"mark_neighbours(7)")
+    assert other.storage.dequeue() == b"mark_neighbours(7)"
+    assert one.storage.queue_size() == 0
+    assert not (data_dir / "queue.sqlite").exists()
 
 
 class _Fixed:
