@@ -4,7 +4,9 @@ on PostgreSQL; and a cluster of three nodes and a worker that loses a node midwa
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.util
 import queue
 import random
 import re
@@ -285,7 +287,9 @@ ISSUES, PER_ISSUE = 300, 10
 COMMANDS = ISSUES * PER_ISSUE
 AGENTS = 12
 LEASE_SECONDS = 3
-READ_EVERY = 20
+# A round of reads per this many commands done; after the run, every DOWNLOAD_EVERY-th file again.
+READ_EVERY = 30
+DOWNLOAD_EVERY = 5
 
 
 def content(attachment_id: str) -> bytes:
@@ -447,15 +451,50 @@ def _rows(database: str | Path, sql: str) -> list[tuple]:
 
 @UNTIL_CLAIMS_ON_POSTGRESQL
 def test_three_nodes_and_a_worker_lose_a_node_midway_and_lose_no_command(shared_database, data_dir):
-    run_cluster(shared_database, data_dir)
+    with shared_store(data_dir) as store:
+        run_cluster(shared_database, data_dir, store)
 
 
-def run_cluster(database_url: str | None, data_dir: Path) -> None:
+class Store:
+    """The nodes' file store as the test sees it: their settings, and what it holds by name."""
+
+    def __init__(self, settings: dict[str, str], listing):
+        self.settings = settings
+        self.listing = listing  # () -> {name: size} of the files visible under their names
+
+
+@contextlib.contextmanager
+def shared_store(data_dir: Path):
+    """An S3 bucket of a real server (tests/s3.py) where the S3 store is part of the hub, else the
+    data dir's files/, which the nodes of one machine share."""
+    if importlib.util.find_spec("tests.s3") is None:
+        files = data_dir / "files"
+        yield Store({}, lambda: {p.name: p.stat().st_size for p in files.iterdir() if p.is_file()})
+        return
+    from tests.s3 import s3_server
+
+    server, reason = s3_server()
+    require(reason)
+    bucket = server.create_bucket()
+
+    def listing() -> dict[str, int]:
+        pages = server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="hub/files/")
+        return {item["Key"].rsplit("/", 1)[1]: item["Size"] for page in pages for item in page.get("Contents", [])
+                if "/.tmp/" not in item["Key"] and item["Key"].count("/") == 2}
+
+    try:
+        yield Store({"HUB_STORE_URL": f"s3://{bucket}/hub/files", **server.environ}, listing)
+    finally:
+        server.drop_bucket(bucket)
+
+
+def run_cluster(database_url: str | None, data_dir: Path, store: Store) -> None:
     """The cluster's run: on PostgreSQL at ``database_url`` (the queue too), or, with None, on
-    one SQLite hub in ``data_dir`` that every process opens (one machine only)."""
+    one SQLite hub in ``data_dir`` that every process opens (one machine only); files in ``store``."""
     shared_database: str | Path = database_url or data_dir / "hub.sqlite"
     settings = engine_settings(database_url, queue_url=database_url, HUB_LEASE_SECONDS=str(LEASE_SECONDS),
-                               HUB_THREADS="16", HUB_LONG_POLL_THREADS="12", HUB_LOG_LEVEL="WARNING")
+                               HUB_THREADS="16", HUB_LONG_POLL_THREADS="12", HUB_LOG_LEVEL="WARNING",
+                               **store.settings)
     first = start_node(data_dir, settings)
     procs: list = [first]
     try:
@@ -467,12 +506,19 @@ def run_cluster(database_url: str | None, data_dir: Path) -> None:
         cluster = Cluster([node.url for node in nodes])
         _seed(cluster, tokens)
         ledger = Ledger()
-        threads = [_run(_agent, cluster, Http(cluster.nodes, tokens["agent"], ledger), f"agent-{i}",
-                        cluster.nodes[i % 3:] + cluster.nodes[:i % 3]) for i in range(AGENTS)]
+        # Two interfaces ask for every attachment first, through the nodes in turn. (Enqueued
+        # while twelve agents long-poll, each command would wake them all, on every node, to
+        # find one command: a herd that costs more than the run itself. The wake-up across
+        # nodes has a test of its own, above.)
         ids = attachment_ids()
         random.Random(21).shuffle(ids)
-        threads += [_run(_enqueuer, cluster, Http(cluster.nodes, tokens["interface"], ledger), ids[k::2],
-                         cluster.nodes[k:] + cluster.nodes[:k]) for k in range(2)]
+        enqueuers = [_run(_enqueuer, cluster, Http(cluster.nodes, tokens["interface"], ledger), ids[k::2],
+                          cluster.nodes[k:] + cluster.nodes[:k]) for k in range(2)]
+        for thread in enqueuers:
+            thread.join(timeout=120)
+        assert not cluster.failures, cluster.failures
+        threads = [_run(_agent, cluster, Http(cluster.nodes, tokens["agent"], ledger), f"agent-{i}",
+                        cluster.nodes[i % 3:] + cluster.nodes[:i % 3]) for i in range(AGENTS)]
         threads += [_run(_reader, cluster, Http(cluster.nodes, tokens["interface"], ledger), k) for k in range(2)]
 
         wait_until(lambda: cluster.done_count() >= COMMANDS // 3 or cluster.failures, timeout=120,
@@ -510,11 +556,15 @@ def run_cluster(database_url: str | None, data_dir: Path) -> None:
         for survivor in (nodes[0].url, nodes[2].url):
             before = sum(n for (node, _), n in after_kill.items() if node == survivor)
             assert sum(n for (node, _), n in ledger.statuses.items() if node == survivor) > before
-        # Every file's sha256 right: the records, and the bytes each survivor serves.
+        # Every file's sha256 right: the records name each attachment's own, the store holds
+        # exactly those files whole (nothing partial under a name), and what the nodes served
+        # during the run and serve now is the attachment's bytes.
         files = dict(_rows(shared_database, "SELECT attachment_id, file FROM attachment_file"))
-        assert files == {aid: hashlib.sha256(content(aid)).hexdigest() for aid in attachment_ids()}
+        expected = {aid: hashlib.sha256(content(aid)).hexdigest() for aid in attachment_ids()}
+        assert files == expected
+        assert store.listing() == {expected[aid]: len(content(aid)) for aid in attachment_ids()}
         assert not cluster.wrong and cluster.digests_checked > 0, cluster.wrong[:5]
-        _download_everything(cluster, tokens["interface"], ledger)
+        _download(cluster, attachment_ids()[::DOWNLOAD_EVERY], tokens["interface"], ledger)
         assert not ledger.server_errors, ledger.server_errors[:5]
     finally:
         stop_all(*procs)
@@ -540,7 +590,8 @@ def _seed(cluster: Cluster, tokens: dict[str, str]) -> None:
     assert status == 200, answer
 
 
-def _download_everything(cluster: Cluster, token: str, ledger: Ledger) -> None:
+def _download(cluster: Cluster, ids: list[str], token: str, ledger: Ledger) -> None:
+    """Each of ``ids`` downloaded through the surviving nodes: its bytes, and its ETag their sha256."""
     wrong: list[str] = []
 
     def download(part: list[str], node: str) -> None:
@@ -551,7 +602,7 @@ def _download_everything(cluster: Cluster, token: str, ledger: Ledger) -> None:
                     or data != content(aid):
                 wrong.append(aid)
 
-    ids, survivors = attachment_ids(), cluster.alive()
+    survivors = cluster.alive()
     workers = [threading.Thread(target=download, args=(ids[k::4], survivors[k % len(survivors)]))
                for k in range(4)]
     for worker in workers:
