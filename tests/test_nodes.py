@@ -93,6 +93,18 @@ def test_the_listener_comes_back_when_its_connection_is_killed(hub, postgres_tem
         signal.close()
 
 
+@pytest.mark.backends("postgresql")
+def test_a_signal_let_go_stops_its_listener_and_closes_its_connection(hub):
+    import gc
+
+    signal = PostgresWorkSignal(hub.config.database_url)
+    assert signal.start(timeout=30)
+    thread = signal._thread
+    del signal
+    gc.collect()
+    wait_until(lambda: not thread.is_alive(), message="the listener's end")
+
+
 def test_a_command_enqueued_through_a_node_wakes_a_listener_of_another_process(shared_database, data_dir):
     node = start_node(data_dir, engine_settings(shared_database))
     listener = PostgresWorkSignal(shared_database)

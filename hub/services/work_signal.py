@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 import uuid
+import weakref
 
 import peewee
 
@@ -34,8 +35,6 @@ CHANNEL = "hub_work"
 LISTEN_TICK_SECONDS = 1.0
 RECONNECT_FIRST_SECONDS = 0.5
 RECONNECT_MAX_SECONDS = 30.0
-# SQLSTATE of a database that no longer exists: nothing will come to listen for.
-_NO_SUCH_DATABASE = "3D000"
 
 
 class WorkSignal:
@@ -95,6 +94,8 @@ class PostgresWorkSignal(WorkSignal):
         self._thread: threading.Thread | None = None
         self._listening = threading.Event()
         self._stopping = threading.Event()
+        # A signal nobody holds any more (a hub built and let go) stops its listener.
+        weakref.finalize(self, self._stopping.set)
 
     def notify(self) -> None:
         """Wake this process's claims, and send ``NOTIFY`` for the other processes'."""
@@ -128,7 +129,9 @@ class PostgresWorkSignal(WorkSignal):
             if self._thread is None or not self._thread.is_alive():
                 if self._stopping.is_set():
                     return False
-                self._thread = threading.Thread(target=self._listen, name="work-signal", daemon=True)
+                self._thread = threading.Thread(
+                    target=_listen, name="work-signal", daemon=True,
+                    args=(weakref.ref(self), self._url, self._origin, self._stopping, self._listening))
                 self._thread.start()
         return self._listening.wait(timeout)
 
@@ -144,30 +147,39 @@ class PostgresWorkSignal(WorkSignal):
         if thread is not None and thread is not threading.current_thread():
             thread.join(LISTEN_TICK_SECONDS * 3)
 
-    def _listen(self) -> None:
-        import psycopg
 
-        pause = RECONNECT_FIRST_SECONDS
-        while not self._stopping.is_set():
-            try:
-                with psycopg.connect(self._url, autocommit=True, connect_timeout=10) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    pause = RECONNECT_FIRST_SECONDS
-                    # Whatever was sent while this process was not listening
-                    # is found by the claims' next look: have them look now.
-                    self._bump()
-                    self._listening.set()
-                    while not self._stopping.is_set():
-                        for note in conn.notifies(timeout=LISTEN_TICK_SECONDS):
-                            if note.payload != self._origin:
-                                self._bump()
-            except psycopg.Error as exc:
-                self._listening.clear()
-                if getattr(exc, "sqlstate", None) == _NO_SUCH_DATABASE:
-                    log.warning("work signal: the database is gone (%s); no longer listening", exc)
-                    return
-                log.warning("work signal: lost the listening connection (%s); "
-                            "claims look every second until it is back", exc)
-                self._stopping.wait(pause)
-                pause = min(pause * 2, RECONNECT_MAX_SECONDS)
-        self._listening.clear()
+
+def _listen(signal: weakref.ref, url: str, origin: str, stopping: threading.Event,
+            listening: threading.Event) -> None:
+    """The listener thread of a :class:`PostgresWorkSignal` it holds only weakly: it ends
+    when the signal is closed or no longer held (its finalizer sets ``stopping``)."""
+    import psycopg
+
+    def bump() -> None:
+        held = signal()
+        if held is not None:
+            held._bump()
+
+    pause = RECONNECT_FIRST_SECONDS
+    while not stopping.is_set():
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f"LISTEN {CHANNEL}")
+                pause = RECONNECT_FIRST_SECONDS
+                # Whatever was sent while this process was not listening
+                # is found by the claims' next look: have them look now.
+                bump()
+                listening.set()
+                while not stopping.is_set():
+                    for note in conn.notifies(timeout=LISTEN_TICK_SECONDS):
+                        if note.payload != origin:
+                            bump()
+        except psycopg.Error as exc:
+            listening.clear()
+            if stopping.is_set():
+                break
+            log.warning("work signal: lost the listening connection (%s); "
+                        "claims look every second until it is back", exc)
+            stopping.wait(pause)
+            pause = min(pause * 2, RECONNECT_MAX_SECONDS)
+    listening.clear()
