@@ -219,14 +219,17 @@ def test_two_workers_run_each_periodic_task_once_per_period(engine, request, dat
     workers = [start_worker(data_dir, settings) for _ in range(2)]
     outcomes: dict[tuple[str, str], list[str]] = defaultdict(list)
 
+    said: list[list[str]] = [[] for _ in workers]
+
     def both_copies_came_round() -> bool:
-        for worker in workers:
+        for worker, lines in zip(workers, said, strict=True):
             while True:
                 try:
                     line = worker.lines.get_nowait()
                 except queue.Empty:
                     break
-                assert line is not None, f"a worker ended: {worker.args}"
+                assert line is not None, f"a worker ended: {''.join(lines)[-3000:]}"
+                lines.append(line)
                 for pattern, outcome in ((RAN, "ran"), (PASSED, "passed")):
                     if found := pattern.search(line):
                         outcomes[found.groups()].append(outcome)
@@ -267,6 +270,24 @@ def test_the_queue_on_postgresql_is_hueys_own_storage_shared_by_every_process(sh
     finally:
         one.storage.close()
         other.storage.close()
+
+
+def test_processes_that_configure_the_queue_at_once_create_its_tables_once(shared_database, data_dir):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from worker.instance import HubHuey
+
+    config = Config(data_dir=data_dir, database_url=shared_database, queue_url=shared_database)
+    barrier = threading.Barrier(8)
+
+    def configure(_) -> None:
+        barrier.wait()
+        HubHuey().configure(config).storage.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(configure, range(8)))  # each one's error, if any, raised here
+    tables = _rows(shared_database, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'huey%' ORDER BY 1")
+    assert tables == [("huey_counter",), ("huey_kv",), ("huey_schedule",), ("huey_task",)]
 
 
 def test_the_queue_on_redis_is_hueys_redis_storage_shared_by_every_process(redis_url, data_dir):

@@ -66,6 +66,26 @@ class HubHuey(Huey):
         return super().create_storage()
 
 
+# One number for "Huey's tables" among advisory locks: the ASCII of "hubqueue".
+QUEUE_SCHEMA_LOCK = int.from_bytes(b"hubqueue", "big")
+
+
+class HubPostgresStorage(PostgresStorage):
+    """Huey's PostgreSQL storage, its tables created under an advisory lock.
+
+    Every process that configures the queue creates Huey's tables if missing;
+    two ``CREATE TABLE IF NOT EXISTS`` at once race in PostgreSQL's catalog and
+    one fails (a unique violation on ``pg_type``), which stopped a node or a
+    worker that started beside another. The lock makes them take turns.
+    """
+
+    def initialize_schema(self):
+        with self.db(commit=True, close=True) as curs:
+            curs.execute("SELECT pg_advisory_xact_lock(%s)", (QUEUE_SCHEMA_LOCK,))
+            for sql in self.ddl:
+                curs.execute(sql)
+
+
 def queue_storage(config: Config) -> tuple[type, dict[str, Any]]:
     """Huey's storage class for ``config``'s queue, and its arguments."""
     timeout = min(config.busy_timeout_seconds, QUEUE_TIMEOUT_SECONDS)
@@ -82,7 +102,7 @@ def queue_storage(config: Config) -> tuple[type, dict[str, Any]]:
         return RedisStorage, {"connection_pool": pool}
     # Huey's PostgreSQL storage: one connection per process (and one LISTENing
     # per consumer thread), its tables created if missing.
-    return PostgresStorage, {"dsn": url, "connect_timeout": timeout}
+    return HubPostgresStorage, {"dsn": url, "connect_timeout": timeout}
 
 
 huey = HubHuey()
