@@ -46,6 +46,7 @@ from hub.services.issues import IssueService
 from hub.services.jql_zone import JqlZone
 from hub.services.mirror import MirrorService
 from hub.services.overview import OverviewService
+from hub.services.periods import PeriodService
 from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
 from hub.services.rendering import RenderService
@@ -54,7 +55,7 @@ from hub.services.sessions import SessionService
 from hub.services.sprints import SprintService
 from hub.services.sync_runs import SyncRunService
 from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
+from hub.services.work_signal import PostgresWorkSignal, WorkSignal
 from worker.instance import HubHuey, huey
 
 
@@ -85,6 +86,8 @@ class Services:
     jql_zone: JqlZone
     render: RenderService
     facets: FacetService
+    signal: WorkSignal
+    periods: PeriodService
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,10 @@ class Built:
 
 
 def configure_queue(config: Config) -> HubHuey:
-    """The Huey instance on ``config``'s queue file, created private if missing."""
-    datadir.create_private_file(config.queue_path)
+    """The Huey instance on ``config``'s queue: its file, created private if missing,
+    or the PostgreSQL or Redis queue ``HUB_QUEUE_URL`` names."""
+    if config.queue_url is None:
+        datadir.create_private_file(config.queue_path)
     return huey.configure(config)
 
 
@@ -119,6 +124,14 @@ def build_fulltext(config: Config) -> FullText:
     return PostgresFullText() if config.backend == "postgresql" else SqliteFullText()
 
 
+def build_signal(config: Config) -> WorkSignal:
+    """The work signal of ``config``'s engine: in this process on SQLite; on
+    PostgreSQL, carried to every node of the database by LISTEN/NOTIFY."""
+    if config.database_url:
+        return PostgresWorkSignal(config.database_url)
+    return WorkSignal()
+
+
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
                    clock: Clock | None = None, store: FileStore | None = None) -> Services:
     """The services on ``config``'s database and file store (``store``, else the one
@@ -127,8 +140,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     clock = clock or Clock()
     metrics = Metrics()
     # One signal per hub: a command queued here (by the API or a task) wakes the
-    # claims long-polling in this process; another process's find it at their next look.
-    signal = WorkSignal()
+    # claims long-polling in this process, and on PostgreSQL those of every other node.
+    signal = build_signal(config)
     projects = ProjectService(clock)
     agents = AgentService.from_config(config, clock)
     dispatcher = Dispatcher(config.lease_seconds, config.max_deliveries, signal, clock, metrics=metrics,
@@ -171,6 +184,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         render=RenderService(attachments, catalogues),
         facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone,
                             matching=fulltext.matching),
+        signal=signal,
+        periods=PeriodService(clock),
     )
 
 

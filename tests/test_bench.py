@@ -73,3 +73,10 @@ def test_the_web_bench_help_ends_with_an_example():
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert run.returncode == 0
     assert run.stdout.rstrip().splitlines()[-1].startswith("example: python bench/web.py --loads 5")
+
+
+def test_the_nodes_bench_help_ends_with_an_example():
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "nodes.py"), "--help"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0
+    assert run.stdout.rstrip().splitlines()[-1].startswith("example: python bench/nodes.py --nodes 1,2,3")

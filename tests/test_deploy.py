@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"
 NGINX = shutil.which("nginx") or next(
     (path for path in ("/usr/sbin/nginx", "/sbin/nginx") if os.access(path, os.X_OK)), None)
-UNITS = ("sdlc-hub.service", "sdlc-hub-api.service", "sdlc-hub-worker.service")
+UNITS = ("sdlc-hub.service", "sdlc-hub-api.service", "sdlc-hub-worker.service", "sdlc-hub-node@.service")
+NODES_UPSTREAM = ROOT / "deploy" / "nginx" / "sdlc-hub-nodes.conf"
 SIZES = {"k": 1024, "m": 1024**2, "g": 1024**3}
 
 
@@ -60,7 +61,7 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def site_in(directory: Path, hub_port: int | None = None) -> tuple[list[str], int]:
+def site_in(directory: Path, hub_port: int | None = None, node_ports: list[int] | None = None) -> tuple[list[str], int]:
     """The shipped site, made runnable in ``directory`` by a user: a throw-away
     certificate, free loopback ports for 80 and 443 (``nginx -t`` binds them too),
     temp paths of its own, and the http {} that Debian's nginx.conf wraps around
@@ -79,6 +80,8 @@ def site_in(directory: Path, hub_port: int | None = None) -> tuple[list[str], in
     assert sorted(ports) == ["443", "80"]
     if hub_port is not None:
         site = re.sub(r"^(\s*server 127\.0\.0\.1:)\d+;", rf"\g<1>{hub_port};", site, flags=re.M)
+    if node_ports is not None:
+        site = several_nodes(site, node_ports)
     (directory / "sdlc-hub.conf").write_text(site)
     temps = "".join(f"    {kind}_temp_path {directory}/{kind};\n"
                     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
@@ -89,6 +92,77 @@ def site_in(directory: Path, hub_port: int | None = None) -> tuple[list[str], in
         f"http {{\n    access_log off;\n{temps}    include {directory}/sdlc-hub.conf;\n}}\n")
     return [nginx, "-p", str(directory), "-c", str(directory / "nginx.conf"),
             "-e", str(directory / "error.log")], ports["443"]
+
+
+def several_nodes(site: str, ports: list[int]) -> str:
+    """The site as docs/operations.md ("Several nodes") has it made: the upstream of
+    sdlc-hub-nodes.conf in place of the site's, its servers on these loopback ports, and the
+    proxy_next_upstream lines it names put in the server."""
+    nodes = NODES_UPSTREAM.read_text()
+    servers = re.findall(r"^\s*server \S+ (.*);", nodes, re.M)
+    assert len(set(servers)) == 1 and len(servers) >= 2, servers
+    upstream = re.sub(r"^(\s*server )\S+ (.*);\n", "", nodes, flags=re.M)
+    upstream = upstream.replace("    least_conn;", "    least_conn;\n" + "".join(
+        f"    server 127.0.0.1:{port} {servers[0]};\n" for port in ports))
+    passing = "".join(line.strip("# ") + "\n" for line in nodes.splitlines()
+                      if line.strip().startswith("#     proxy_next_upstream"))
+    assert passing.count("proxy_next_upstream") == 2, passing
+    site = re.sub(r"^upstream sdlc_hub \{.*?^\}\n", lambda _: upstream, site, flags=re.M | re.S)
+    return site.replace("    proxy_http_version 1.1;\n", "    proxy_http_version 1.1;\n" + passing, 1)
+
+
+def test_the_nginx_site_over_several_nodes_passes_nginx_t(tmp_path):
+    command, _ = site_in(tmp_path, node_ports=[free_port(), free_port(), free_port()])
+    result = subprocess.run([*command, "-t"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_behind_nginx_the_survivor_answers_when_a_node_is_killed(tmp_path):
+    from tests.nodes import Http, Ledger, start_nodes, stop_all
+
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir)
+    # Two nodes on one machine's hub (one SQLite file): what nginx sees of several nodes.
+    nodes = start_nodes(2, data_dir, {})
+    nginx = None
+    try:
+        command, port = site_in(tmp_path / "nginx", node_ports=[node.port for node in nodes])
+        nginx = subprocess.Popen([*command, "-g", "daemon off; master_process off;"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        tls = ssl.create_default_context(cafile=str(tmp_path / "nginx" / "cert.pem"))
+        tls.check_hostname = False
+
+        def ask(method: str, path: str, token: str, body: bytes | None = None) -> int:
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=tls)
+            try:
+                conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}",
+                                                               "Content-Type": "application/json"})
+                resp = conn.getresponse()
+                resp.read()
+                return resp.status
+            finally:
+                conn.close()
+
+        def healthy() -> bool:
+            try:
+                return ask("GET", "/healthz", interface) == 200
+            except OSError:
+                assert nginx.poll() is None, nginx.stderr.read()
+                return False
+
+        wait_until(healthy, message="the nodes answering through nginx")
+        nodes[0].kill()
+        claim = b'{"agent_id": "a", "version": 18, "types": ["refresh"]}'
+        answers = [ask("GET", "/api/v1/issues", interface) for _ in range(6)]
+        answers += [ask("POST", "/agent/v1/claim", agent, claim) for _ in range(6)]
+        # Refused by the dead node before a byte was sent: nginx passed each on, POSTs too.
+        assert answers == [200] * 12
+        assert Http([nodes[1].url], interface, Ledger()).json(nodes[1].url, "GET", "/healthz")[0] == 200
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(timeout=30)
+        stop_all(*nodes)
 
 
 def test_the_nginx_site_passes_nginx_t(tmp_path):

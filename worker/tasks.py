@@ -6,11 +6,20 @@ Huey instance (``huey.services``: the hub's own, with its metrics and clock) and
 reads the hub's settings from it (``huey.config``), never from the environment.
 The database is opened by the builder, and again on a consumer's start for a
 consumer built elsewhere.
+
+Periodic tasks run once per period however many workers run (:func:`periodic`):
+each worker's consumer enqueues them on their schedule, and the copy that runs
+first in a period claims it (:mod:`hub.services.periods`); the others return
+None. Called directly (``task.call_local()``), a task runs as asked.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 from huey import crontab
 
@@ -21,8 +30,12 @@ from hub.config import Config, cron_schedule
 from hub.db import database, open_hub_database
 from worker.instance import HubHuey, huey
 
+log = logging.getLogger(__name__)
+
 EVERY_MINUTE = crontab(minute="*")
 EVERY_HOUR = crontab(minute="7")
+MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
 
 
 def _config() -> Config:
@@ -36,6 +49,39 @@ def _services() -> Services:
     if huey.services is None:
         raise RuntimeError("worker tasks need the hub's services: build the hub with hub.assembly")
     return huey.services
+
+
+def periodic(schedule: Callable[[datetime], bool], period: timedelta):
+    """``huey.periodic_task(schedule)``, run at most once per ``period`` (the minute,
+    the hour: a period holds one moment of ``schedule``) across every worker.
+
+    A copy the consumer runs claims the period first and returns None when
+    another copy has it (each outcome is logged at INFO, naming the task and the
+    period's start); a task that takes ``now`` is given the moment claimed,
+    so that what it decides by the time (a cron setting) is decided for that
+    period. ``call_local`` (tests) runs the function as it is.
+    """
+
+    def decorate(func: Callable) -> Callable:
+        takes_now = "now" in inspect.signature(func).parameters
+
+        @functools.wraps(func)
+        def once(*args, task=None, **kwargs):
+            if task is None:  # called directly, not by a consumer
+                return func(*args, **kwargs)
+            claim = _services().periods.claim(func.__name__, period)
+            if not claim.won:
+                log.info("periodic task %s: the period from %s was run by another worker",
+                         claim.task, claim.start)
+                return None
+            log.info("periodic task %s: running for the period from %s", claim.task, claim.start)
+            if takes_now:
+                kwargs.setdefault("now", claim.moment)
+            return func(*args, **kwargs)
+
+        return huey.periodic_task(schedule, context=True)(once)
+
+    return decorate
 
 
 @huey.on_startup()
@@ -57,33 +103,33 @@ def mark_neighbours(run_id: int) -> int:
     return _services().runs.mark_neighbours(run_id)
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def pay_neighbour_marking() -> int:
     """Every minute: neighbour marking that full runs still owe (its task was lost,
     or could not be enqueued); returns how many runs were settled."""
     return _services().runs.mark_due()
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def note_worker_alive() -> None:
     """Every minute: tell /healthz, in every process, that periodic tasks run."""
     _services().health.worker_seen()
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def expire_leases() -> dict:
     """Every minute: claimed commands whose lease passed go back to the queue."""
     return _services().dispatcher.expire_leases()
 
 
-@huey.periodic_task(EVERY_HOUR)
+@periodic(EVERY_HOUR, HOUR)
 def forget_agents() -> int:
     """Every hour: delete the rows of agents unseen for HUB_AGENT_FORGET_HOURS
     (every reader ignores them already); returns how many went."""
     return _services().agents.forget()
 
 
-@huey.periodic_task(EVERY_HOUR)
+@periodic(EVERY_HOUR, HOUR)
 def expire_sessions() -> int:
     """Every hour: delete the web interface's sessions past their end (every request
     refuses them already); returns how many went."""
@@ -101,7 +147,7 @@ def _due(cron: str | None, now: datetime | None) -> bool:
     return bool(cron_schedule(cron)(moment))
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def clean_file_store(now: datetime | None = None) -> dict | None:
     """On HUB_CLEANUP_CRON (checked every minute, since the schedule is a setting
     and tasks are declared before settings are read): keep the file store in
@@ -112,7 +158,7 @@ def clean_file_store(now: datetime | None = None) -> dict | None:
     return _services().cleanup.run().summary()
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     """On HUB_REFRESH_CRON (checked every minute, like clean_file_store): queue an
     incremental refresh of the base JQL (see hub.services.refresh_schedule).
@@ -124,7 +170,7 @@ def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     return shapes.optional(shapes.command, _services().refresh_schedule.enqueue_incremental())
 
 
-@huey.periodic_task(EVERY_MINUTE)
+@periodic(EVERY_MINUTE, MINUTE)
 def enqueue_full_refresh(now: datetime | None = None) -> dict | None:
     """On HUB_FULL_REFRESH_CRON (checked every minute): queue a full refresh of the
     base JQL. The command queued, or None: not the time, one open already, or no
