@@ -113,11 +113,6 @@ def test_a_command_enqueued_through_a_node_wakes_a_listener_of_another_process(s
         stop_all(node)
 
 
-UNTIL_CLAIMS_ON_POSTGRESQL = pytest.mark.xfail(
-    reason="claims and reports on PostgreSQL (and the mirror's pages, for the cluster) are being ported")
-
-
-@UNTIL_CLAIMS_ON_POSTGRESQL
 @pytest.mark.backends("postgresql")
 def test_a_command_enqueued_through_one_node_wakes_a_long_poll_on_another(hub, monkeypatch):
     import falcon.testing
@@ -195,8 +190,7 @@ def redis_url() -> str:
     return url
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "sqlite+redis", pytest.param("postgresql", marks=pytest.mark.xfail(
-    reason="hub worker refuses a data dir without hub.sqlite until the start path knows HUB_DATABASE_URL"))])
+@pytest.mark.parametrize("engine", ["sqlite", "sqlite+redis", "postgresql"])
 def test_two_workers_run_each_periodic_task_once_per_period(engine, request, data_dir):
     if engine == "postgresql":
         url = request.getfixturevalue("shared_database")
@@ -309,7 +303,6 @@ class _Fixed:
 # -- three nodes, a worker, twelve agents, one node lost ----------------------------------------
 
 
-@UNTIL_CLAIMS_ON_POSTGRESQL
 def test_three_nodes_and_a_worker_lose_a_node_midway_and_lose_no_command(shared_database, data_dir):
     with shared_store(data_dir) as store:
         run_cluster(shared_database, data_dir, store)
