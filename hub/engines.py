@@ -63,7 +63,7 @@ def check_database(url: str) -> None:
         if missing:
             raise EngineUnavailable(
                 f"HUB_DATABASE_URL: PostgreSQL at {redact(url)} lacks the extension(s) {', '.join(missing)} "
-                "(Debian: postgresql-contrib; managed services offer both): the hub's search needs them")
+                "(Debian: postgresql-contrib; every major managed service offers it): the hub's search needs it")
 
 
 def holds_hub(url: str) -> bool:
