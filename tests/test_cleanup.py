@@ -16,6 +16,8 @@ from hub.services.cleanup import CleanupService
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import run_hub
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 HOUR = 3600
 RECENT = "2999-01-01T00:00:00+00:00"  # fetched "now" as far as the age rule cares
 

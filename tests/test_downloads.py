@@ -13,6 +13,8 @@ from hub.models import IssueAttachment
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import PDF, attachment, fetched, listed
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 URL = "/api/v1/attachments/1/content"
 
 
