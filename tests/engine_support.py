@@ -89,6 +89,11 @@ def writer_holding(config, table: str):
         conn.close()
 
 
+def engine_settings(database_url: str | None) -> dict[str, str]:
+    """The ``HUB_*`` variable that points a ``hub`` command at ``database_url`` (none: SQLite)."""
+    return {"HUB_DATABASE_URL": database_url} if database_url else {}
+
+
 def engine_env(config) -> dict[str, str]:
     """The ``HUB_*`` variables that point a ``hub`` command at ``config``'s database."""
-    return {"HUB_DATABASE_URL": config.database_url} if config.database_url else {}
+    return engine_settings(config.database_url)

@@ -33,6 +33,8 @@ from agent.retry import Backoff
 from agent.runner import Runner
 from hub.clock import Clock, iso
 from hub.models import Project, Setting
+from tests import engine_support
+from tests.engine_support import engine_settings
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -156,10 +158,13 @@ HUB = shutil.which("hub", path=os.path.dirname(sys.executable)) or "hub"
 NO_SCHEDULED_REFRESH = {"HUB_REFRESH_CRON": "off", "HUB_FULL_REFRESH_CRON": "off"}
 
 
-def run_script(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+def run_script(*args: str, data_dir: Path, database_url: str | None = None,
+               **env: str) -> subprocess.CompletedProcess:
     """The installed ``hub`` console script in a subprocess: for what only a process
-    shows (its exit status as the shell sees it, signals, a server)."""
-    environ = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir), **env}
+    shows (its exit status as the shell sees it, signals, a server); on PostgreSQL
+    when ``database_url`` is given."""
+    environ = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir),
+               **engine_settings(database_url), **env}
     return subprocess.run([HUB, *args], env=environ, capture_output=True, text=True, timeout=60)
 
 
@@ -187,15 +192,16 @@ def run_hub(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProce
     return subprocess.CompletedProcess(["hub", *args], code, stdout.getvalue(), stderr.getvalue())
 
 
-def start(*args: str, data_dir: Path, **settings: str) -> subprocess.Popen:
-    """``hub ARGS`` as a process on a free port; ``settings`` are more ``HUB_*`` variables.
+def start(*args: str, data_dir: Path, database_url: str | None = None, **settings: str) -> subprocess.Popen:
+    """``hub ARGS`` as a process on a free port; on PostgreSQL when ``database_url``
+    is given; ``settings`` are more ``HUB_*`` variables.
 
     Its stdout and stderr are read all along into ``proc.lines`` (None once it
     ends), for :func:`wait_for_line` and :func:`rest_of_output`: a hub logs a
     line per request, and a pipe nobody reads would stall it once full.
     """
     env = {**os.environ, **NO_SCHEDULED_REFRESH, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
-           "PYTHONUNBUFFERED": "1", **settings}
+           "PYTHONUNBUFFERED": "1", **engine_settings(database_url), **settings}
     proc = subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     proc.lines = queue.Queue()
@@ -255,10 +261,11 @@ def stop(proc: subprocess.Popen) -> int:
 
 
 @contextlib.contextmanager
-def serving(data_dir: Path, **settings: str):
-    """``hub serve`` on ``data_dir`` (a loopback port of its own): its URL while the block runs.
-    Its output is read away meanwhile (a full pipe would stall the hub), and it is stopped after."""
-    proc = start("serve", data_dir=data_dir, **settings)
+def serving(data_dir: Path, database_url: str | None = None, **settings: str):
+    """``hub serve`` on ``data_dir`` (and ``database_url``, on PostgreSQL; a loopback port of
+    its own): its URL while the block runs. Its output is read away meanwhile (a full pipe
+    would stall the hub), and it is stopped after."""
+    proc = start("serve", data_dir=data_dir, database_url=database_url, **settings)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         threading.Thread(target=proc.stdout.read, daemon=True).start()
@@ -336,24 +343,25 @@ def created_hub(data_dir: Path, database_url: str | None = None) -> Path:
     return data_dir
 
 
-def prepared_hub(data_dir: Path) -> tuple[str, str]:
-    """A migrated hub with one project and a token per role."""
-    created_hub(data_dir)
+def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, str]:
+    """A migrated hub (on PostgreSQL when ``database_url`` is given) with one project
+    and a token per role."""
+    from hub.config import Config
+
+    created_hub(data_dir, database_url)
     tokens = []
     for name, role in (("agent", "agent"), ("ui", "interface")):
         # The console script, not main(argv): the processes these tests start
         # leave threads of their clients running, and an in-process run shares
         # sys.stdout with them.
-        made = run_script("token", "add", name, "--role", role, data_dir=data_dir)
+        made = run_script("token", "add", name, "--role", role, data_dir=data_dir, database_url=database_url)
         assert made.returncode == 0 and made.stdout.strip(), (made.returncode, made.stdout, made.stderr)
         tokens.append(made.stdout.strip())
     agent, interface = tokens
-    conn = sqlite3.connect(data_dir / "hub.sqlite")
-    conn.execute("INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
-    conn.execute("INSERT INTO project (label, name, created_at)"
-                 " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
-    conn.commit()
-    conn.close()
+    config = Config(data_dir=data_dir, database_url=database_url)
+    engine_support.execute(config, "INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
+    engine_support.execute(config, "INSERT INTO project (label, name, created_at)"
+                                   " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
     return agent, interface
 
 
@@ -524,11 +532,12 @@ def mcp_mirror() -> list[dict]:
 
 
 @contextlib.contextmanager
-def seeded_hub(data_dir: Path):
-    """A live hub (``hub serve`` on loopback) whose mirror holds :func:`mcp_mirror`, loaded by
-    an agent's full refresh: yields its URL, the agent token and the interface token."""
-    agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir)
+def seeded_hub(data_dir: Path, database_url: str | None = None):
+    """A live hub (``hub serve`` on loopback; on PostgreSQL when ``database_url`` is given)
+    whose mirror holds :func:`mcp_mirror`, loaded by an agent's full refresh: yields its
+    URL, the agent token and the interface token."""
+    agent, interface = prepared_hub(data_dir, database_url)
+    proc = start("serve", data_dir=data_dir, database_url=database_url)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         full_run(url, agent, interface, [], issues=mcp_mirror())
