@@ -49,6 +49,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/transfer.py
 	$(BIN)/python bench/longpoll.py
 	$(BIN)/python bench/nodes.py
+	$(BIN)/python bench/wakeups.py
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/refresh.py
 	$(BIN)/python bench/jira_requests.py

@@ -80,3 +80,24 @@ def test_the_nodes_bench_help_ends_with_an_example():
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert run.returncode == 0
     assert run.stdout.rstrip().splitlines()[-1].startswith("example: python bench/nodes.py --nodes 1,2,3")
+
+
+def test_the_wakeups_bench_wakes_claims_on_both_nodes_and_prints_each_figure_beside_its_baseline():
+    from tests.engines import postgres_server, require
+
+    server, reason = postgres_server()
+    require(reason)
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "wakeups.py"), "--rounds", "2",
+                          "--database-url", server.admin_url],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[1].startswith("  the same node (baseline)") and lines[2].startswith("  another node (NOTIFY)"), lines
+    assert "ratio to baseline (p50)" in lines[3], lines
+
+
+def test_the_wakeups_bench_help_ends_with_an_example():
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "wakeups.py"), "--help"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0
+    assert run.stdout.rstrip().splitlines()[-1].startswith("example: python bench/wakeups.py --rounds")
