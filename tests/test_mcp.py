@@ -6,6 +6,7 @@ from importlib import metadata
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 
 from hub.mcp.server import build_server
@@ -22,6 +23,8 @@ from tests.support import (
     wait_until,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 
 
@@ -37,8 +40,8 @@ def test_the_mcp_server_reaches_the_hub_through_its_api_only():
     assert imported_modules(MCP.parent / "vocabulary.py") <= {"__future__"}
 
 
-def test_every_tool_with_good_and_bad_arguments(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+def test_every_tool_with_good_and_bad_arguments(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         async def tour():
             async with Client(build_server(url, interface)) as client:
                 info = client.server_info
@@ -49,8 +52,8 @@ def test_every_tool_with_good_and_bad_arguments(tmp_path):
         anyio.run(tour)
 
 
-def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         async def calls():
             async with Client(build_server(url, "not-a-token")) as client:
                 await refused(client, "get_issue", {"key": "AURORA-1"}, "401", "does not know this token")
@@ -66,11 +69,11 @@ def test_a_bad_token_an_unreachable_hub_and_no_token_are_tool_errors(tmp_path):
         anyio.run(calls)
 
 
-def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplog):
+def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, database_url, caplog):
     """A path, a part of one, a look-alike letter or a newline: a validation error naming the
     argument, no request to the hub, and nothing logged with a traceback. A key in lower case is
     the key, asked as Jira writes it."""
-    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
+    with seeded_hub(tmp_path / "data", database_url) as (url, _agent, interface):
         transport = CountingTransport()
 
         async def calls():
@@ -94,14 +97,14 @@ def test_ids_that_are_not_ids_are_refused_before_any_hub_request(tmp_path, caplo
         assert "Traceback" not in caplog.text
 
 
-def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
+def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path, database_url):
     """The hub answers each link with the other issue's summary and status: issue, attachments,
     notes and one worklog for the totals (and comments and changes when asked), never one request
     per linked issue."""
     linked = [issue(f"AURORA-{n}", summary=f"Linked {n}", status="Open" if n % 2 else "Done")
               for n in range(101, 191)]  # a state page holds at most 100 issues
     links = [{"type": "Relates", "outward" if n % 2 else "inward": f"AURORA-{n}"} for n in range(101, 10_101)]
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         full_run(url, agent, interface, [], issues=[*mcp_mirror(), *linked, issue("AURORA-100", links=links)])
         transport = CountingTransport()
 
@@ -128,8 +131,8 @@ def test_get_issue_costs_the_same_few_hub_requests_with_10000_links(tmp_path):
     assert len(absent) == 9_910 and all(link["summary"] is None and link["status"] is None for link in absent)
 
 
-def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         # A full run by a v16 agent that leaves AURORA-3 out; its check finds AURORA-3 missing from Jira.
         next_second()
         command = call(url, interface, "/api/v1/commands", {"type": "refresh"})
@@ -164,9 +167,9 @@ def test_get_issue_says_an_issue_is_gone_and_search_leaves_it_out_unless_asked(t
     assert [item["key"] for item in only["items"]] == ["AURORA-3"]
 
 
-def test_get_issue_by_an_old_key_answers_the_moved_issue_and_says_so(tmp_path):
+def test_get_issue_by_an_old_key_answers_the_moved_issue_and_says_so(tmp_path, database_url):
     """Jira moved AURORA-1 to OPS-7 (the same Jira id): the old key still finds it, in every tool."""
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         full_run(url, agent, interface, [], issues=[issue("OPS-7", id=jira_id("AURORA-1"), summary="Moved away")])
 
         async def calls():

@@ -1,7 +1,8 @@
 """A path segment is one segment: what decodes to '/', '.' or '..' reaches no route.
 
 Over real HTTP (``hub serve`` on loopback, waitress decoding the path as it does in
-production), with http.client, which sends the request target exactly as written.
+production), with http.client, which sends the request target exactly as written; one hub
+per engine for the module, on which the tests only read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ import pytest
 
 from hub.api.app import build_services, routes
 from hub.config import Config
+from tests.jql_reference import engine_database
 from tests.support import Client, prepared_hub, start, stop, wait_for_line
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# A path refused before routing, or before its token is looked at, never reaches the engine.
+before_the_database = pytest.mark.backends("sqlite")
 
 _PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 TEMPLATES = sorted({template for template, _ in routes(build_services(Config(), print), Config())
@@ -23,10 +29,20 @@ HOSTILE = ["X-1%2Fnotes", "%2F", "%2f", "1%2F..%2Fcontent", "%2e%2e", "%2E", ".%
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("paths") / "data"
-    agent, interface = prepared_hub(data_dir)
-    proc = start("serve", "--no-worker", data_dir=data_dir)
+def backend(request) -> str:
+    """The engine of this module's hub, started once per engine."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory, backend, request):
+    with engine_database(request, backend) as database_url:
+        yield from _live(tmp_path_factory.mktemp("paths") / "data", database_url)
+
+
+def _live(data_dir, database_url):
+    agent, interface = prepared_hub(data_dir, database_url)
+    proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         client = Client(url, agent, interface)
@@ -62,6 +78,7 @@ def test_every_route_with_a_path_parameter_is_covered():
     assert len(TEMPLATES) >= 18
 
 
+@before_the_database
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_a_segment_that_decodes_to_a_slash_or_a_dot_segment_is_400_on_every_route(live, template):
     for segment in HOSTILE:
@@ -124,6 +141,7 @@ def test_an_attachment_id_that_is_no_jira_id_is_404_with_a_reason(live, value):
     assert raw(live, "GET", "/api/v1/attachments/31337")[0] == 200
 
 
+@before_the_database
 def test_a_refused_path_is_refused_before_the_token_is_looked_at(live):
     conn = live.connection()
     try:
