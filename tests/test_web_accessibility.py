@@ -3,7 +3,10 @@ inline script and leaves that CSP in force, fails on serious and critical violat
 list a person can act on, passes moderate and minor ones, and a screenshot is saved as
 ``<page>-<state>.png`` among the artifacts with what axe found beside it. And what the check
 found in the page, fixed: a table's box that scrolls sideways is a Tab stop the arrow keys
-scroll, and a column of buttons has a header a screen reader reads."""
+scroll, and a column of buttons has a header a screen reader reads.
+
+No hub runs here: the pages are the test's own and the interface's static files, served by the
+browser's router, so the tests need no engine and carry no ``backends`` mark."""
 
 from __future__ import annotations
 

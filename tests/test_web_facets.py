@@ -3,7 +3,8 @@ values the query's issues hold with their counts, headers sort both ways, column
 remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
 Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
 Headless Chromium from the system's packages (the ``browser`` fixture); each state is checked
-with axe-core and its screenshot kept (``tests/browser.check_page``).
+with axe-core and its screenshot kept (``tests/browser.check_page``). The module's hub is
+started once per engine (SQLite, then a PostgreSQL database of its own) and each test runs on both.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pytest
 
 from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "web-agent-facets"
 HOSTILE = '<img src=x onerror="window.__injected=1">'
@@ -55,10 +58,30 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
+def backend(request) -> str:
+    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site_database(backend, request):
+    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
+    database of the module's own, copied from the run's template and dropped after."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, site_database):
+    """A hub serving on loopback with the issues above (on each engine): its URL and interface token."""
     data_dir = tmp_path_factory.mktemp("web-facets") / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
+    agent, interface = prepared_hub(data_dir, site_database)
+    with serving(data_dir, site_database) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface}
 

@@ -10,7 +10,8 @@ who attached each file, when, its type and size, previews a ready image, and
 writes dates with their zone. Text from Jira (a linked issue's summary, a file's
 name, a user's display name) shows as text and runs nothing. Headless Chromium
 from the system's packages (the ``browser`` fixture); each page and state is
-checked by axe-core and kept as a screenshot (tests/browser.py).
+checked by axe-core and kept as a screenshot (tests/browser.py). The module's hub is started
+once per engine (SQLite, then a PostgreSQL database of its own) and each test runs on both.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from tests.support import (
     serving,
     wait_until,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "web-issue-agent"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
@@ -122,11 +125,30 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
-    """A hub serving on loopback with the mirror above: its URL and tokens."""
+def backend(request) -> str:
+    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site_database(backend, request):
+    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
+    database of the module's own, copied from the run's template and dropped after."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, site_database):
+    """A hub serving on loopback with the mirror above (on each engine): its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("web-issue") / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
+    agent, interface = prepared_hub(data_dir, site_database)
+    with serving(data_dir, site_database) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
 

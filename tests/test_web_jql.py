@@ -2,6 +2,8 @@
 a query's issues listed, its address bookmarkable, its error shown with the character marked, and
 filters saved, run and deleted. Headless Chromium from the system's packages (the ``browser``
 fixture); each page and state is checked by axe-core and leaves its screenshot (tests/browser.py).
+The module's hub is started once per engine (SQLite, then a PostgreSQL database of its own) and
+each test runs on both.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import pytest
 
 from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, run_script, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "web-agent-jql"
 
@@ -35,12 +39,33 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
+def backend(request) -> str:
+    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site_database(backend, request):
+    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
+    database of the module's own, copied from the run's template and dropped after."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, site_database):
+    """A hub serving on loopback with the issues above (on each engine): its URL and two interface tokens."""
     data_dir = tmp_path_factory.mktemp("web-jql") / "data"
-    agent, interface = prepared_hub(data_dir)
-    other = run_script("token", "add", "someone-else", "--role", "interface", data_dir=data_dir)
+    agent, interface = prepared_hub(data_dir, site_database)
+    other = run_script("token", "add", "someone-else", "--role", "interface", data_dir=data_dir,
+                       database_url=site_database)
     assert other.returncode == 0, other.stderr
-    with serving(data_dir) as url:
+    with serving(data_dir, site_database) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface, "other": other.stdout.strip()}
 

@@ -4,7 +4,8 @@ image whose attachment is not fetched yet offers a Fetch button that fetches it 
 text runs nothing and an issue page full of it still shows, as plain text.
 
 A real hub on loopback (under its Content-Security-Policy) and headless Chromium from the system's
-packages; the agent is played by the test over HTTP.
+packages; the agent is played by the test over HTTP. The hub is started once per engine (SQLite,
+then a PostgreSQL database of its own) and each test that reads its mirror runs on both.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import pytest
 
 from tests.browser import check_page, expect
 from tests.support import call, prepared_hub, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "markup-agent"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -85,10 +88,30 @@ def deliver(url: str, agent: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(browser, tmp_path_factory):
+def backend(request) -> str:
+    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site_database(backend, request):
+    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
+    database of the module's own, copied from the run's template and dropped after."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture(scope="module")
+def site(browser, tmp_path_factory, site_database):
+    """A hub serving on loopback with the issues above (on each engine): its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("markup") / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
+    agent, interface = prepared_hub(data_dir, site_database)
+    with serving(data_dir, site_database) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
 
@@ -173,6 +196,7 @@ def test_an_issue_page_full_of_hostile_text_shows_it_as_plain_text(page, site):
 
 
 
+@pytest.mark.backends("sqlite")  # the page's own script on the test's strings: no hub data, one engine will do
 def test_a_search_snippet_highlights_in_one_scan(page):
     # The hub answers snippets as plain text with the match between [[ and ]]: the page marks it.
     got = page.evaluate("""async () => { const {highlighted} = await import('/ui/issues.js');
