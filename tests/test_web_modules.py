@@ -1,7 +1,10 @@
 """The web interface's JavaScript: every module in hub/web/static parses and links
 as an ES module in the headless Chromium the browser tests use, so a syntax error
 or an import of a name a module does not export fails here, named, rather than as
-a blank page."""
+a blank page.
+
+No hub serves them here (a plain file server does), so the module runs on no engine and carries
+no ``backends`` mark: what the hub serves of them is tests/test_web_static.py's, on both."""
 
 from __future__ import annotations
 

@@ -11,6 +11,8 @@ import pytest
 from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, serving
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 AGENT_ID = "web-agent-moves"
 
 
@@ -26,11 +28,11 @@ def refresh(url: str, agent: str, interface: str, issues: list[dict]) -> None:
 
 
 @pytest.fixture
-def site(tmp_path, browser):
+def site(tmp_path, browser, database_url):
     """A hub whose AURORA-12 Jira has moved to OPS-7 since the mirror first held it."""
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
+    agent, interface = prepared_hub(data_dir, database_url)
+    with serving(data_dir, database_url) as url:
         refresh(url, agent, interface, [{"key": "AURORA-12", "id": "10012", "summary": "Radar calibration",
                                          "comments": [{"id": "1", "author": "petrov", "body": "Calibrated"}]}])
         call(url, interface, "/api/v1/issues/AURORA-12/notes", {"body": "Ask the lab first"})

@@ -9,13 +9,17 @@ leaves its screenshot (tests/browser.py).
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hub.config import Config
+from tests import engine_support
 from tests.browser import TIMEOUT_MS, check_page, expect
+from tests.jql_reference import engine_database
 from tests.support import call, prepared_hub, run_script, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
 LIVE_MS = 5000
@@ -26,20 +30,26 @@ IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
-    data_dir = tmp_path_factory.mktemp("web-ops") / "data"
-    agent, interface = prepared_hub(data_dir)
-    admin = run_script("token", "add", "ops-admin", "--role", "admin", data_dir=data_dir)
-    assert admin.returncode == 0, admin.stderr
-    # An agent last heard from ten minutes ago: offline, and only an admin may forget it.
-    seen = (datetime.now(UTC) - timedelta(minutes=10)).replace(microsecond=0).isoformat()
-    conn = sqlite3.connect(data_dir / "hub.sqlite")
-    conn.execute("INSERT INTO agent_status (agent_id, version, last_seen_at, state) VALUES (?, 17, ?, 'idle')",
-                 (OLD_AGENT, seen))
-    conn.commit()
-    conn.close()
-    with serving(data_dir) as url:
-        yield {"url": url, "agent": agent, "interface": interface, "admin": admin.stdout.strip()}
+def backend(request) -> str:
+    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, backend, request):
+    with engine_database(request, backend) as database_url:
+        data_dir = tmp_path_factory.mktemp("web-ops") / "data"
+        agent, interface = prepared_hub(data_dir, database_url)
+        admin = run_script("token", "add", "ops-admin", "--role", "admin", data_dir=data_dir,
+                           database_url=database_url)
+        assert admin.returncode == 0, admin.stderr
+        # An agent last heard from ten minutes ago: offline, and only an admin may forget it.
+        seen = (datetime.now(UTC) - timedelta(minutes=10)).replace(microsecond=0).isoformat()
+        engine_support.execute(Config(data_dir=data_dir, database_url=database_url),
+                               "INSERT INTO agent_status (agent_id, version, last_seen_at, state)"
+                               " VALUES (?, 17, ?, 'idle')", OLD_AGENT, seen)
+        with serving(data_dir, database_url) as url:
+            yield {"url": url, "agent": agent, "interface": interface, "admin": admin.stdout.strip()}
 
 
 class Page:

@@ -10,7 +10,10 @@ import re
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
+from tests.jql_reference import engine_database
 from tests.support import call, prepared_hub, run_script, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 PHONE = (390, 844)
 AGENT_ID = "phone-agent"
@@ -39,14 +42,22 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
-    data_dir = tmp_path_factory.mktemp("phone") / "data"
-    agent, interface = prepared_hub(data_dir)
-    made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir)
-    assert made.returncode == 0, made.stderr
-    with serving(data_dir) as url:
-        seed(url, agent, interface)
-        yield {"url": url, "interface": interface, "admin": made.stdout.strip(), "data_dir": data_dir}
+def backend(request) -> str:
+    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, backend, request):
+    with engine_database(request, backend) as database_url:
+        data_dir = tmp_path_factory.mktemp("phone") / "data"
+        agent, interface = prepared_hub(data_dir, database_url)
+        made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir, database_url=database_url)
+        assert made.returncode == 0, made.stderr
+        with serving(data_dir, database_url) as url:
+            seed(url, agent, interface)
+            yield {"url": url, "interface": interface, "admin": made.stdout.strip(), "data_dir": data_dir,
+                   "database_url": database_url}
 
 
 class Tab:
@@ -216,14 +227,16 @@ def test_an_issue_opened_by_its_key_in_lower_case_is_shown_under_its_key(tabs, s
 
 
 def test_a_token_revoked_while_an_issue_is_open_leads_to_the_sign_in(tabs, site):
-    made = run_script("token", "add", "soon-revoked", "--role", "interface", data_dir=site["data_dir"])
+    made = run_script("token", "add", "soon-revoked", "--role", "interface", data_dir=site["data_dir"],
+                      database_url=site["database_url"])
     assert made.returncode == 0, made.stderr
     tab = tabs((1280, 900))
     tab.sign_in(made.stdout.strip())
     page = tab.page
     page.get_by_role("link", name="AURORA-1", exact=True).click()
     page.locator("#description").wait_for()
-    revoked = run_script("token", "revoke", "soon-revoked", data_dir=site["data_dir"])
+    revoked = run_script("token", "revoke", "soon-revoked", data_dir=site["data_dir"],
+                         database_url=site["database_url"])
     assert revoked.returncode == 0, revoked.stderr
     # The next issue's own requests meet the 401: the sign-in, not "Could not read AURORA-2".
     page.evaluate("location.hash = '#/issue/AURORA-2'")

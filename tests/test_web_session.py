@@ -15,23 +15,33 @@ import urllib.request
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
+from tests.jql_reference import engine_database
 from tests.support import call, full_run, prepared_hub, run_script, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 COOKIE = "hub_session"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
+def backend(request) -> str:
+    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, backend, request):
     """A hub serving on loopback with a few issues: its URL and tokens by role."""
-    data_dir = tmp_path_factory.mktemp("web-session") / "data"
-    agent, interface = prepared_hub(data_dir)
-    made = run_script("token", "add", "lead", "--role", "admin", data_dir=data_dir)
-    assert made.returncode == 0, made.stderr
-    with serving(data_dir) as url:
-        full_run(url, agent, interface, [], issues=[
-            {"key": f"AURORA-{n}", "id": str(10000 + n), "summary": f"Card {n}", "issue_type": "Task",
-             "status": "Open", "updated": "2026-10-22T13:05:11.000+0300"} for n in (1, 2, 3)])
-        yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
+    with engine_database(request, backend) as database_url:
+        data_dir = tmp_path_factory.mktemp("web-session") / "data"
+        agent, interface = prepared_hub(data_dir, database_url)
+        made = run_script("token", "add", "lead", "--role", "admin", data_dir=data_dir, database_url=database_url)
+        assert made.returncode == 0, made.stderr
+        with serving(data_dir, database_url) as url:
+            full_run(url, agent, interface, [], issues=[
+                {"key": f"AURORA-{n}", "id": str(10000 + n), "summary": f"Card {n}", "issue_type": "Task",
+                 "status": "Open", "updated": "2026-10-22T13:05:11.000+0300"} for n in (1, 2, 3)])
+            yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
 
 
 

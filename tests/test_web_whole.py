@@ -15,7 +15,10 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
+from tests.jql_reference import engine_database
 from tests.support import call, prepared_hub, serving
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "web-agent-15"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -115,13 +118,20 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
+def backend(request) -> str:
+    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, backend, request):
     """A hub serving on loopback with the rich mirror: its URL and tokens."""
-    data_dir = tmp_path_factory.mktemp("web-whole") / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
-        seed(url, agent, interface)
-        yield {"url": url, "agent": agent, "interface": interface}
+    with engine_database(request, backend) as database_url:
+        data_dir = tmp_path_factory.mktemp("web-whole") / "data"
+        agent, interface = prepared_hub(data_dir, database_url)
+        with serving(data_dir, database_url) as url:
+            seed(url, agent, interface)
+            yield {"url": url, "agent": agent, "interface": interface}
 
 
 @pytest.fixture
