@@ -30,12 +30,10 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bench.figures import verdict
-from bench.server import ScratchHub
+from bench.server import ScratchHub, postgres_database
 
 T = "2026-11-02T09:00:00+00:00"
 TARGET = 0.5
@@ -133,40 +131,6 @@ def phase(turns: list, seconds: float) -> float:
     return sum(counts) / elapsed
 
 
-@contextmanager
-def postgres(url: str | None) -> Iterator[str]:
-    """The URL of an empty PostgreSQL database: ``url``, or one on a throw-away server."""
-    if url:
-        yield url
-        return
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.engines import postgres_server
-
-    server, reason = postgres_server()
-    if server is None:
-        raise SystemExit(f"no PostgreSQL to measure on: {reason}; name one with --postgres-url")
-    name = server.create_database(prefix="hub_bench")
-    try:
-        yield server.url(name)
-    finally:
-        server.drop_database(name)
-
-
-def agent_token(scratch: ScratchHub, database_url: str | None) -> str:
-    """A new agent token on the scratch hub (on PostgreSQL through the token service: the
-    ``hub token`` command looks for a hub's SQLite file)."""
-    if not database_url:
-        return scratch.token("agent", "agent")
-    from hub.db import open_postgres
-    from hub.services.tokens import TokenService
-
-    db = open_postgres(database_url)
-    try:
-        return TokenService().add("agent", "agent")
-    finally:
-        db.close()
-
-
 def measure(args, database_url: str | None) -> tuple[float, float]:
     """On a new hub over SQLite (``database_url`` None) or PostgreSQL: the /healthz and the
     claim + done requests per second, each the mean of its phases."""
@@ -176,7 +140,7 @@ def measure(args, database_url: str | None) -> tuple[float, float]:
         os.environ["HUB_DATABASE_URL"] = database_url
     try:
         with ScratchHub("hub-bench-claims-") as scratch:
-            token = agent_token(scratch, database_url)
+            token = scratch.token("agent", "agent")
             enqueue(scratch.data_dir, args.commands, database_url)
             # The agents share one token, each with its own agent_id: room for them all.
             port = scratch.serve(HUB_AGENTS_PER_TOKEN=str(args.agents))
@@ -227,7 +191,7 @@ def main() -> int:
         figures["SQLite"] = measure(args, None)
         report("SQLite", *figures["SQLite"])
     if args.engine in ("both", "postgresql"):
-        with postgres(args.postgres_url) as url:
+        with postgres_database(args.postgres_url) as url:
             figures["PostgreSQL"] = measure(args, url)
         report("PostgreSQL", *figures["PostgreSQL"])
     if len(figures) == 2:

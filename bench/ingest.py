@@ -55,7 +55,7 @@ import orjson
 
 from bench.figures import verdict
 from bench.page import JIRA_TIME, rich_issue
-from bench.server import hub_command, serve, stop
+from bench.server import hub_command, serve, stop, throwaway_postgres
 from hub.clock import jira_to_utc
 from hub.services.mirror import custom_text
 
@@ -376,13 +376,7 @@ def postgres_admin_url(given: str | None) -> tuple[str | None, str]:
     None and why when there is none."""
     if given:
         return given, ""
-    # The tests' helper lives beside bench/, in the checkout.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    try:
-        from tests.engines import postgres_server
-    except ImportError as exc:
-        return None, f"no tests/engines.py to start a server with ({exc})"
-    server, reason = postgres_server()
+    server, reason = throwaway_postgres()
     return (server.admin_url, "") if server is not None else (None, reason or "no server")
 
 

@@ -32,14 +32,12 @@ import statistics
 import sys
 import time
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench.figures import latency, verdict
-from bench.server import ScratchHub, timed_gets
+from bench.server import ScratchHub, postgres_database, timed_gets
 
 PAGE = 50
 # The mirror's two years end here, so that the filters' absolute dates always find issues.
@@ -463,30 +461,11 @@ def main() -> int:
     return 1 if mismatches else 0
 
 
-@contextmanager
-def postgres_database(url: str | None) -> Iterator[str]:
-    """``url``, or a new database on a throw-away server (tests/engines.py), dropped afterwards."""
-    if url:
-        yield url
-        return
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' server, from a checkout
-    from tests.engines import postgres_server
-
-    server, reason = postgres_server()
-    if server is None:
-        raise SystemExit(f"no PostgreSQL to measure on: {reason}; name one with --postgres-url")
-    name = server.create_database(prefix="hub_bench_jql")
-    try:
-        yield server.url(name)
-    finally:
-        server.drop_database(name)
-
-
 def on_postgres(builder: Builder, args, answers: dict) -> int:
     """The filters over HTTP on a hub on PostgreSQL holding the same rows, each beside SQLite's
     HTTP p50 and checked against the raw SQLite answer; how many answered otherwise."""
     mismatches = 0
-    with postgres_database(args.postgres_url) as url:
+    with postgres_database(args.postgres_url, prefix="hub_bench_jql") as url:
         previous = os.environ.get("HUB_DATABASE_URL")
         os.environ["HUB_DATABASE_URL"] = url  # the scratch hub's migrate, token and serve
         try:

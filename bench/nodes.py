@@ -44,6 +44,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from bench.server import throwaway_postgres
+
 HUB = str(Path(sys.executable).parent / "hub")
 TICK = os.sysconf("SC_CLK_TCK")
 WORDS = ("telemetry", "uplink", "ephemeris", "антенна")
@@ -320,17 +322,17 @@ def main() -> int:
     parser.add_argument("--commands", type=int, default=30_000, help="refreshes enqueued for the claims")
     args = parser.parse_args()
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     server, server_port = None, None
     if args.engine == "postgresql":
-        from tests.engines import PostgresServer, postgres_server
-
         if args.database_url:
             import itertools
 
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+            from tests.engines import PostgresServer
+
             server = PostgresServer(args.database_url, itertools.count(1), threading.Lock())
         else:
-            server, reason = postgres_server()
+            server, reason = throwaway_postgres()
             if server is None:
                 raise SystemExit(f"no PostgreSQL server: {reason}")
         host_port = re.search(r"@([^:/]+):(\d+)", server.admin_url)

@@ -34,12 +34,10 @@ import statistics
 import sys
 import time
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bench.figures import latency, verdict
-from bench.server import ScratchHub, timed_gets
+from bench.server import ScratchHub, postgres_database, timed_gets
 
 T = "2026-11-02T09:00:00+00:00"
 COMMON, RARE = "report", "quokka"
@@ -184,39 +182,6 @@ def postgres_raw_times(url: str, word: str, count: int) -> list[float]:
     return times
 
 
-@contextmanager
-def postgres(url: str | None) -> Iterator[str]:
-    """The URL of an empty PostgreSQL database: ``url``, or one on a throw-away server."""
-    if url:
-        yield url
-        return
-    from tests.engines import postgres_server
-
-    server, reason = postgres_server()
-    if server is None:
-        raise SystemExit(f"no PostgreSQL to measure on: {reason}; name one with --postgres-url")
-    name = server.create_database(prefix="hub_bench")
-    try:
-        yield server.url(name)
-    finally:
-        server.drop_database(name)
-
-
-def interface_token(scratch: ScratchHub, database_url: str | None) -> str:
-    """A new interface token (on PostgreSQL through the token service: ``hub token`` looks
-    for a hub's SQLite file)."""
-    if not database_url:
-        return scratch.token("ui", "interface")
-    from hub.db import open_postgres
-    from hub.services.tokens import TokenService
-
-    db = open_postgres(database_url)
-    try:
-        return TokenService().add("ui", "interface")
-    finally:
-        db.close()
-
-
 def measure(args, database_url: str | None) -> None:
     """On a new hub over SQLite (``database_url`` None) or PostgreSQL: print the figures."""
     engine = "PostgreSQL" if database_url else "SQLite"
@@ -225,7 +190,7 @@ def measure(args, database_url: str | None) -> None:
         os.environ["HUB_DATABASE_URL"] = database_url
     try:
         with ScratchHub("hub-bench-search-") as scratch:
-            token = interface_token(scratch, database_url)
+            token = scratch.token("ui", "interface")
             db = scratch.data_dir / "hub.sqlite"
             if database_url:
                 built = populate_postgres(database_url, args.issues)
@@ -280,11 +245,10 @@ def main() -> int:
     parser.add_argument("--issues", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=30)
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     if args.engine in ("both", "sqlite"):
         measure(args, None)
     if args.engine in ("both", "postgresql"):
-        with postgres(args.postgres_url) as url:
+        with postgres_database(args.postgres_url) as url:
             measure(args, url)
     return 0
 

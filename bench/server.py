@@ -1,4 +1,5 @@
-"""A hub served in a subprocess on a scratch data dir, for the benchmarks."""
+"""A hub served in a subprocess on a scratch data dir, and a scratch PostgreSQL database, for
+the benchmarks."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 HUB = str(Path(sys.executable).parent / "hub")
@@ -65,6 +67,36 @@ def timed_gets(port: int, token: str, path: str, count: int) -> tuple[list[float
     return times, status, body
 
 
+def throwaway_postgres():
+    """A PostgreSQL server started as the tests start theirs (``tests/engines.py``, in the
+    checkout beside ``bench/``), once per run and stopped at exit: ``(server, None)``, or
+    ``(None, why)`` when none can be had."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    try:
+        from tests.engines import postgres_server
+    except ImportError as exc:
+        return None, f"no tests/engines.py to start a server with ({exc})"
+    return postgres_server()
+
+
+@contextmanager
+def postgres_database(url: str | None, prefix: str = "hub_bench") -> Iterator[str]:
+    """The URL of an empty PostgreSQL database to measure on: ``url`` (the one a benchmark's
+    ``--postgres-url`` names), or a new one on :func:`throwaway_postgres`'s server, dropped
+    afterwards."""
+    if url:
+        yield url
+        return
+    server, reason = throwaway_postgres()
+    if server is None:
+        raise SystemExit(f"no PostgreSQL to measure on: {reason}; name one with --postgres-url")
+    name = server.create_database(prefix=prefix)
+    try:
+        yield server.url(name)
+    finally:
+        server.drop_database(name)
+
+
 def stop(proc: subprocess.Popen | None) -> None:
     if proc is not None:
         proc.terminate()
@@ -97,7 +129,8 @@ class ScratchHub(ExitStack):
         return self
 
     def token(self, name: str, role: str) -> str:
-        """A new token of ``role``."""
+        """A new token of ``role`` (``hub token add``: on the database ``HUB_DATABASE_URL``
+        names, when it is set, as for the hub's other commands)."""
         return hub_command(self.data_dir, "token", "add", name, "--role", role).strip()
 
     def serve(self, **settings: str) -> int:

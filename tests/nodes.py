@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.engines import free_port
+from tests.engines import Unavailable, free_port, once
 from tests.support import start, wait_for_line
 
 # What a node's death looks like to a client: the connection refused, reset or
@@ -183,31 +183,18 @@ def make_token(url: str, admin: str, name: str, role: str) -> str:
     return body["token"]
 
 
-
-_redis: tuple[str | None, str | None] | None = None
-_redis_lock = threading.Lock()
-
-
-def redis_server() -> tuple[str | None, str | None]:
+def _start_redis() -> str:
     """A Redis server of the machine's own packages (``redis-server``), started once per test run on
-    a loopback port, in memory only, stopped at exit: its URL, or None and why not (for
-    :func:`tests.engines.require`)."""
-    global _redis
-    with _redis_lock:
-        if _redis is None:
-            _redis = _start_redis()
-        return _redis
-
-
-def _start_redis() -> tuple[str | None, str | None]:
+    a loopback port, in memory only, stopped at exit: ``(url, None)``, or ``(None, why)`` for
+    :func:`tests.engines.require` (through :func:`tests.engines.once`)."""
     binary = shutil.which("redis-server") or next(
         (p for p in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if os.access(p, os.X_OK)), None)
     if binary is None:
-        return None, "no redis-server found (apt-get install redis-server)"
+        raise Unavailable("no redis-server found (apt-get install redis-server)")
     try:
         import redis
     except ImportError:
-        return None, "the redis client is not installed (pip install -e '.[test]')"
+        raise Unavailable("the redis client is not installed (pip install -e '.[test]')") from None
     port = free_port()
     proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
@@ -219,10 +206,12 @@ def _start_redis() -> tuple[str | None, str | None]:
     while True:
         try:
             client.ping()
-            return url, None
+            return url
         except redis.ConnectionError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                return None, f"redis-server did not start: {proc.stderr.read()[-1000:] if proc.stderr else ''}"
+                _stop_redis(proc)  # its output ends only with it
+                raise Unavailable("redis-server did not start: "
+                                  f"{proc.stderr.read()[-1000:] if proc.stderr else ''}") from None
             time.sleep(0.05)
 
 
@@ -230,3 +219,6 @@ def _stop_redis(proc: subprocess.Popen) -> None:
     proc.terminate()
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=10)
+
+
+redis_server = once(_start_redis)

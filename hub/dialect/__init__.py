@@ -47,13 +47,19 @@ class Dialect:
                     f"EXTRACT(EPOCH FROM CAST({end} AS timestamptz) - CAST({start} AS timestamptz))::float8) END")
         return f"MAX(0.0, (julianday({end}) - julianday({start})) * 86400.0)"
 
-    def lock(self, name: str) -> str | None:
+    def lock(self, name: str, space: int | None = None) -> str | None:
         """A statement that holds ``name`` until the transaction ends, for "at most one X"
         rules where no row exists yet to lock (one bound parameter: the name); None on
-        SQLite, whose BEGIN IMMEDIATE already lets one writer in at a time."""
-        if self.postgres:
+        SQLite, whose BEGIN IMMEDIATE already lets one writer in at a time.
+
+        PostgreSQL's advisory locks are numbers: the name's 64-bit hash, or with ``space``
+        (a number below 2**31 that keeps an area's locks apart) the pair of ``space`` and
+        the name's 32-bit hash."""
+        if not self.postgres:
+            return None
+        if space is None:
             return "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))"
-        return None
+        return f"SELECT pg_advisory_xact_lock({int(space)}, hashtext(?))"
 
     @property
     def for_update(self) -> str:
@@ -73,10 +79,11 @@ SQLITE = Dialect("sqlite")
 POSTGRES = Dialect("postgresql")
 
 
-def hold(name: str) -> None:
-    """Inside a write transaction, wait until no other transaction holds ``name``, then
-    hold it to the end of this one (PostgreSQL's advisory lock; nothing on SQLite)."""
-    statement = current().lock(name)
+def hold(name: str, space: int | None = None) -> None:
+    """Inside a write transaction, wait until no other transaction holds ``name`` (in
+    ``space``, when given: see :meth:`Dialect.lock`), then hold it to the end of this one
+    (PostgreSQL's advisory lock; nothing on SQLite)."""
+    statement = current().lock(name, space)
     if statement is not None:
         database.execute_sql(statement, (name,))
 

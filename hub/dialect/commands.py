@@ -19,8 +19,7 @@ Each function gives SQLite's statement exactly as the services had it.
 
 from __future__ import annotations
 
-from hub.db import database
-from hub.dialect import Dialect, current
+from hub.dialect import Dialect, current, hold
 from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, REFRESH, RUNNING
 
 # The first key of the hub's two-key advisory locks ("cmds" in ASCII); the
@@ -32,12 +31,12 @@ REFRESH_SCHEDULE = "refresh-schedule"
 FETCH = "fetch:"
 
 
-def serialize(topic: str, dialect: Dialect | None = None) -> None:
+def serialize(topic: str) -> None:
     """Wait, inside the current transaction, until no other transaction holds ``topic``;
-    hold it until COMMIT or ROLLBACK. On SQLite nothing: ``BEGIN IMMEDIATE`` already
-    made the transaction the only writer."""
-    if (dialect or current()).postgres:
-        database.execute_sql("SELECT pg_advisory_xact_lock(?, hashtext(?))", (ADVISORY_CLASS, topic))
+    hold it until COMMIT or ROLLBACK (:func:`hub.dialect.hold`, among the command rules'
+    locks, :data:`ADVISORY_CLASS`). On SQLite nothing: ``BEGIN IMMEDIATE`` already made
+    the transaction the only writer."""
+    hold(topic, ADVISORY_CLASS)
 
 
 def locked(query, dialect: Dialect | None = None):

@@ -30,6 +30,16 @@ from hub import dialect
 from hub.db import database
 
 _WAYS = ("ASC", "DESC")
+# The pieces each engine writes as one template, SQLite's beside PostgreSQL's: what
+# :meth:`JqlSql._form` fills in with the piece's holes.
+_FORMS = {
+    "objects": ("json_each({json}) AS {alias}", "jsonb_array_elements(CAST({json} AS jsonb)) AS {alias}(value)"),
+    "element": ("json_extract({value}, '$.{key}')", "({value} ->> '{key}')"),
+    "flag": ("coalesce(json_extract({value}, '$.{key}'), 0)",
+             "(CASE WHEN ({value} ->> '{key}') IN ('true', '1') THEN 1 ELSE 0 END)"),
+    "position": ("instr({text}, {part})", "strpos({text}, {part})"),
+    "unindexed": ("+{column}", "{column}"),
+}
 # EXPLAIN QUERY PLAN's words for a sort of every row (not "… RIGHT PART OF ORDER BY", which an
 # index ordered by the first terms leaves, nor "… LAST TERM OF ORDER BY").
 _FULL_SORT = "USE TEMP B-TREE FOR ORDER BY"
@@ -37,8 +47,10 @@ _FULL_SORT = "USE TEMP B-TREE FOR ORDER BY"
 
 @dataclass(frozen=True)
 class JqlSql:
-    """The pieces of one engine (SQLite's here; :class:`PostgresJql` overrides)."""
+    """The pieces of one engine (SQLite's here; :class:`PostgresJql` overrides, and the
+    pieces that are one template on each engine read theirs from :data:`_FORMS`)."""
 
+    postgres: bool = False
     true: str = "1"
     false: str = "0"
     integer: str = "INTEGER"
@@ -60,11 +72,11 @@ class JqlSql:
     def objects(self, json: str, alias: str) -> str:
         """A FROM item: the objects of the JSON array ``json``, each as ``{alias}.value``;
         read one's members with :meth:`element`."""
-        return f"json_each({json}) AS {alias}"
+        return self._form("objects", json=json, alias=alias)
 
     def element(self, value: str, key: str) -> str:
         """The member ``key`` of an object of :meth:`objects` (``value``), as text."""
-        return f"json_extract({value}, '$.{key}')"
+        return self._form("element", value=value, key=key)
 
     def extract(self, json: str, *keys: str) -> str:
         """The value at ``keys`` in the JSON text ``json`` (a string as its text)."""
@@ -72,15 +84,20 @@ class JqlSql:
 
     def flag(self, value: str, key: str) -> str:
         """1 when the member ``key`` of the object ``value`` is true, else 0."""
-        return f"coalesce(json_extract({value}, '$.{key}'), 0)"
+        return self._form("flag", value=value, key=key)
 
     def position(self, text: str, part: str) -> str:
         """Where ``part`` starts in ``text`` (from 1; 0 when it is not in it)."""
-        return f"instr({text}, {part})"
+        return self._form("position", text=text, part=part)
 
     def unindexed(self, column: str) -> str:
         """``column`` in a condition that must not be searched on its index."""
-        return f"+{column}"
+        return self._form("unindexed", column=column)
+
+    def _form(self, piece: str, **holes: str) -> str:
+        """``piece`` as this engine writes it (:data:`_FORMS`), its holes filled."""
+        sqlite, postgres = _FORMS[piece]
+        return (postgres if self.postgres else sqlite).format(**holes)
 
     def key_order(self, column: str) -> tuple[str, str]:
         """A key as people order them, of the column ``column``: by project, then by number
@@ -125,6 +142,7 @@ class JqlSql:
 class PostgresJql(JqlSql):
     """PostgreSQL's pieces."""
 
+    postgres: bool = True
     true: str = "TRUE"
     false: str = "FALSE"
     integer: str = "BIGINT"
@@ -147,24 +165,9 @@ class PostgresJql(JqlSql):
                 f"UNION ALL SELECT {value} #>> '{{}}' WHERE jsonb_typeof({value}) NOT IN ('array', 'object')) "
                 f"AS {alias or 'each'}(value)")
 
-    def objects(self, json: str, alias: str) -> str:
-        return f"jsonb_array_elements(CAST({json} AS jsonb)) AS {alias}(value)"
-
-    def element(self, value: str, key: str) -> str:
-        return f"({value} ->> '{key}')"
-
     def extract(self, json: str, *keys: str) -> str:
         *within, last = keys
         return f"({_jsonb(json, tuple(within))} ->> '{last}')"
-
-    def flag(self, value: str, key: str) -> str:
-        return f"(CASE WHEN ({value} ->> '{key}') IN ('true', '1') THEN 1 ELSE 0 END)"
-
-    def position(self, text: str, part: str) -> str:
-        return f"strpos({text}, {part})"
-
-    def unindexed(self, column: str) -> str:
-        return column
 
     def sqlite_nulls(self, term: str) -> str:
         expression, _, way = term.rpartition(" ")
