@@ -32,6 +32,7 @@ from agent.config import AgentConfig
 from agent.retry import Backoff
 from agent.runner import Runner
 from hub.clock import Clock, iso
+from hub.config import Config
 from hub.models import Project, Setting
 from tests import engine_support
 from tests.engine_support import engine_settings
@@ -118,13 +119,30 @@ def report(hub, command_id: int, what: str, body: dict):
 
 def db_rows(hub, sql: str, *args) -> list[tuple]:
     """The rows of ``sql`` (written with ``?``) on the hub's database, whichever engine."""
-    if hub.config.database_url:
-        from tests.engine_support import rows
+    return engine_support.rows(hub.config, sql, *args)
 
-        return rows(hub.config, sql, *args)
-    conn = sqlite3.connect(hub.config.db_path)
+
+def hub_config(data_dir: Path, database_url: str | None = None) -> Config:
+    """The settings naming a hub's database as its processes find it: ``data_dir`` (its
+    hub.sqlite), or the PostgreSQL database ``database_url`` names."""
+    return Config(data_dir=data_dir, database_url=database_url)
+
+
+def db_records(config: Config, sql: str, *args) -> list[dict]:
+    """The rows of ``sql`` (written with ``?``) on ``config``'s database, each as a dict by
+    column name, as another process reads them."""
+    if config.database_url:
+        import psycopg
+        from psycopg.rows import dict_row
+
+        from hub.db import qmark_to_format
+
+        with psycopg.connect(config.database_url, autocommit=True, row_factory=dict_row) as conn:
+            return list(conn.execute(qmark_to_format(sql), args).fetchall())
+    conn = sqlite3.connect(f"file:{config.db_path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
     try:
-        return conn.execute(sql, args).fetchall()
+        return [dict(row) for row in conn.execute(sql, args)]
     finally:
         conn.close()
 
@@ -315,39 +333,32 @@ def full_run(url: str, agent: str, interface: str, keys: list[str], issues: list
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/done", {"result": {"total": len(issues)}})
 
 
-def neighbour_flags(db: Path) -> dict:
-    conn = sqlite3.connect(db)
-    try:
-        return dict(conn.execute("SELECT key, neighbor FROM issue"))
-    finally:
-        conn.close()
+def neighbour_flags(config: Config) -> dict:
+    """Each mirrored issue's neighbour flag, by key, on ``config``'s database."""
+    return dict(engine_support.rows(config, "SELECT key, neighbor FROM issue"))
 
 
-def wait_for_flags(db: Path, expected: dict, timeout: float = 30) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        flags = neighbour_flags(db)
-        if flags == expected:
-            return flags
-        time.sleep(0.1)
-    return neighbour_flags(db)
+def wait_for_flags(config: Config, expected: dict, timeout: float = 30) -> dict:
+    """The neighbour flags once they are ``expected`` (a worker marks them when it gets
+    to it), or as they are after ``timeout``."""
+    with contextlib.suppress(AssertionError):
+        return wait_until(lambda: (flags := neighbour_flags(config)) == expected and flags,
+                          timeout=timeout, every=0.1, message="the neighbour flags")
+    return neighbour_flags(config)
 
 
 def created_hub(data_dir: Path, database_url: str | None = None) -> Path:
     """An empty hub at the current schema in ``data_dir`` (and ``database_url``, on
     PostgreSQL), as ``hub migrate`` leaves it: the other commands refuse to create one."""
     from hub import startup
-    from hub.config import Config
 
-    startup.prepare(Config(data_dir=data_dir, database_url=database_url))
+    startup.prepare(hub_config(data_dir, database_url))
     return data_dir
 
 
 def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, str]:
     """A migrated hub (on PostgreSQL when ``database_url`` is given) with one project
     and a token per role."""
-    from hub.config import Config
-
     created_hub(data_dir, database_url)
     tokens = []
     for name, role in (("agent", "agent"), ("ui", "interface")):
@@ -358,7 +369,7 @@ def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, 
         assert made.returncode == 0 and made.stdout.strip(), (made.returncode, made.stdout, made.stderr)
         tokens.append(made.stdout.strip())
     agent, interface = tokens
-    config = Config(data_dir=data_dir, database_url=database_url)
+    config = hub_config(data_dir, database_url)
     engine_support.execute(config, "INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
     engine_support.execute(config, "INSERT INTO project (label, name, created_at)"
                                    " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")

@@ -12,6 +12,7 @@ from hub.models import SyncRun
 from tests.support import (
     claim,
     full_run,
+    hub_config,
     issue,
     neighbour_flags,
     next_second,
@@ -24,9 +25,12 @@ from tests.support import (
     with_projects,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 class BrokenQueue:
-    """What the API calls after a full run's done, failing as a busy queue does."""
+    """What the API calls after a full run's done, failing as a busy queue does (the
+    queue is queue.sqlite whichever engine holds the hub's tables)."""
 
     def __init__(self):
         self.calls = []
@@ -93,40 +97,43 @@ def test_marking_that_ran_settles_the_debt(hub):
 
 
 @contextlib.contextmanager
-def api_apart(data_dir):
-    """``hub serve --no-worker`` on a prepared hub: its URL, tokens and a worker starter."""
-    agent, interface = prepared_hub(data_dir)
-    server = start("serve", "--no-worker", data_dir=data_dir)
+def api_apart(data_dir, database_url):
+    """``hub serve --no-worker`` on a prepared hub (on PostgreSQL when ``database_url`` is
+    given; its queue is queue.sqlite either way): its URL, tokens and a worker starter."""
+    agent, interface = prepared_hub(data_dir, database_url)
+    server = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
     workers = []
     try:
         url = wait_for_line(server, r"serving on (http://\S+)").group(1)
-        yield url, agent, interface, lambda: workers.append(start("worker", data_dir=data_dir))
+        yield url, agent, interface, lambda: workers.append(
+            start("worker", data_dir=data_dir, database_url=database_url))
     finally:
         assert stop(server) == 0
         for worker in workers:
             assert stop(worker) == 0
 
 
-def test_a_deleted_queue_under_a_separate_worker_still_gets_the_marking_done(tmp_path):
+def test_a_deleted_queue_under_a_separate_worker_still_gets_the_marking_done(tmp_path, database_url):
     """queue.sqlite deleted while the API and a separate worker run: what the API
     enqueues lands where no worker reads, and the worker's periodic task pays the
     debt anyway (within its minute)."""
     data_dir = tmp_path / "data"
-    with api_apart(data_dir) as (url, agent, interface, start_worker):
+    with api_apart(data_dir, database_url) as (url, agent, interface, start_worker):
         start_worker()
         full_run(url, agent, interface, ["X-1", "X-2"])
         (data_dir / "queue.sqlite").unlink()
         next_second()
         full_run(url, agent, interface, ["X-1"])
-        flags = wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}, timeout=90)
+        flags = wait_for_flags(hub_config(data_dir, database_url), {"X-1": 0, "X-2": 1}, timeout=90)
         assert flags == {"X-1": 0, "X-2": 1}
 
 
-def test_a_busy_queue_does_not_hold_the_done(tmp_path):
+def test_a_busy_queue_does_not_hold_the_done(tmp_path, database_url):
     """While another process holds queue.sqlite's write lock, the done still answers
     200 within the queue's short timeout, and a worker started later does the marking."""
     data_dir = tmp_path / "data"
-    with api_apart(data_dir) as (url, agent, interface, start_worker):
+    db = hub_config(data_dir, database_url)
+    with api_apart(data_dir, database_url) as (url, agent, interface, start_worker):
         full_run(url, agent, interface, ["X-1", "X-2"])
         next_second()
         lock = sqlite3.connect(data_dir / "queue.sqlite", isolation_level=None)
@@ -138,6 +145,6 @@ def test_a_busy_queue_does_not_hold_the_done(tmp_path):
         finally:
             lock.execute("ROLLBACK")
             lock.close()
-        assert neighbour_flags(data_dir / "hub.sqlite") == {"X-1": 0, "X-2": 0}
+        assert neighbour_flags(db) == {"X-1": 0, "X-2": 0}
         start_worker()
-        assert wait_for_flags(data_dir / "hub.sqlite", {"X-1": 0, "X-2": 1}) == {"X-1": 0, "X-2": 1}
+        assert wait_for_flags(db, {"X-1": 0, "X-2": 1}) == {"X-1": 0, "X-2": 1}
