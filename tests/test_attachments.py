@@ -192,7 +192,8 @@ def test_uploads_only_from_the_holder_of_a_fetch(hub, store):
 def test_an_upload_over_the_limit_is_413_and_leaves_nothing(config, store):
     from tests.conftest import Hub
 
-    small = Hub(type(config)(data_dir=config.data_dir, max_upload_bytes=1000, store_url=store.url))
+    small = Hub(type(config)(data_dir=config.data_dir, database_url=config.database_url,
+                             max_upload_bytes=1000, store_url=store.url))
     listed(small, attachment("1", "a.pdf"))
     command = fetch(small, "1").json["command"]
     claim(small, types=["fetch_attachment"])
@@ -333,7 +334,7 @@ def test_states_follow_new_and_changing_commands_of_many_attachments(hub):
     assert states("1") == [("1", "failed", "later", newer_failure)]
 
 
-@pytest.mark.backends("sqlite")  # SQLite's query plan
+@pytest.mark.backends("sqlite")  # SQLite's query plan (EXPLAIN QUERY PLAN); PostgreSQL's is the next test
 def test_states_read_fetches_through_the_attachment_index(hub):
     """Both fetch lookups seek the partial expression index; nothing scans a table."""
     from hub.db import database

@@ -21,7 +21,6 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 EDGES = ["0001-01-01T00:00:00.000+0300", "9999-12-31T23:00:00.000-0300"]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_jira_times_at_the_calendars_ends_store_no_utc_time(hub):
     comments = [{"id": str(n), "created": t, "body": "b"} for n, t in enumerate(EDGES, 1)]
     changes = [{"id": str(n), "created": t, "items": [{"field": "status"}]} for n, t in enumerate(EDGES, 1)]
@@ -33,9 +32,9 @@ def test_jira_times_at_the_calendars_ends_store_no_utc_time(hub):
 
 
 @pytest.fixture
-def small_hub(tmp_path):
-    """A hub whose JSON bodies may be at most 4 KiB."""
-    return Hub(Config(data_dir=tmp_path / "data", max_json_bytes=4096))
+def small_hub(tmp_path, database_url):
+    """A hub (on the test's engine) whose JSON bodies may be at most 4 KiB."""
+    return Hub(Config(data_dir=tmp_path / "data", database_url=database_url, max_json_bytes=4096))
 
 
 class UnreadableBody(io.RawIOBase):
@@ -123,7 +122,6 @@ def test_a_million_wrong_typed_ids_answer_422_at_once(hub):
     assert peak < 300 * 1024 * 1024, peak
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_state_page_holds_at_most_100_issues_and_100_neighbours(hub):
     command = enqueue(hub, "key = X-1")
     claim(hub)
@@ -161,7 +159,6 @@ ODD_TEXT = ["", " ", "\x00", "%ED%A0%80", "\U0010ffff", "\u202e", "9" * 5000, "-
             "\uff11", "true", "null", "a\nb", "../..", str(2**63), str(2**64), "-" + str(2**63), "NaN", "x" * 300]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("path", ["/api/v1/commands", "/api/v1/sync-runs", "/api/v1/issues",
                                   "/api/v1/batches", "/api/v1/attachments/1"])
 def test_odd_query_strings_answer_4xx_never_500(hub, path):

@@ -44,7 +44,6 @@ def test_every_answer_of_every_route_that_needs_a_token_is_no_store(hub):
     assert seen > 100
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_downloads_are_no_store_in_full_in_part_and_unchanged(hub):
     listed(hub, attachment("901", "spec.pdf"), key="AURORA-12")
     sha = fetched(hub, "901")

@@ -26,7 +26,6 @@ def client(make_hub):
     return hub.client, {role: hub.headers(role) for role in ("agent", "interface")}
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_malformed_requests_never_answer_500(client):
     client, headers = client
     rng = random.Random(5)
@@ -144,7 +143,6 @@ def replaced(value, path, new):
     return copy
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_near_valid_state_pages_never_answer_500(client, config):
     client, headers = client
     from hub.models import Command, Token
@@ -164,7 +162,6 @@ def test_near_valid_state_pages_never_answer_500(client, config):
                                 headers=headers["agent"]).status_code == 200
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_odd_uploads_never_answer_500(client):
     client, headers = client
     cases = [

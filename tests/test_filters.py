@@ -101,7 +101,6 @@ def test_the_list_pages_newest_first(hub):
     assert [f["id"] for f in second["items"]] == [ids[2], ids[1]]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_filter_runs_over_the_mirror(hub):
     load(hub, [issue("AURORA-12", status="In Progress"), issue("AURORA-13", status="Open"),
                issue("AURORA-14", status="In Progress")])

@@ -173,8 +173,6 @@ def test_a_key_the_check_did_not_ask_for_is_not_marked_gone(hub):
     assert db_rows(hub, "SELECT key FROM issue WHERE gone_at IS NOT NULL") == [("AURORA-3",)]
 
 
-# On PostgreSQL once the issue list and full-text search run there.
-@pytest.mark.backends("sqlite")
 def test_gone_issues_are_left_out_of_lists_and_search_by_default_and_in_on_asking(hub):
     mirror_with_one_gone(hub)
     assert listed_keys(hub) == ["AURORA-1", "AURORA-2"]

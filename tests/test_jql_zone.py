@@ -76,7 +76,6 @@ def test_the_agent_sends_only_a_zone_the_hub_can_take(name, sent):
     assert known_zone(name) == sent
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_jql_reads_a_date_in_the_zone_in_use(make_hub):
     """22:30 UTC on 22 October is already 23 October in Moscow: `created >= "2026/10/23"` finds the
     issue once the agent says the Jira user is in Moscow, and not before."""

@@ -66,7 +66,6 @@ def test_only_a_metrics_or_admin_token_reads_the_metrics(hub):
         assert resp.status_code == 403, path
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_every_family_appears_after_its_action(hub):
     load(hub, [issue("X-1"), issue("X-2")])  # enqueue, claim, one state page, done
     assert claim(hub, agent_id="agent-2") == []  # nothing queued: an empty claim
@@ -106,7 +105,6 @@ def test_every_family_appears_after_its_action(hub):
     assert "process_resident_memory_bytes" in m
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.filterwarnings("ignore:Unknown REQUEST_METHOD")
 def test_routes_are_counted_by_template_never_by_path(hub):
     load(hub, [issue("X-1")])
@@ -123,7 +121,6 @@ def test_routes_are_counted_by_template_never_by_path(hub):
     assert value(m, "hub_http_requests_total", route="/api/v1/issues/{key}", method="other", status="400") == 1
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_lease_expiries_and_cleanup_removals_count_whichever_process_saw_them(make_hub):
     """Both are tallied in the database: the worker's periodic tasks (another
     process, or another registry) count as much as a claim in the API."""
@@ -162,7 +159,6 @@ FROM_THE_DATABASE = ("hub_queue_commands", "hub_command_deliveries_total", "hub_
                      "hub_sync_run_duration_seconds_sum", "hub_agents", "hub_store_files")
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_scrapes_in_between_read_the_same_as_one_scrape_at_the_end(hub):
     """A scrape reads only what changed since the last one; what it reports
     must be what a first scrape of everything reports."""

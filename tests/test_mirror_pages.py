@@ -89,8 +89,6 @@ def test_a_page_takes_the_same_few_statements_whatever_its_size(db, monkeypatch)
                                              for n in range(100)])) == 3 + lock
 
 
-# Through the agent API: on PostgreSQL once claims and reports run there.
-@pytest.mark.backends("sqlite")
 def test_a_page_mixing_old_and_new_agents_keeps_what_each_did_not_send(hub):
     comment = {"id": "1", "body": "kept", "created": JIRA_TIME}
     attachment = {"id": "31337", "filename": "spec.pdf"}

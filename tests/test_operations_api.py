@@ -9,6 +9,7 @@ import pytest
 
 from hub.services.agents import AgentService
 from tests.conftest import MovableClock
+from tests.engine_support import engine_env
 from tests.support import BASE, claim, db_rows, enqueue, issue, listed, report, run_hub, with_projects
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -35,7 +36,6 @@ def failed(hub, jql="key = AURORA-12") -> dict:
 # --- retry ------------------------------------------------------------------------------
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_failed_refresh_is_retried_as_a_new_command_of_the_same_type_params_and_batch(hub):
     batch = hub.api("POST", "/api/v1/batches", {"title": "Sprint 14"}).json
     command = hub.api("POST", "/api/v1/commands", {"type": "refresh", "batch_id": batch["id"],
@@ -68,7 +68,6 @@ def test_a_cancelled_incremental_refresh_is_retried_with_its_updated_since(hub):
     assert again.json["params"] == {"jql": BASE, "updated_since": "2026-11-30T01:50:00+00:00"}
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_an_open_or_done_command_is_not_retried(hub):
     queued = enqueue(hub, "key = AURORA-1")
     resp = hub.api("POST", f"/api/v1/commands/{queued['id']}/retry")
@@ -85,7 +84,6 @@ def test_an_open_or_done_command_is_not_retried(hub):
     assert db_rows(hub, "SELECT count(*) FROM command") == [(1,)]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_failed_fetch_is_retried_once_and_a_second_retry_gives_the_open_fetch_back(hub):
     listed(hub, {"id": "301", "filename": "spec.pdf", "size": 6}, key="AURORA-12")
     fetch = hub.api("POST", "/api/v1/attachments/301/fetch").json
@@ -101,7 +99,6 @@ def test_a_failed_fetch_is_retried_once_and_a_second_retry_gives_the_open_fetch_
     assert second.status_code == 200 and second.json["id"] == first.json["id"]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_retry_needs_an_interface_token(hub):
     command = failed(hub)
     assert hub.api("POST", f"/api/v1/commands/{command['id']}/retry", role=None).status_code == 401
@@ -111,7 +108,6 @@ def test_retry_needs_an_interface_token(hub):
 # --- what agents hold -------------------------------------------------------------------
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_each_agent_lists_the_commands_it_holds_with_their_lease(hub):
     first, second = enqueue(hub, "key = AURORA-1"), enqueue(hub, "key = AURORA-2")
     [held] = claim(hub, "agent-1")
@@ -199,7 +195,6 @@ def run_of(hub, clock, started: str, finished_at: str, params: dict | None = Non
     return command["id"]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_each_sync_run_says_whether_it_was_full_incremental_or_another_query(make_hub):
     clock = MovableClock()
     hub = make_hub(clock=clock)
@@ -217,7 +212,6 @@ def test_each_sync_run_says_whether_it_was_full_incremental_or_another_query(mak
     assert (last["full"]["kind"], last["incremental"]["kind"]) == ("full", "incremental")
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers(hub):
     command = enqueue(hub, "key = AURORA-12")
     claim(hub, "agent-1")
@@ -225,7 +219,7 @@ def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers
                                                  "error": "Jira answered 503"})
     hub.agent("POST", "/agent/v1/heartbeat", {"agent_id": "agent-old", "version": 17})
 
-    shown = run_hub("agent", "list", data_dir=hub.config.data_dir)
+    shown = run_hub("agent", "list", data_dir=hub.config.data_dir, **engine_env(hub.config))
 
     assert shown.returncode == 0, shown.stderr
     lines = {line.split("\t")[0]: line.split("\t") for line in shown.stdout.splitlines()}

@@ -39,7 +39,6 @@ def test_an_empty_hub_shows_nothing_queued_no_runs_and_an_empty_store(hub):
                              "jql_time_zone": {"name": "UTC", "source": "default"}}
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_the_queue_is_counted_by_type_and_status_with_the_oldest_queued_age(make_hub):
     clock = MovableClock("2026-11-30T06:00:00+00:00")
     hub = make_hub(clock=clock)
@@ -56,7 +55,6 @@ def test_the_queue_is_counted_by_type_and_status_with_the_oldest_queued_age(make
     assert seen["agents"] == {"total": 1, "online": 1}
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_the_last_full_and_incremental_runs_are_told_apart_with_their_durations(make_hub):
     clock = MovableClock()
     hub = make_hub(clock=clock)
@@ -72,7 +70,6 @@ def test_the_last_full_and_incremental_runs_are_told_apart_with_their_durations(
     assert [r["duration_seconds"] for r in runs_listed] == [3, 5, 42]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_the_store_counts_files_and_bytes(hub):
     listed(hub, {"id": "301", "filename": "a.pdf", "size": 6, "mime_type": "application/pdf",
                  "author": "ivanov", "created": "2026-10-22T13:05:11.000+0300"})

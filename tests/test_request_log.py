@@ -55,7 +55,6 @@ def test_an_id_that_is_not_a_plain_token_is_replaced(hub, caplog, incoming):
     assert [line["request_id"] for line in lines(caplog)] == [resp.headers["X-Request-Id"]]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_errors_refusals_and_long_polls_are_logged_without_the_token(hub, caplog):
     caplog.set_level(logging.DEBUG)
     command = enqueue(hub, "key = X-1")
@@ -105,9 +104,9 @@ def get(url: str, token: str | None = None, request_id: str | None = None):
 
 
 @pytest.mark.parametrize("log_format", ["text", "json"])
-def test_hub_serve_logs_requests_in_the_format_asked(data_dir, log_format):
-    agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir, HUB_LOG_FORMAT=log_format)
+def test_hub_serve_logs_requests_in_the_format_asked(data_dir, database_url, log_format):
+    agent, interface = prepared_hub(data_dir, database_url)
+    proc = start("serve", data_dir=data_dir, database_url=database_url, HUB_LOG_FORMAT=log_format)
     output = []
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)

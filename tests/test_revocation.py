@@ -117,7 +117,6 @@ def open_claim(hub, token: str) -> Poll:
     return poll
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("how", ["api", "cli", "another process"])
 def test_a_claim_waiting_when_its_token_is_revoked_gets_401_and_the_command_stays_for_others(served, how):
     hub = served
@@ -148,7 +147,6 @@ def test_a_claim_whose_token_is_revoked_while_nothing_arrives_ends_within_second
     assert waiting_polls(hub) == 0
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_valid_tokens_claim_still_gets_the_command_when_another_token_is_revoked(served):
     hub = served
     poll = open_claim(hub, hub.spare)
@@ -158,7 +156,6 @@ def test_a_valid_tokens_claim_still_gets_the_command_when_another_token_is_revok
     assert status == 200 and [c["id"] for c in body["commands"]] == [command["id"]]
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 @pytest.mark.parametrize("how", ["api", "another process"])
 def test_an_attachment_wait_ends_with_401_when_its_token_is_revoked(served, how):
     hub = served
@@ -181,7 +178,6 @@ def test_an_attachment_wait_ends_with_401_when_its_token_is_revoked(served, how)
     assert status == 200 and body["state"] != "fetching"
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_claim_never_hands_a_command_to_a_token_gone_since_it_was_authenticated(hub):
     # The race the HTTP tests cannot time: revoked between the auth check and the claim.
     command = enqueue(hub, "key = AURORA-12")

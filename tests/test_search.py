@@ -18,8 +18,8 @@ from tests.search_rows import index_everything, put
 from tests.support import comment, db_rows, issue, jira_id, load, with_projects
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
-# Tests of what only one engine has (FTS5's plans, SQLite's migrations), or of the list
-# without ``q``, which is not the search's, run on SQLite until the list runs on PostgreSQL.
+# Tests of what only SQLite has (FTS5's plans and index, SQLite's migrations); PostgreSQL's
+# counterparts are the tests marked for it below.
 sqlite_only = pytest.mark.backends("sqlite")
 
 
@@ -39,14 +39,8 @@ def index_agrees(hub) -> None:
 
 
 def mirror(hub, issues: list[dict]) -> None:
-    """One state page into the mirror: through an agent's refresh on SQLite; on PostgreSQL,
-    where the agent's side is not ported yet, straight through the mirror's loader."""
-    if hub.config.backend == "sqlite":
-        load(hub, issues)
-        return
-    run = RunContext(full=False, started_at=COMMENT_CREATED_UTC, now=COMMENT_CREATED_UTC)
-    with database.atomic():
-        MirrorService().load_page(list(issues), [], run)
+    """One state page into the mirror, through an agent's refresh."""
+    load(hub, issues)
 
 
 def test_cyrillic_and_latin_words_are_found_in_any_case(hub):
@@ -90,7 +84,7 @@ def test_a_summary_changed_by_a_later_page_matches_the_new_word_not_the_old(hub)
     index_agrees(hub)
 
 
-@sqlite_only
+@sqlite_only  # SQLite's migration history: PostgreSQL starts at its baseline
 @pytest.mark.parametrize("version", [1, 7])
 def test_an_older_database_with_issues_migrates_and_is_searchable(make_hub, data_dir, version):
     data_dir.mkdir(mode=0o700)
@@ -187,7 +181,6 @@ def test_q_ranks_pages_by_offset_and_combines_with_filters(hub):
     assert search(hub, "kiwi", status="Closed") == {"items": [], "next_cursor": None, "total": 0}
 
 
-@sqlite_only
 def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):
     load(hub, [issue(f"X-{n}", status="Open" if n < 4 else "Done") for n in range(1, 7)])
     first = search(hub, limit=2)
@@ -196,7 +189,6 @@ def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):
     assert search(hub, status="Open")["total"] == 3
 
 
-@sqlite_only
 def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
     load(hub, [issue("X-1", updated="2026-10-22T13:05:11.000+0300"),   # 10:05:11 UTC
                issue("X-2", updated="2026-10-22T08:00:00.000-0300"),   # 11:00:00 UTC
@@ -218,7 +210,6 @@ def test_updated_since_compares_instants_whatever_zone_jira_wrote(hub):
     assert found(hub, updated_since="2026-10-22T10:30:01Z") == ["X-2"]
 
 
-@sqlite_only
 def test_project_issue_type_and_sprint_filters(hub):
     with_projects()  # the project AWPCA
     load(hub, [issue("X-1", labels=["AWPCA"], issue_type="Story", sprint="AURORA Sprint 14", summary="login"),
@@ -236,7 +227,7 @@ def test_project_issue_type_and_sprint_filters(hub):
     assert hub.api("GET", "/api/v1/issues", params={"project": "two words"}).status_code == 422
 
 
-@sqlite_only
+@sqlite_only  # FTS5's query plan
 def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scanning_them(hub):
     """SQLite could drive a filtered search from ``issue`` and run the match once per row:
     seconds over 100k issues. The index must stay the outer loop."""
@@ -259,7 +250,7 @@ def test_a_filtered_search_reads_issues_by_rowid_from_the_index_never_by_scannin
         assert on_issue and all("(rowid=?)" in step for step in on_issue), plan
 
 
-@sqlite_only
+@sqlite_only  # FTS5's rebuild and exact count; PostgreSQL's estimate is tested below
 def test_a_query_broader_than_the_ranked_matches_ranks_the_newest_and_counts_them_all(hub):
     # Rows written straight into the database, then indexed as the migration does:
     # ten thousand issues through state pages would take the test a minute.

@@ -255,7 +255,6 @@ def test_the_sign_in_and_sign_out_refuse_cross_site_requests(hub):
     assert with_cookie(hub, "GET", "/api/v1/me", session).status_code == 200
 
 
-@pytest.mark.backends("sqlite")  # PostgreSQL once the dispatcher's, the runs' and the loader's SQL run there
 def test_a_session_downloads_an_attachments_content(hub):
     """An <img src> sends the cookie and nothing else: the content route takes it."""
     listed(hub, attachment("10001", "screen.png"), key="AURORA-12")
