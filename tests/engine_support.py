@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterator
 
 from hub.db import qmark_to_format
 
@@ -97,3 +98,22 @@ def engine_settings(database_url: str | None) -> dict[str, str]:
 def engine_env(config) -> dict[str, str]:
     """The ``HUB_*`` variables that point a ``hub`` command at ``config``'s database."""
     return engine_settings(config.database_url)
+
+
+@contextlib.contextmanager
+def engine_database(request, backend: str) -> Iterator[str | None]:
+    """For a module's hub (or mirror) on ``backend``: None on SQLite (the data dir's file), else the URL
+    of a PostgreSQL database of its own at the current schema, dropped afterwards."""
+    if backend != "postgresql":
+        yield None
+        return
+    server, template = request.getfixturevalue("postgres_template")
+    name = server.create_database(template=template)
+    try:
+        yield server.url(name)
+    finally:
+        from hub.db import database
+
+        if database.obj is not None and getattr(database.obj, "database", None) == name:
+            database.obj.close()
+        server.drop_database(name)

@@ -8,8 +8,6 @@ modules loads it once per engine (:func:`engine_database`: a database of its own
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 
 from hub.clock import jira_to_utc
@@ -20,25 +18,6 @@ NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)  # a Monday
 class FixedClock:
     def now(self) -> datetime:
         return NOW
-
-
-@contextmanager
-def engine_database(request, backend: str) -> Iterator[str | None]:
-    """For a module's mirror on ``backend``: None on SQLite (the data dir's file), else the URL
-    of a PostgreSQL database of its own at the current schema, dropped afterwards."""
-    if backend != "postgresql":
-        yield None
-        return
-    server, template = request.getfixturevalue("postgres_template")
-    name = server.create_database(template=template)
-    try:
-        yield server.url(name)
-    finally:
-        from hub.db import database
-
-        if database.obj is not None and getattr(database.obj, "database", None) == name:
-            database.obj.close()
-        server.drop_database(name)
 
 
 def mark_gone(keys, reason: str | None = None) -> None:

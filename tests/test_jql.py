@@ -19,7 +19,8 @@ from hub.assembly import build
 from hub.config import Config
 from hub.services.issues import key_order
 from hub.services.tokens import TokenService
-from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, engine_database, mark_gone
+from tests.engine_support import engine_database
+from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, mark_gone
 from tests.support import load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

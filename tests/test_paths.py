@@ -14,7 +14,7 @@ import pytest
 
 from hub.api.app import build_services, routes
 from hub.config import Config
-from tests.jql_reference import engine_database
+from tests.engine_support import engine_database
 from tests.support import Client, prepared_hub, start, stop, wait_for_line
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

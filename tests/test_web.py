@@ -5,6 +5,10 @@ own browser download). Without Playwright or a browser these tests skip,
 saying which is missing; with CI=true they fail instead. Each page and state is
 checked by axe-core and leaves its screenshot among the test artifacts
 (tests/browser.py's check_page).
+
+The module's hub is started once per engine (a ``hub serve`` on SQLite, then one on a
+PostgreSQL database of the module's own), and every test runs on each: what the pages show
+is what the hub read from its database.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
+from tests.engine_support import engine_database
 from tests.support import (
     PDF,
     call,
@@ -28,6 +33,8 @@ from tests.support import (
     serving,
     wait_until,
 )
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -68,13 +75,27 @@ def seed(url: str, agent: str, interface: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, browser):
+def backend(request) -> str:
+    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def site_database(backend, request):
+    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
+    database of the module's own, copied from the run's template and dropped after."""
+    with engine_database(request, backend) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser, site_database):
     """A seeded hub serving on loopback: its URL and tokens by role."""
     data_dir = tmp_path_factory.mktemp("web") / "data"
-    agent, interface = prepared_hub(data_dir)
-    made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir)
+    agent, interface = prepared_hub(data_dir, site_database)
+    made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir, database_url=site_database)
     assert made.returncode == 0, made.stderr
-    with serving(data_dir) as url:
+    with serving(data_dir, site_database) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
 
@@ -391,12 +412,12 @@ def test_the_interface_works_by_keyboard_and_fits_a_phone(browser, site):
 
 
 @pytest.fixture
-def gone_site(tmp_path, browser):
+def gone_site(tmp_path, browser, database_url):
     """A hub of its own (the shared one keeps every issue): AURORA-7 mirrored, then a full run by a
     v16 agent that leaves it out (AURORA-1 links to it), and the check that finds it gone."""
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    with serving(data_dir) as url:
+    agent, interface = prepared_hub(data_dir, database_url)
+    with serving(data_dir, database_url) as url:
 
         def refresh(jql, issues):
             body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}

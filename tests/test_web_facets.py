@@ -15,6 +15,7 @@ import urllib.parse
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page
+from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, serving
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -67,13 +68,8 @@ def backend(request) -> str:
 def site_database(backend, request):
     """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
     database of the module's own, copied from the run's template and dropped after."""
-    if backend != "postgresql":
-        yield None
-        return
-    server, template = request.getfixturevalue("postgres_template")
-    name = server.create_database(template=template)
-    yield server.url(name)
-    server.drop_database(name)
+    with engine_database(request, backend) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from hub.config import Config
 from tests import engine_support
 from tests.browser import TIMEOUT_MS, check_page, expect
-from tests.jql_reference import engine_database
+from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, run_script, serving
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
-from tests.jql_reference import engine_database
+from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, serving
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
