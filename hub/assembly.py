@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from peewee import Database
+
 from hub import datadir
 from hub.clock import Clock
 from hub.config import Config
@@ -98,6 +100,20 @@ class Built:
     config: Config
     services: Services
     queue: HubHuey
+    database: Database
+
+    def close(self) -> None:
+        """Let go of what the build opened that holds a thread or a connection, once the
+        hub is done with (a test's hub, at the test's end): the work signal's listener
+        (PostgreSQL's ``LISTEN``), the queue's connection, the file store's client and the
+        calling thread's connection to the database (left open when that thread is inside
+        a transaction, which is its own to end). The data dir, the database and the store
+        keep what they hold; anything used again after this connects anew."""
+        self.services.signal.close()
+        self.queue.storage.close()
+        self.services.store.close()
+        if not self.database.is_closed() and not self.database.in_transaction():
+            self.database.close()
 
 
 def configure_queue(config: Config) -> HubHuey:
@@ -200,9 +216,9 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     built, so that its tasks call these same services.
     """
     queue = configure_queue(config)
-    open_hub_database(config)
+    database = open_hub_database(config)
     services = build_services(config, on_full_run_done, clock, store)
-    built = Built(config, services, queue)
+    built = Built(config, services, queue, database)
     queue.services = services
     return built
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -158,6 +159,11 @@ class Hub:
         tokens = TokenService()
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}
 
+    def close(self) -> None:
+        """Let go of what the build opened (:meth:`hub.assembly.Built.close`): the work signal's
+        listener, above all, which would otherwise outlive the test's database."""
+        self.built.close()
+
     def headers(self, role: str | None) -> dict:
         return {"Authorization": f"Bearer {self.tokens[role]}"} if role else {}
 
@@ -173,14 +179,20 @@ class Hub:
 @pytest.fixture
 def make_hub(data_dir: Path, database_url):
     """``make_hub(clock=..., on_full_run_done=..., **settings)``: a Hub on this test's
-    data dir (and database, on PostgreSQL) with those settings."""
+    data dir (and database, on PostgreSQL) with those settings; each one made is closed
+    when the test ends, before its database goes."""
+    made: list[Hub] = []
 
     def make(*, clock=None, on_full_run_done=None, **settings) -> Hub:
         settings.setdefault("database_url", database_url)
-        return Hub(Config(data_dir=data_dir, **settings), clock=clock,
-                   on_full_run_done=on_full_run_done)
+        made.append(Hub(Config(data_dir=data_dir, **settings), clock=clock,
+                        on_full_run_done=on_full_run_done))
+        return made[-1]
 
-    return make
+    yield make
+    with contextlib.ExitStack() as closing:  # every one closed (the last made first) whatever one raises
+        for made_hub in made:
+            closing.callback(made_hub.close)
 
 
 @pytest.fixture

@@ -118,6 +118,10 @@ class FileStore(abc.ABC):
     def check(self) -> None:
         """Raise :class:`hub.errors.Unavailable` (naming why) when the store cannot be used."""
 
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close the connections the store keeps open; a call after this connects anew."""
+
 
 class LocalFileStore(FileStore):
     """``files/`` in the data dir: ``files/<sha256>``, uploads in ``files/.tmp/``."""
@@ -198,6 +202,9 @@ class LocalFileStore(FileStore):
 
     def check(self) -> None:
         """Nothing to reach: the data dir was prepared before the store was opened."""
+
+    def close(self) -> None:
+        """Nothing to close: files on a disk are opened by each call."""
 
     def files(self) -> list[StoredFile]:
         return [StoredFile(path.name, st.st_size, st.st_mtime, path)

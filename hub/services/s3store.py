@@ -407,6 +407,10 @@ class S3FileStore(FileStore):
         with self._s3("be reached"):
             self._client.head_bucket(Bucket=self._bucket)
 
+    def close(self) -> None:
+        # botocore's pools are emptied, not ended: a later request opens a connection again.
+        self._client.close()
+
 
 def _read_part(stream: BinaryIO, size: int) -> bytes:
     """Up to ``size`` bytes, fewer only at the end of the stream (reads may return less)."""
