@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from bench.server import throwaway_postgres
+from bench.server import postgres_server_for
 
 HUB = str(Path(sys.executable).parent / "hub")
 TICK = os.sysconf("SC_CLK_TCK")
@@ -324,17 +324,7 @@ def main() -> int:
 
     server, server_port = None, None
     if args.engine == "postgresql":
-        if args.database_url:
-            import itertools
-
-            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-            from tests.engines import PostgresServer
-
-            server = PostgresServer(args.database_url, itertools.count(1), threading.Lock())
-        else:
-            server, reason = throwaway_postgres()
-            if server is None:
-                raise SystemExit(f"no PostgreSQL server: {reason}")
+        server = postgres_server_for(args.database_url)
         host_port = re.search(r"@([^:/]+):(\d+)", server.admin_url)
         if host_port and host_port.group(1) in ("127.0.0.1", "localhost") and server_pids(int(host_port.group(2))):
             server_port = int(host_port.group(2))

@@ -79,6 +79,24 @@ def throwaway_postgres():
     return postgres_server()
 
 
+def postgres_server_for(url: str | None):
+    """The PostgreSQL server a benchmark makes its databases on: the one ``url`` (a
+    superuser's, from ``--database-url``) names, or :func:`throwaway_postgres`'s; exits
+    saying why when there is none."""
+    if url:
+        import itertools
+        import threading
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from tests.engines import PostgresServer
+
+        return PostgresServer(url, itertools.count(1), threading.Lock())
+    server, reason = throwaway_postgres()
+    if server is None:
+        raise SystemExit(f"no PostgreSQL server: {reason}")
+    return server
+
+
 @contextmanager
 def postgres_database(url: str | None, prefix: str = "hub_bench") -> Iterator[str]:
     """The URL of an empty PostgreSQL database to measure on: ``url`` (the one a benchmark's

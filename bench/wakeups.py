@@ -88,19 +88,11 @@ def main() -> int:
                         help="seconds a claim waits before the enqueue is sent")
     args = parser.parse_args()
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench.nodes import Nodes
+    from bench.server import postgres_server_for
     from hub.services.dispatch import POLL_SECONDS
-    from tests.engines import PostgresServer, postgres_server
 
-    if args.database_url:
-        import itertools
-
-        server = PostgresServer(args.database_url, itertools.count(1), threading.Lock())
-    else:
-        server, reason = postgres_server()
-        if server is None:
-            raise SystemExit(f"no PostgreSQL server: {reason}")
+    server = postgres_server_for(args.database_url)
     work = Path(tempfile.mkdtemp(prefix="hub-bench-wakeups-"))
     print(f"postgresql; 2 nodes; {args.rounds} wake-ups of each kind; a waiting claim looks again "
           f"every {POLL_SECONDS:g} s")
