@@ -34,7 +34,7 @@ from demo.fakejira import (
 )
 from hub.clock import jira_to_utc
 from hub.config import Config
-from tests import engine_support
+from tests.engine_support import rows
 from tests.support import call, db_records, hub_config, prepared_hub, quick_runner, start, stop, wait_for_line
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -109,10 +109,6 @@ def refreshed(runner: Runner, url: str, interface: str) -> Command:
     runner.refresh(command)
     assert call(url, interface, f"/api/v1/commands/{command.id}")["status"] == "done"
     return command
-
-
-def rows(db: Config, sql: str, *args) -> list[tuple]:
-    return engine_support.rows(db, sql, *args)
 
 
 def issue_row(db: Config, key: str) -> dict:
