@@ -343,8 +343,7 @@ def _scope_show(config: Config, args: argparse.Namespace) -> int:
 def _backup(config: Config, args: argparse.Namespace) -> int:
     from hub.assembly import backups
 
-    if not config.database_url:
-        require_hub(config)
+    require_hub(config)  # on PostgreSQL too: an empty database would be dumped as if it were a hub
     report = backups(config).backup(args.dest, copy=args.copy)
     source, database = (config.data_dir, "hub.sqlite") if not config.database_url else (
         _where(config.database_url), "hub.dump")

@@ -8,7 +8,6 @@ The attack these reproduce: one agent token sent 10,000 heartbeats with distinct
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 
 import anyio
@@ -22,8 +21,11 @@ from hub.services.agents import AgentService
 from hub.services.tokens import TokenService
 from tests.conftest import MovableClock
 from tests.dbfactory import make_db
+from tests.engine_support import engine_env, execute
 from tests.mcp_support import data
 from tests.support import call, db_rows, prepared_hub, run_hub, start, stop, wait_for_line
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 LONG = "x" * 1000  # the longest detail the hub takes
 
@@ -150,19 +152,19 @@ def test_hub_agent_remove_frees_an_id_and_names_an_unknown_one(make_hub):
     hub = make_hub(agents_per_token=1)
     assert beat(hub, "agent-a", "busy").status_code == 200
     assert beat(hub, "agent-b").status_code == 409
-    data_dir = hub.config.data_dir
+    data_dir, engine = hub.config.data_dir, engine_env(hub.config)
 
-    shown = run_hub("agent", "list", data_dir=data_dir)
+    shown = run_hub("agent", "list", data_dir=data_dir, **engine)
     assert shown.returncode == 0, shown.stderr
     [line] = shown.stdout.splitlines()
     assert line.split("\t")[:2] == ["agent-a", "online"] and line.endswith("\tv14\tworking\t-\tJira unknown")
-    removed = run_hub("agent", "remove", "agent-a", data_dir=data_dir)
+    removed = run_hub("agent", "remove", "agent-a", data_dir=data_dir, **engine)
     assert removed.returncode == 0, removed.stderr
     assert "agent 'agent-a' removed" in removed.stdout
-    unknown = run_hub("agent", "remove", "agent-a", data_dir=data_dir)
+    unknown = run_hub("agent", "remove", "agent-a", data_dir=data_dir, **engine)
     assert unknown.returncode == 1 and "no agent 'agent-a'" in unknown.stderr
     assert beat(hub, "agent-b").status_code == 200
-    assert run_hub("agent", "list", data_dir=data_dir).stdout.startswith("agent-b\tonline\t")
+    assert run_hub("agent", "list", data_dir=data_dir, **engine).stdout.startswith("agent-b\tonline\t")
 
 
 def test_agents_unseen_for_the_forget_time_drop_out_of_metrics_overview_and_list(make_hub):
@@ -189,9 +191,8 @@ def test_the_hourly_task_deletes_the_rows_of_forgotten_agents(hub):
     from worker.instance import huey
 
     assert beat(hub, "agent-now").status_code == 200 and beat(hub, "agent-gone").status_code == 200
-    with sqlite3.connect(hub.config.db_path) as conn:  # commits
-        conn.execute("UPDATE agent_status SET last_seen_at = '2026-01-01T00:00:00+00:00'"
-                     " WHERE agent_id = 'agent-gone'")
+    execute(hub.config, "UPDATE agent_status SET last_seen_at = '2026-01-01T00:00:00+00:00'"
+                        " WHERE agent_id = 'agent-gone'")
     assert tasks.forget_agents.call_local() == 1
     assert db_rows(hub, "SELECT agent_id FROM agent_status") == [("agent-now",)]
     [task] = [t for t in huey._registry._periodic_tasks if t.__name__ == "forget_agents"]
@@ -199,6 +200,7 @@ def test_the_hourly_task_deletes_the_rows_of_forgotten_agents(hub):
     assert not task().validate_datetime(datetime(2026, 11, 30, 10, 8))
 
 
+@pytest.mark.backends("sqlite")  # a hub.sqlite of schema v8 migrated on: SQLite's migration history
 def test_rows_from_before_v9_count_against_no_token_until_heard_from_again(make_hub, config):
     config.data_dir.mkdir(mode=0o700)
     make_db(config.db_path, 8)  # its agent_status holds agent-1, seen at 2026-10-22T10:00:00
@@ -213,10 +215,10 @@ def test_rows_from_before_v9_count_against_no_token_until_heard_from_again(make_
     assert token_id == db_rows(hub, "SELECT id FROM token WHERE name = 'test-agent'")[0][0]
 
 
-def test_sync_status_answers_a_bounded_summary_however_many_agents(tmp_path):
+def test_sync_status_answers_a_bounded_summary_however_many_agents(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    proc = start("serve", data_dir=data_dir, HUB_AGENTS_PER_TOKEN="40")
+    agent, interface = prepared_hub(data_dir, database_url)
+    proc = start("serve", data_dir=data_dir, database_url=database_url, HUB_AGENTS_PER_TOKEN="40")
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         for n in range(40):

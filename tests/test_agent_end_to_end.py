@@ -80,10 +80,10 @@ def sample_jira() -> tuple[FakeJira, bytes]:
 
 
 @pytest.fixture
-def setup(tmp_path):
+def setup(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira, data = sample_jira()
     agent = None
     try:
@@ -180,10 +180,10 @@ def test_a_full_refresh_mirrors_what_jira_holds_and_an_attachment_comes_byte_exa
     assert stop(agent) == 0  # SIGTERM cuts the idle long-poll and exits cleanly
 
 
-def test_a_wrong_token_is_one_line_and_exit_2(tmp_path):
+def test_a_wrong_token_is_one_line_and_exit_2(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, _ = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, _ = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = FakeJira().start()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)

@@ -16,11 +16,11 @@ REASON = "not found in Jira — deleted, or no longer visible to the agent's use
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     """A hub, a fake Jira of AURORA-1..6 in the base JQL, and a runner running its loop."""
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = FakeJira(max_results=4, embedded=1).start()
     for n in range(1, 7):
         jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])

@@ -5,7 +5,6 @@ once, even while issues are edited, added or leave the scope during the run."""
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections import Counter
 
 import pytest
@@ -15,7 +14,8 @@ from agent.jira_client import SEARCH_FIELDS, JiraClient, JiraError
 from agent.retry import Backoff
 from agent.runner import Runner
 from demo.fakejira import CUSTOM_IDS, FakeJira
-from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
+from tests.engine_support import rows
+from tests.support import call, hub_config, prepared_hub, quick_runner, start, stop, wait_for_line
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -25,12 +25,12 @@ WINDOW = 10_000  # Data Center's default jira.search.platform.max.result.window
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     """A real hub, the fake Jira refusing pages past its window, and a runner in this process that
     counts the issues it sends the hub."""
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = FakeJira(max_results=100, embedded=1, max_result_window=WINDOW).start()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
@@ -43,7 +43,7 @@ def world(tmp_path):
             return send_state(command, issues, neighbors, catalogues)
 
         runner.hub.state = counting
-        yield url, interface, jira, runner, sent, data_dir / "hub.sqlite"
+        yield url, interface, jira, runner, sent, hub_config(data_dir, database_url)
     finally:
         jira.stop()
         assert stop(hub) == 0
@@ -66,12 +66,8 @@ def refreshed(runner: Runner, url: str, interface: str, **params) -> dict:
     return call(url, interface, f"/api/v1/commands/{command.id}")
 
 
-def mirrored(db) -> dict[str, str]:
-    conn = sqlite3.connect(db)
-    try:
-        return dict(conn.execute("SELECT key, summary FROM issue"))
-    finally:
-        conn.close()
+def mirrored(config) -> dict[str, str]:
+    return dict(rows(config, "SELECT key, summary FROM issue"))
 
 
 def searches(jira: FakeJira) -> list[dict]:
@@ -79,7 +75,7 @@ def searches(jira: FakeJira) -> list[dict]:
 
 
 def test_a_scope_of_25000_issues_is_read_whole_past_the_10000_window_every_issue_once(world):
-    url, interface, jira, runner, sent, db = world
+    url, interface, jira, runner, sent, config = world
     jira.indexed = True  # nothing is edited in this run: pages by id come from the scope's kept matches
     lean(jira, 1, 25_000)
 
@@ -87,7 +83,7 @@ def test_a_scope_of_25000_issues_is_read_whole_past_the_10000_window_every_issue
 
     assert done["status"] == "done" and done["result"]["total"] == 25_000
     assert len(sent) == 25_000 and set(sent.values()) == {1}
-    assert len(mirrored(db)) == 25_000
+    assert len(mirrored(config)) == 25_000
     pages = searches(jira)
     # 250 pages of 100 and no empty page after the last: the last page holds all Jira counted from it on.
     assert len(pages) == 250
@@ -97,7 +93,7 @@ def test_a_scope_of_25000_issues_is_read_whole_past_the_10000_window_every_issue
 
 
 def test_the_startat_paging_of_before_is_refused_past_the_window_and_the_refresh_is_not(world):
-    url, interface, jira, runner, sent, _db = world
+    url, interface, jira, runner, sent, _config = world
     jira.max_result_window = 250
     lean(jira, 1, 400)
     old = JiraClient(jira.url, token=jira.token)
@@ -116,7 +112,7 @@ def test_the_startat_paging_of_before_is_refused_past_the_window_and_the_refresh
 
 
 def test_issues_edited_added_or_gone_from_the_scope_during_the_run_are_neither_skipped_nor_repeated(world):
-    url, interface, jira, runner, sent, db = world
+    url, interface, jira, runner, sent, config = world
     jira.max_result_window = 250
     lean(jira, 1, 1_000)
 
@@ -136,14 +132,14 @@ def test_issues_edited_added_or_gone_from_the_scope_during_the_run_are_neither_s
     assert done["status"] == "done" and done["result"]["total"] == 1_001
     assert sorted(sent) == sorted(f"AURORA-{n}" for n in range(1, 1_002))
     assert set(sent.values()) == {1}
-    held = mirrored(db)
+    held = mirrored(config)
     assert held["AURORA-650"] == "Edited before its page"
     assert held["AURORA-20"] == "Summary AURORA-20"  # read before the edit; the next run brings it
     assert len(held) == 1_001
 
 
 def test_an_incremental_run_past_the_window_reads_what_changed_every_issue_once(world):
-    url, interface, jira, runner, sent, db = world
+    url, interface, jira, runner, sent, config = world
     jira.max_result_window = 250
     lean(jira, 1, 1_000)
     assert refreshed(runner, url, interface)["status"] == "done"
@@ -161,13 +157,13 @@ def test_an_incremental_run_past_the_window_reads_what_changed_every_issue_once(
     pages = searches(jira)
     assert len(pages) == 4 and {page["startAt"] for page in pages} == {0}
     assert pages[1]["jql"].startswith(f'({SCOPE} AND updated >= "2026/11/20 10:30") AND id > ')
-    held = mirrored(db)
+    held = mirrored(config)
     assert all(held[key] == f"Changed {key.split('-')[1]}" for key in changed)
     assert held["AURORA-2"] == "Summary AURORA-2"
 
 
 def test_a_scope_whose_jql_orders_and_ors_is_read_by_id_within_parentheses(world):
-    url, interface, jira, runner, _sent, _db = world
+    url, interface, jira, runner, _sent, _config = world
     lean(jira, 1, 5)
     done = refreshed(runner, url, interface, jql="project = AURORA OR labels in (\"AWPCA\") ORDER BY rank DESC")
 
@@ -204,10 +200,11 @@ class IgnoringKeysets(FakeJira):
 
 
 @pytest.mark.parametrize("kind", [RefusingKeysets, IgnoringKeysets])
-def test_a_jira_that_refuses_or_ignores_the_keyset_is_read_by_startat_every_issue_once(tmp_path, kind):
+def test_a_jira_that_refuses_or_ignores_the_keyset_is_read_by_startat_every_issue_once(tmp_path, kind,
+                                                                                         database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = kind(max_results=100, embedded=1).start()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
@@ -229,7 +226,7 @@ def test_a_jira_that_refuses_or_ignores_the_keyset_is_read_by_startat_every_issu
 
         assert done["status"] == "done"
         assert len(sent) == 250 and set(sent.values()) == {1}
-        assert len(mirrored(data_dir / "hub.sqlite")) == 250
+        assert len(mirrored(hub_config(data_dir, database_url))) == 250
         # The pages after the first are read by startAt, as agents paged before the keyset.
         assert sorted({page["startAt"] for page in searches(jira)}) == [0, 100, 200]
     finally:

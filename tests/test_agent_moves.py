@@ -16,10 +16,10 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = FakeJira(max_results=3, embedded=1).start()
     for n in range(1, 5):
         jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])

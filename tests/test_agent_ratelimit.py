@@ -34,10 +34,10 @@ def jira():
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     fake = FakeJira(max_results=5, embedded=1).start()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)

@@ -24,10 +24,10 @@ FAKE_JIRA = ("from demo.fakejira import FakeJira; import sys, time\n"
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     fake = subprocess.Popen([sys.executable, "-c", FAKE_JIRA], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:

@@ -19,10 +19,10 @@ LATER = "2026-11-20T10:30:00.000+0300"
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = FakeJira(max_results=3, embedded=1).start()
     for n in range(1, 8):
         jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])

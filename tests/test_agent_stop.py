@@ -90,10 +90,10 @@ def test_the_agent_exits_at_once_on_sigterm_while_the_hub_takes_its_request_and_
     assert code == 0 and took < STOP_BOUND
 
 
-def test_the_agent_exits_at_once_on_sigterm_after_the_hub_it_ran_against_stopped(tmp_path):
-    agent_token, _ = prepared_hub(tmp_path / "data")
+def test_the_agent_exits_at_once_on_sigterm_after_the_hub_it_ran_against_stopped(tmp_path, database_url):
+    agent_token, _ = prepared_hub(tmp_path / "data", database_url)
     jira = FakeJira().start()
-    hub = start("serve", data_dir=tmp_path / "data")
+    hub = start("serve", data_dir=tmp_path / "data", database_url=database_url)
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
         proc = agent(url, agent_token, jira)

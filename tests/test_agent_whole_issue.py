@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -35,7 +33,9 @@ from demo.fakejira import (
     version,
 )
 from hub.clock import jira_to_utc
-from tests.support import call, prepared_hub, quick_runner, start, stop, wait_for_line
+from hub.config import Config
+from tests.engine_support import rows
+from tests.support import call, db_records, hub_config, prepared_hub, quick_runner, start, stop, wait_for_line
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -88,15 +88,15 @@ def rich_jira(max_results: int = 3, embedded: int = 2) -> FakeJira:
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     jira = rich_jira()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
         runner = quick_runner(url, agent_token, jira, "agent-whole")
-        yield url, interface, jira, runner, data_dir / "hub.sqlite"
+        yield url, interface, jira, runner, hub_config(data_dir, database_url)
     finally:
         jira.stop()
         assert stop(hub) == 0
@@ -111,21 +111,9 @@ def refreshed(runner: Runner, url: str, interface: str) -> Command:
     return command
 
 
-def rows(db: Path, sql: str, *args) -> list[tuple]:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
-
-
-def issue_row(db: Path, key: str) -> dict:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    conn.row_factory = sqlite3.Row
-    try:
-        return dict(conn.execute("SELECT * FROM issue WHERE key = ?", (key,)).fetchone())
-    finally:
-        conn.close()
+def issue_row(db: Config, key: str) -> dict:
+    [row] = db_records(db, "SELECT * FROM issue WHERE key = ?", key)
+    return row
 
 
 def test_a_full_refresh_mirrors_every_field_of_the_whole_issue(world):
@@ -241,11 +229,11 @@ def test_a_catalogue_jira_refuses_is_left_out_and_the_hub_keeps_the_one_it_holds
                      "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES)}
 
 
-def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog):
+def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog, database_url):
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
     # The run's first page (AURORA-1 to 3 with the catalogues and users) is past 7,000 bytes; AURORA-1 alone is not.
-    hub = start("serve", data_dir=data_dir, HUB_MAX_JSON_BYTES="7000")
+    hub = start("serve", data_dir=data_dir, database_url=database_url, HUB_MAX_JSON_BYTES="7000")
     jira = rich_jira()
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
@@ -255,7 +243,7 @@ def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog):
         with caplog.at_level("INFO", logger="hub-agent"):
             refreshed(runner, url, interface)
         assert "sending it in halves" in caplog.text
-        db = data_dir / "hub.sqlite"
+        db = hub_config(data_dir, database_url)
         assert rows(db, "SELECT key FROM issue WHERE neighbor = 0 ORDER BY key") == \
             [(f"AURORA-{n}",) for n in range(1, 8)]
         assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]
@@ -293,11 +281,11 @@ def test_a_run_costs_its_search_pages_six_reads_and_follow_ups_only_for_truncate
     assert searches[-1]["jql"] == 'key in ("OTHER-1")'
 
 
-def test_many_issues_cost_no_request_per_issue_when_nothing_is_cut_short(tmp_path):
+def test_many_issues_cost_no_request_per_issue_when_nothing_is_cut_short(tmp_path, database_url):
     jira = FakeJira(max_results=50, embedded=20).start()
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     try:
         for n in range(1, 121):
             jira.add_issue(f"AURORA-{n}", labels=["AWPCA"], **{SPRINT_FIELD: SPRINTS})

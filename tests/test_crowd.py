@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine_support import engine_settings
 from tests.support import HUB, created_hub, run_script, stop, wait_for_line
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -32,15 +33,16 @@ PROMPT = 5.0
 
 
 class Served:
-    """A ``hub serve --no-worker`` subprocess on a free loopback port, with tokens."""
+    """A ``hub serve --no-worker`` subprocess on a free loopback port, with tokens; on
+    PostgreSQL when ``database_url`` is given."""
 
-    def __init__(self, data_dir: Path, **settings: str):
-        self.data_dir = created_hub(data_dir)
+    def __init__(self, data_dir: Path, database_url: str | None = None, **settings: str):
+        self.data_dir = created_hub(data_dir, database_url)
         self.tokens = {role: run_script("token", "add", f"t-{role}", "--role", role,
-                                     data_dir=data_dir).stdout.strip()
+                                        data_dir=data_dir, database_url=database_url).stdout.strip()
                        for role in ("agent", "interface")}
         env = {**os.environ, **settings, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0",
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1", **engine_settings(database_url)}
         self.proc = subprocess.Popen([HUB, "serve", "--no-worker"], env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.port = int(wait_for_line(self.proc, r"serving on http://[^:]+:(\d+)").group(1))
@@ -97,17 +99,26 @@ class Served:
 
 
 @pytest.fixture
-def serve(tmp_path):
-    started = []
+def serve(tmp_path, database_url, request):
+    """``serve(**settings)``: a new hub of its own (its data dir, and on PostgreSQL its database)."""
+    started: list[Served] = []
+    databases = []  # on PostgreSQL, those of the hubs after the first
 
     def start(**settings: str) -> Served:
-        served = Served(tmp_path / f"data{len(started)}", **settings)
+        url = database_url
+        if database_url and started:
+            server, template = request.getfixturevalue("postgres_template")
+            databases.append((server, server.create_database(template=template)))
+            url = server.url(databases[-1][1])
+        served = Served(tmp_path / f"data{len(started)}", url, **settings)
         started.append(served)
         return served
 
     yield start
     for served in started:
         served.close()
+    for server, name in databases:
+        server.drop_database(name)
 
 
 def list_attachment(hub: Served, size: int = 10) -> None:
@@ -315,7 +326,7 @@ def test_an_upload_of_exactly_the_limit_is_accepted_and_one_byte_more_is_413(ser
         assert json.loads(body)["size"] == limit
 
 
-def test_upload_leftovers_of_a_dead_process_go_at_start_and_a_live_ones_stay(tmp_path):
+def test_upload_leftovers_of_a_dead_process_go_at_start_and_a_live_ones_stay(tmp_path, database_url):
     data_dir = tmp_path / "data"
     tmp = data_dir / "files" / ".tmp"
     tmp.mkdir(parents=True)
@@ -327,7 +338,7 @@ def test_upload_leftovers_of_a_dead_process_go_at_start_and_a_live_ones_stay(tmp
                  "old-style": f"{'c' * 32}.part"}
         for name in names.values():
             (tmp / name).write_bytes(b"half an upload")
-        hub = Served(data_dir)
+        hub = Served(data_dir, database_url)
         try:
             assert sorted(p.name for p in tmp.iterdir()) == [names["live"]]
         finally:
