@@ -78,8 +78,6 @@ def test_a_moved_issue_is_one_issue_under_its_new_key_with_all_it_had(hub):
     assert [(link["key"], link["in_mirror"]) for link in detail["links"]["outward"]] == [("OPS-7", True)]
 
 
-# It lists issues too: on PostgreSQL once the issue list runs there.
-@pytest.mark.backends("sqlite")
 def test_the_old_key_answers_with_the_issue_under_its_new_key(hub):
     load(hub, [issue("AURORA-12", comments=[comment("101")])])
     load(hub, [moved("OPS-7")])
@@ -109,8 +107,6 @@ def test_a_note_added_under_the_old_key_lands_on_the_new_one(hub):
         "written on the old key"]
 
 
-# On PostgreSQL once full-text search runs there.
-@pytest.mark.backends("sqlite")
 def test_search_by_the_old_key_finds_the_issue(hub):
     load(hub, [issue("AURORA-12", summary="Radar calibration"), issue("AURORA-13")])
     load(hub, [moved("OPS-7", summary="Radar calibration")])

@@ -248,9 +248,7 @@ def filtered_mirror(hub):
     load(hub, [issue("OLD-1", sprint="AURORA Sprint 13", priority="Major")])
 
 
-# The lists' order is the issues' arrival: within one page, PostgreSQL's rowids are given in the order
-# the loader upserts the page's issues in (by key), not the page's own (hub/services/mirror.py).
-@pytest.mark.backends("sqlite")
+# The lists' order is the issues' arrival: within one page, the page's own order.
 def test_the_list_filters_by_resolution_component_versions_sprints_and_parent(hub):
     filtered_mirror(hub)
     assert keys(hub, resolution="Fixed") == ["AURORA-9", "AURORA-10", "AURORA-1"]

@@ -16,12 +16,18 @@ What the engines do differently beyond spelling:
   transaction. On PostgreSQL two pages load at once, under READ COMMITTED, so
   :meth:`MirrorSql.lock` first takes a transaction-level advisory lock on each
   issue key the page writes (its states' keys, and the issues its inward links
-  add rows for), in one fixed order (by the lock's number): two pages that share
-  a key take turns, and each reads the mirror only once it holds its keys, so it
-  ends where loading them one after the other would; pages that share none run
-  side by side. Rows that are no issue's (sprints, users) are written in key
-  order, so that two pages naming the same ones lock them in the same order and
-  cannot deadlock. A catalogue a page replaces is locked by its kind.
+  add rows for), and a shared one on each key its states point at (epics,
+  parents, outward links), all in one statement, in one fixed order (by the
+  lock's number): two pages that share a key take turns, and each reads the
+  mirror only once it holds its keys, so it ends where loading them one after
+  the other would; pages that share none, or only point at the same keys, run
+  side by side. A move writes rows of keys the page does not name (the old key
+  found by the state's Jira id, the issues pointing at it): the page then starts
+  again holding those too, never waiting for a key out of that order
+  (:class:`hub.services.mirror_moves.KeysToHold`). Rows that are no issue's
+  (sprints, users) are written in key order, so that two pages naming the same
+  ones lock them in the same order and cannot deadlock. A catalogue a page
+  replaces is locked by its kind.
 - Rows of a table the page has just emptied of its keys (comments, worklogs, an
   issue's sprints) are new by then: SQLite inserts them with ``INSERT OR
   REPLACE``, PostgreSQL copies them in (``COPY``, a :class:`Fresh` statement),
@@ -35,7 +41,7 @@ What the engines do differently beyond spelling:
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
@@ -52,11 +58,14 @@ _KIND_LOCKS = 0x63617461
 @dataclass(frozen=True)
 class Fresh:
     """Rows new to ``table`` (its rows of their keys were deleted in the same transaction),
-    each of ``columns``; ``key`` is the positions of the table's primary key in a row."""
+    each of ``columns``; ``key`` is the positions of the table's primary key in a row,
+    ``first`` whether the first of a key's rows stays (an upsert that does nothing on
+    conflict), not the last."""
 
     table: str
     columns: tuple[str, ...]
     key: tuple[int, ...]
+    first: bool = False  # of rows of one key, the first stays (DO NOTHING), not the last
 
     def copy(self) -> str:
         return f"COPY {self.table} ({', '.join(self.columns)}) FROM STDIN"
@@ -82,9 +91,11 @@ class PostgresConnection:
                 cursor.executemany(sql, rows)
                 return
             # COPY refuses a second row of one key, which an upsert would let replace the first.
-            last = {tuple(row[n] for n in sql.key): row for row in rows}
+            kept: dict[tuple, Sequence] = {}
+            for row in (reversed(rows) if sql.first else rows):
+                kept[tuple(row[n] for n in sql.key)] = row
             with cursor.copy(sql.copy()) as copy:
-                for row in last.values():
+                for row in kept.values():
                     copy.write_row(row)
 
 
@@ -115,9 +126,15 @@ class MirrorSql:
     delete_attachment_ids: str
     held_attachments: str
     upsert_attachment: str
-    moves_page: str  # see hub.services.mirror_moves; its parameters from moves_page_params
+    moves_page: str  # see hub.services.mirror_moves
+    # The parameters of moves_page from the page's (key, id) pairs and the old keys its
+    # changelogs name, each a JSON array.
+    moves_page_params: Callable[[str, str], tuple]
     moved_map: str
     moved_old: str
+    # The keys of issues whose epic, parent or outward links name one of the bound old keys
+    # (three times), and the old keys of aliases leading to one of the fourth's.
+    rewritten: str
     upsert_alias: str
     delete_kind: str
     insert_entry: str
@@ -136,7 +153,8 @@ class MirrorSql:
         """The statement that takes the bound keys out of the full-text index (None: not run)."""
         return fulltext.unindex(self.dialect)
 
-    def issue_upserts(self, columns: tuple[str, ...], rows: list[tuple]) -> list[tuple[str, list[tuple]]]:
+    def issue_upserts(self, columns: tuple[str, ...], rows: list[tuple],
+                      known: Collection[str] = ()) -> list[tuple[str, list[tuple]]]:
         """The statements that upsert ``rows`` (``key, *columns, fetched_at, neighbor, mask``)
         into ``issue``, each with its rows, in the order they are to be sent.
 
@@ -145,11 +163,21 @@ class MirrorSql:
         kept; a gone issue whose state a page loads is back: Jira returned it. SQLite binds
         the mask in one statement for the page. PostgreSQL gets, for each run of rows of
         one mask (a page's states usually send the same fields: one run), the statement
-        naming those columns, the rows without their mask, in key order.
+        naming those columns, the rows without their mask.
+
+        The rows go in the page's order, as on SQLite, so that new issues get their rowids
+        (the order of arrival) in it; on PostgreSQL the rows of issues the mirror holds
+        already (``known``) go after them, in key order as they always did: the page holds
+        the locks of all its keys, so no other page writes its rows, but an UPDATE of
+        several issues that takes no key locks (a check's gone marking, by key) may lock
+        known rows, and two writers must lock shared rows in one order. A new row no other
+        transaction sees until the page commits: the order of those is the page's alone.
         """
         if not self.dialect.postgres:
             return [(_sqlite_issue_upsert(columns), rows)]
-        rows = sorted(rows, key=itemgetter(0))
+        if known:
+            rows = ([row for row in rows if row[0] not in known]
+                    + sorted((row for row in rows if row[0] in known), key=itemgetter(0)))
         runs: list[tuple[str, list[tuple]]] = []
         last = None
         for row in rows:
@@ -168,23 +196,27 @@ class MirrorSql:
             return rows
         return sorted(rows, key=itemgetter(*range(width)))
 
-    def lock(self, conn, keys: Callable[[], Iterable[str]], *, kinds: bool = False) -> None:
+    def lock(self, conn, keys: Callable[[], Iterable[str]], *, kinds: bool = False,
+             shared: Callable[[], Iterable[str]] | None = None) -> None:
         """On PostgreSQL, wait for and take the transaction's locks on ``keys()`` (issue keys,
-        or with ``kinds`` catalogue kinds), in the one order every writer takes them; nothing
-        on SQLite, whose write lock the transaction already holds (``keys`` is not called)."""
+        or with ``kinds`` catalogue kinds), and shared locks on the issue keys of ``shared()``
+        that are not among them, all in one statement, in the one order every writer takes
+        them in; nothing on SQLite, whose write lock the transaction already holds (neither
+        is called)."""
         if not self.dialect.postgres:
             return
-        numbers = sorted({_lock_number(key) for key in keys()})
-        if numbers:
-            # One statement, the locks taken in the array's order (a function scan's).
-            conn.execute("SELECT count(pg_advisory_xact_lock(CAST(%s AS integer), n)) "
-                         "FROM unnest(CAST(%s AS integer[])) AS n",
-                         (_KIND_LOCKS if kinds else _KEY_LOCKS, numbers))
-
-    def moves_page_params(self, pairs: str, olds: str) -> tuple:
-        """The parameters of :attr:`moves_page`: the page's (key, id) pairs and the old keys
-        its changelogs name, each a JSON array."""
-        return (pairs, pairs, pairs, olds) if self.dialect.postgres else (pairs, olds)
+        exclusive = {_lock_number(key): True for key in keys()}
+        if shared is not None:
+            for key in shared():
+                exclusive.setdefault(_lock_number(key), False)
+        if exclusive:
+            numbers = sorted(exclusive)
+            # One statement, the locks taken in the arrays' order (a function scan's).
+            conn.execute("SELECT count(CASE WHEN x THEN pg_advisory_xact_lock(CAST(%s AS integer), n) "
+                         "ELSE pg_advisory_xact_lock_shared(CAST(%s AS integer), n) END) "
+                         "FROM unnest(CAST(%s AS integer[]), CAST(%s AS boolean[])) AS l(n, x)",
+                         (_KIND_LOCKS if kinds else _KEY_LOCKS, _KIND_LOCKS if kinds else _KEY_LOCKS,
+                          numbers, [exclusive[n] for n in numbers]))
 
 
 def _lock_number(text: str) -> int:
@@ -206,10 +238,6 @@ def insertion_order() -> str:
     ``rowid`` on both engines (the PostgreSQL baseline gives the table an identity of that
     name, which an upsert keeps, as SQLite's rowid is kept)."""
     return "rowid"
-
-
-# SQLite: the statements as the loader has always sent them.
-_SQLITE_KEYS = "(SELECT value FROM json_each(?))"
 
 
 @lru_cache(maxsize=4)
@@ -239,65 +267,6 @@ def _postgres_issue_upsert(columns: tuple[str, ...], mask: int) -> str:
             "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL")
 
 
-def _sqlite() -> MirrorSql:
-    keys = _SQLITE_KEYS
-    return MirrorSql(
-        dialect=Dialect("sqlite"),
-        keys=keys,
-        known=f"SELECT key, neighbor, neighbor = 0 AND fetched_at >= ? FROM issue WHERE key IN {keys}",
-        delete_links=f"DELETE FROM issue_link WHERE source_key IN {keys}",
-        insert_link="INSERT OR IGNORE INTO issue_link (source_key, target_key, link_type) VALUES (?, ?, ?)",
-        delete_comments=f"DELETE FROM issue_comment WHERE key IN {keys}",
-        insert_comment=("INSERT OR REPLACE INTO issue_comment (key, comment_id, author, created, updated, "
-                        "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        upsert_change=("INSERT OR REPLACE INTO issue_change (key, history_id, item_no, author, created, "
-                       "created_at, field, field_type, from_value, from_string, to_value, to_string) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        delete_worklogs=f"DELETE FROM issue_worklog WHERE key IN {keys}",
-        insert_worklog=("INSERT OR REPLACE INTO issue_worklog (key, worklog_id, author, started, started_at, "
-                        "time_spent, comment, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        delete_issue_sprints=f"DELETE FROM issue_sprint WHERE key IN {keys}",
-        insert_issue_sprint="INSERT OR IGNORE INTO issue_sprint (key, sprint_id) VALUES (?, ?)",
-        upsert_sprint=("INSERT OR REPLACE INTO sprint (sprint_id, name, state, start_date, end_date, "
-                       "complete_date, board_id, goal, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        delete_attachments=f"DELETE FROM issue_attachment WHERE key IN {keys} AND attachment_id NOT IN {keys}",
-        delete_attachment_ids=f"DELETE FROM issue_attachment WHERE attachment_id IN {keys}",
-        held_attachments=(
-            "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size FROM json_each(?) AS asked "
-            "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
-            "LEFT JOIN issue AS i ON i.key = a.key "
-            "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value"),
-        upsert_attachment=("INSERT OR REPLACE INTO issue_attachment (attachment_id, key, filename, size, "
-                           "mime_type, author, created, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
-        moves_page=(
-            "SELECT 0, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
-            "JOIN issue AS i ON i.id = s.value ->> 1 AND i.key != s.value ->> 0 "
-            "UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM json_each(?1) AS s "
-            "JOIN issue AS i ON i.key = s.value ->> 0 AND i.id != s.value ->> 1 "
-            "UNION ALL SELECT 2, a.old_key, a.key, NULL FROM json_each(?1) AS s "
-            "JOIN issue_alias AS a ON a.old_key = s.value ->> 0 "
-            "UNION ALL SELECT 3, c.value, i.id, a.key FROM json_each(?2) AS c "
-            "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"),
-        moved_map="(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved",
-        moved_old="(SELECT value ->> 0 FROM json_each(?))",
-        upsert_alias=("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (?, ?, ?) "
-                      "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key"),
-        delete_kind="DELETE FROM jira_catalogue WHERE kind = ?",
-        insert_entry=("INSERT OR REPLACE INTO jira_catalogue (kind, jira_id, name, position, detail) "
-                      "VALUES (?, ?, ?, ?, ?)"),
-        # A user sent without a key or a display name keeps the one held.
-        upsert_user=("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (?, ?, ?, ?) "
-                     "ON CONFLICT (name) DO UPDATE SET user_key = coalesce(excluded.user_key, user_key), "
-                     "display_name = coalesce(excluded.display_name, display_name), "
-                     "updated_at = excluded.updated_at"),
-        # OR IGNORE: a row the new key already holds stays as it has it.
-        rekey_children={(table, column): f"UPDATE OR IGNORE {table} SET {column} = moved.new FROM "
-                        "(SELECT value ->> 0 AS old, value ->> 1 AS new FROM json_each(?)) AS moved "
-                        f"WHERE {table}.{column} = moved.old"
-                        for table, column in _PRIMARY_KEYS},
-    )
-
-
 # Tables keyed by an issue's key (the column naming it), with their primary keys.
 _PRIMARY_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("issue_comment", "key"): ("key", "comment_id"),
@@ -309,91 +278,158 @@ _PRIMARY_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("issue_link", "source_key"): ("source_key", "target_key", "link_type"),
     ("issue_link", "target_key"): ("source_key", "target_key", "link_type"),
 }
-_PG_KEYS = "(SELECT jsonb_array_elements_text(CAST(%s AS jsonb)))"
-_PG_PAIRS = "jsonb_array_elements(CAST(%s AS jsonb)) AS s(value)"
-_PG_MAP = ("(SELECT value ->> 0 AS old, value ->> 1 AS new "
-           "FROM jsonb_array_elements(CAST(%s AS jsonb)) AS m(value)) AS moved")
 
 
-def _upsert(table: str, columns: str, conflict: str, *, nothing: bool = False) -> str:
-    names = [name.strip() for name in columns.split(",")]
-    marks = ", ".join(["%s"] * len(names))
-    key = {name.strip() for name in conflict.split(",")}
-    action = "NOTHING" if nothing else "UPDATE SET " + ", ".join(
-        f"{name} = excluded.{name}" for name in names if name not in key)
-    return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({conflict}) DO {action}"
+class _Sqlite:
+    """SQLite's spelling of the pieces the engines write differently: the statements as
+    the loader has always sent them."""
+
+    dialect = Dialect("sqlite")
+    mark = "?"
+    keys = "(SELECT value FROM json_each(?))"
+
+    @staticmethod
+    def elements(alias: str | None = None, number: int | None = None) -> str:
+        """The elements of a bound JSON array as a table (``value``: the element); ``number``
+        names the parameter (one array bound once, read twice)."""
+        table = f"json_each({'?' if number is None else f'?{number}'})"
+        return f"{table} AS {alias}" if alias else table
+
+    texts = elements  # (json_each gives a string element as text)
+
+    @staticmethod
+    def upsert(table: str, columns: str, conflict: str, *, nothing: bool = False) -> str:
+        marks = ", ".join(["?"] * len(columns.split(",")))
+        return f"INSERT OR {'IGNORE' if nothing else 'REPLACE'} INTO {table} ({columns}) VALUES ({marks})"
+
+    @classmethod
+    def fresh(cls, table: str, columns: str, conflict: str, *, nothing: bool = False) -> str | Fresh:
+        """The insert of rows new to ``table`` (see :class:`Fresh`): SQLite's upsert."""
+        return cls.upsert(table, columns, conflict, nothing=nothing)
+
+    @staticmethod
+    def rekey_child(table: str, column: str, primary: tuple[str, ...], moved: str) -> str:
+        # OR IGNORE: a row the new key already holds stays as it has it.
+        return f"UPDATE OR IGNORE {table} SET {column} = moved.new FROM {moved} WHERE {table}.{column} = moved.old"
+
+    @staticmethod
+    def moves_page_params(pairs: str, olds: str) -> tuple:
+        return (pairs, olds)
 
 
-def _rekey_child(table: str, column: str, primary: tuple[str, ...]) -> str:
-    """``UPDATE OR IGNORE`` of a child table: where the new key already holds the row's
-    primary key, the row stays under the old key (and is deleted with it)."""
-    statement = f"UPDATE {table} SET {column} = moved.new FROM {_PG_MAP} WHERE {table}.{column} = moved.old"
-    if column not in primary:
-        return statement  # re-keying cannot meet another row
-    same = " AND ".join(f"held.{name} = {'moved.new' if name == column else f'{table}.{name}'}"
-                        for name in primary)
-    return f"{statement} AND NOT EXISTS (SELECT 1 FROM {table} AS held WHERE {same})"
+class _Postgres:
+    """PostgreSQL's spelling: psycopg's placeholders, jsonb, ON CONFLICT."""
+
+    dialect = Dialect("postgresql")
+    mark = "%s"
+    keys = "(SELECT jsonb_array_elements_text(CAST(%s AS jsonb)))"
+
+    @staticmethod
+    def elements(alias: str | None = None, number: int | None = None) -> str:
+        return f"jsonb_array_elements(CAST(%s AS jsonb)) AS {alias or 'm'}(value)"
+
+    @staticmethod
+    def texts(alias: str | None = None, number: int | None = None) -> str:
+        return f"jsonb_array_elements_text(CAST(%s AS jsonb)) AS {alias or 'm'}(value)"
+
+    @staticmethod
+    def upsert(table: str, columns: str, conflict: str, *, nothing: bool = False) -> str:
+        names = [name.strip() for name in columns.split(",")]
+        marks = ", ".join(["%s"] * len(names))
+        key = {name.strip() for name in conflict.split(",")}
+        action = "NOTHING" if nothing else "UPDATE SET " + ", ".join(
+            f"{name} = excluded.{name}" for name in names if name not in key)
+        return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({conflict}) DO {action}"
+
+    @staticmethod
+    def fresh(table: str, columns: str, conflict: str, *, nothing: bool = False) -> str | Fresh:
+        """The insert of rows new to ``table``: copied in (:class:`Fresh`)."""
+        names = tuple(name.strip() for name in columns.split(","))
+        return Fresh(table, names, tuple(names.index(name.strip()) for name in conflict.split(",")), first=nothing)
+
+    @staticmethod
+    def rekey_child(table: str, column: str, primary: tuple[str, ...], moved: str) -> str:
+        """``UPDATE OR IGNORE`` of a child table: where the new key already holds the row's
+        primary key, the row stays under the old key (and is deleted with it)."""
+        statement = f"UPDATE {table} SET {column} = moved.new FROM {moved} WHERE {table}.{column} = moved.old"
+        if column not in primary:
+            return statement  # re-keying cannot meet another row
+        same = " AND ".join(f"held.{name} = {'moved.new' if name == column else f'{table}.{name}'}"
+                            for name in primary)
+        return f"{statement} AND NOT EXISTS (SELECT 1 FROM {table} AS held WHERE {same})"
+
+    @staticmethod
+    def moves_page_params(pairs: str, olds: str) -> tuple:
+        return (pairs, pairs, pairs, olds)  # each read of the pairs binds them again
 
 
-def _postgres() -> MirrorSql:
-    keys = _PG_KEYS
+def _build(engine: type[_Sqlite] | type[_Postgres]) -> MirrorSql:
+    """The loader's statements, written once, in ``engine``'s spelling."""
+    keys, mark, upsert = engine.keys, engine.mark, engine.upsert
+    moved = f"(SELECT value ->> 0 AS old, value ->> 1 AS new FROM {engine.elements()}) AS moved"
     return MirrorSql(
-        dialect=Dialect("postgresql"),
+        dialect=engine.dialect,
         keys=keys,
-        known=f"SELECT key, neighbor, neighbor = 0 AND fetched_at >= %s FROM issue WHERE key IN {keys}",
+        known=f"SELECT key, neighbor, neighbor = 0 AND fetched_at >= {mark} FROM issue WHERE key IN {keys}",
         delete_links=f"DELETE FROM issue_link WHERE source_key IN {keys}",
-        insert_link=_upsert("issue_link", "source_key, target_key, link_type",
-                            "source_key, target_key, link_type", nothing=True),
+        insert_link=upsert("issue_link", "source_key, target_key, link_type", "source_key, target_key, link_type",
+                           nothing=True),
         delete_comments=f"DELETE FROM issue_comment WHERE key IN {keys}",
-        insert_comment=Fresh("issue_comment", ("key", "comment_id", "author", "created", "updated", "body",
-                                               "created_at"), (0, 1)),
-        upsert_change=_upsert("issue_change", "key, history_id, item_no, author, created, created_at, field, "
-                              "field_type, from_value, from_string, to_value, to_string",
-                              "key, history_id, item_no"),
+        insert_comment=engine.fresh("issue_comment", "key, comment_id, author, created, updated, body, created_at",
+                                    "key, comment_id"),
+        upsert_change=upsert("issue_change", "key, history_id, item_no, author, created, created_at, field, "
+                             "field_type, from_value, from_string, to_value, to_string", "key, history_id, item_no"),
         delete_worklogs=f"DELETE FROM issue_worklog WHERE key IN {keys}",
-        insert_worklog=Fresh("issue_worklog", ("key", "worklog_id", "author", "started", "started_at", "time_spent",
-                                               "comment", "created", "updated"), (0, 1)),
+        insert_worklog=engine.fresh("issue_worklog", "key, worklog_id, author, started, started_at, time_spent, "
+                                    "comment, created, updated", "key, worklog_id"),
         delete_issue_sprints=f"DELETE FROM issue_sprint WHERE key IN {keys}",
-        insert_issue_sprint=Fresh("issue_sprint", ("key", "sprint_id"), (0, 1)),
-        upsert_sprint=_upsert("sprint", "sprint_id, name, state, start_date, end_date, complete_date, "
-                              "board_id, goal, updated_at", "sprint_id"),
+        insert_issue_sprint=engine.fresh("issue_sprint", "key, sprint_id", "key, sprint_id", nothing=True),
+        upsert_sprint=upsert("sprint", "sprint_id, name, state, start_date, end_date, complete_date, "
+                             "board_id, goal, updated_at", "sprint_id"),
         delete_attachments=f"DELETE FROM issue_attachment WHERE key IN {keys} AND attachment_id NOT IN {keys}",
         delete_attachment_ids=f"DELETE FROM issue_attachment WHERE attachment_id IN {keys}",
         held_attachments=(
-            "SELECT asked.value, a.key, i.id, a.filename, a.size, f.size "
-            "FROM jsonb_array_elements_text(CAST(%s AS jsonb)) AS asked(value) "
+            f"SELECT asked.value, a.key, i.id, a.filename, a.size, f.size FROM {engine.texts('asked')} "
             "LEFT JOIN issue_attachment AS a ON a.attachment_id = asked.value "
             "LEFT JOIN issue AS i ON i.key = a.key "
             "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value"),
-        upsert_attachment=_upsert("issue_attachment", "attachment_id, key, filename, size, mime_type, author, "
-                                  "created, created_at", "attachment_id"),
+        upsert_attachment=upsert("issue_attachment", "attachment_id, key, filename, size, mime_type, author, "
+                                 "created, created_at", "attachment_id"),
+        # See hub.services.mirror_moves: the page's (key, id) pairs, bound once on SQLite
+        # (?1), then the old keys its changelogs name.
         moves_page=(
-            f"SELECT 0, s.value ->> 0, i.key, i.id FROM {_PG_PAIRS} "
+            f"SELECT 0, s.value ->> 0, i.key, i.id FROM {engine.elements('s', 1)} "
             "JOIN issue AS i ON i.id = s.value ->> 1 AND i.key != s.value ->> 0 "
-            f"UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM {_PG_PAIRS} "
+            f"UNION ALL SELECT 1, s.value ->> 0, i.key, i.id FROM {engine.elements('s', 1)} "
             "JOIN issue AS i ON i.key = s.value ->> 0 AND i.id != s.value ->> 1 "
-            f"UNION ALL SELECT 2, a.old_key, a.key, NULL FROM {_PG_PAIRS} "
+            f"UNION ALL SELECT 2, a.old_key, a.key, NULL FROM {engine.elements('s', 1)} "
             "JOIN issue_alias AS a ON a.old_key = s.value ->> 0 "
-            "UNION ALL SELECT 3, c.value, i.id, a.key FROM jsonb_array_elements_text(CAST(%s AS jsonb)) AS c(value) "
+            f"UNION ALL SELECT 3, c.value, i.id, a.key FROM {engine.texts('c', 2)} "
             "LEFT JOIN issue AS i ON i.key = c.value LEFT JOIN issue_alias AS a ON a.old_key = c.value"),
-        moved_map=_PG_MAP,
-        moved_old="(SELECT value ->> 0 FROM jsonb_array_elements(CAST(%s AS jsonb)) AS m(value))",
-        upsert_alias=("INSERT INTO issue_alias (old_key, key, moved_at) VALUES (%s, %s, %s) "
+        moves_page_params=engine.moves_page_params,
+        moved_map=moved,
+        moved_old=f"(SELECT value ->> 0 FROM {engine.elements()})",
+        rewritten=(f"SELECT key FROM issue WHERE epic_key IN {keys} UNION SELECT key FROM issue WHERE "
+                   f"parent_key IN {keys} UNION SELECT source_key FROM issue_link WHERE target_key IN {keys} "
+                   f"UNION SELECT old_key FROM issue_alias WHERE key IN {keys}"),
+        upsert_alias=(f"INSERT INTO issue_alias (old_key, key, moved_at) VALUES ({mark}, {mark}, {mark}) "
                       "ON CONFLICT (old_key) DO UPDATE SET key = excluded.key"),
-        delete_kind="DELETE FROM jira_catalogue WHERE kind = %s",
-        insert_entry=_upsert("jira_catalogue", "kind, jira_id, name, position, detail", "kind, jira_id"),
-        upsert_user=("INSERT INTO jira_user (name, user_key, display_name, updated_at) VALUES (%s, %s, %s, %s) "
-                     "ON CONFLICT (name) DO UPDATE SET "
-                     "user_key = coalesce(excluded.user_key, jira_user.user_key), "
+        delete_kind=f"DELETE FROM jira_catalogue WHERE kind = {mark}",
+        insert_entry=upsert("jira_catalogue", "kind, jira_id, name, position, detail", "kind, jira_id"),
+        # A user sent without a key or a display name keeps the one held.
+        upsert_user=(f"INSERT INTO jira_user (name, user_key, display_name, updated_at) "
+                     f"VALUES ({mark}, {mark}, {mark}, {mark}) "
+                     "ON CONFLICT (name) DO UPDATE SET user_key = coalesce(excluded.user_key, jira_user.user_key), "
                      "display_name = coalesce(excluded.display_name, jira_user.display_name), "
                      "updated_at = excluded.updated_at"),
-        rekey_children={pair: _rekey_child(*pair, primary) for pair, primary in _PRIMARY_KEYS.items()},
+        rekey_children={(table, column): engine.rekey_child(table, column, primary, moved)
+                        for (table, column), primary in _PRIMARY_KEYS.items()},
     )
 
 
 @lru_cache(maxsize=2)
 def _for(name: str) -> MirrorSql:
-    return _postgres() if name == "postgresql" else _sqlite()
+    return _build(_Postgres if name == "postgresql" else _Sqlite)
 
 
 def mirror_sql() -> MirrorSql:

@@ -39,9 +39,13 @@ the new issues are indexed again from the view in another. (Those statements are
 
 The statements are the engine's (:mod:`hub.dialect.mirror`): on SQLite the page
 holds the one write lock; on PostgreSQL it first takes a lock on each issue key
-it writes, in one order for every writer, so that two pages sharing issues take
-turns (each reading the mirror once it holds its keys) and cannot deadlock, and
-it writes rows that are no issue's (sprints) in key order.
+it writes (and a shared one on each key it points at), in one order for every
+writer, so that two pages sharing issues take turns (each reading the mirror once
+it holds its keys) and cannot deadlock, and it writes rows that are no issue's
+(sprints) in key order. A page whose moves write rows of keys it did not lock
+(an old key found by Jira id, the issues whose epic or parent is that key) rolls
+back to a savepoint taken before its locks, which lets go of them, and takes them
+again with those keys, in the same one statement and order.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ign
 from hub.clock import jira_to_utc
 from hub.dialect.mirror import MirrorSql, connection, mirror_sql
 from hub.errors import ContractError
-from hub.services.mirror_moves import page_keys, rekey
+from hub.services.mirror_moves import KeysToHold, page_keys, pointed_keys, rekey
 
 # State fields stored under the same name; ``updated`` goes to ``jira_updated``,
 # and in UTC to ``jira_updated_at``; ``resolved`` is kept as sent and in UTC in
@@ -125,48 +129,75 @@ class MirrorService:
         placed = [*((state, f"issues.{n}") for n, state in enumerate(issues)),
                   *((state, f"neighbors.{n}") for n, state in enumerate(neighbors)
                     if state["key"] not in in_issues)]
-        states = [state for state, _ in placed]
-        if not states:
+        if not placed:
             return
         conn, sql = connection(), mirror_sql()
         with sqlite_errors_as_peewee:  # the API maps Peewee's errors (busy, disk full) to answers
-            # PostgreSQL: wait for the page's keys before reading what the mirror holds of them.
-            sql.lock(conn, lambda: page_keys(states))
-            _check_attachments(conn, sql, placed)
-            moved = rekey(conn, sql, states, run.now)
-            if moved is None:
-                self._one_by_one(placed, run)
+            if not sql.dialect.postgres:
+                self._apply(conn, sql, placed, run, None)  # the write lock is the page's already
                 return
-            known = {key: (flag, loaded) for key, flag, loaded in conn.execute(
-                sql.known, (run.started_at, _json([state["key"] for state in states])))}
-            flags = [self._flag(known.get(state["key"]), position < len(issues), run.full)
-                     for position, state in enumerate(states)]
-            # Indexed again: what may change its text, and what is new (a moved
-            # issue left the index when it was re-keyed).
-            reindex = sorted({state["key"] for state in states
-                              if state["key"] not in known or any(f in state for f in _SEARCHED)} | moved)
-            if reindex and sql.unindex is not None:
-                conn.execute(sql.unindex, (_json([key for key in reindex if key in known and key not in moved]),))
-            times = _Times()
-            for statement, rows in sql.issue_upserts(_ISSUE_COLUMNS, _issue_rows(states, flags, run.now, times)):
-                conn.executemany(statement, rows)
-            self._links(conn, sql, states)
-            self._comments(conn, sql, states, times)
-            self._worklogs(conn, sql, states, times)
-            self._sprints(conn, sql, states, run.now)
-            self._changes(conn, sql, states, times)
-            self._attachments(conn, sql, states, times)
-            if reindex and sql.index is not None:
-                conn.execute(sql.index, (_json(reindex),))
+            # PostgreSQL: wait for the page's keys before reading what the mirror holds of
+            # them (and, shared, for the keys its states point at, which a move re-keys). A
+            # move may write rows of keys the page does not name (its issue's old key found
+            # by its Jira id, issues whose epic or parent is that key): the page then lets go
+            # of every lock it took (the savepoint's) and takes them again with those, all in
+            # one statement, so that no key is ever waited for out of the one order while
+            # another is held.
+            states = [state for state, _ in placed]
+            held, pointed = page_keys(states), pointed_keys(states)
+            conn.execute("SAVEPOINT mirror_page")
+            while (more := self._locked(conn, sql, placed, run, held, pointed)) is not None:
+                conn.execute("ROLLBACK TO SAVEPOINT mirror_page")
+                held |= more
+            conn.execute("RELEASE SAVEPOINT mirror_page")
 
-    def _one_by_one(self, placed: list[tuple[dict, str]], run: RunContext) -> None:
-        """Apply the states one at a time, in order: for a page whose moves depend on it
-        (see :mod:`hub.services.mirror_moves`), which Jira hardly ever sends."""
-        for state, where in placed:
-            if where.startswith("issues."):
-                self.load_page([state], [], run)
-            else:
-                self.load_page([], [state], run)
+    def _locked(self, conn, sql: MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
+                held: set[str], pointed: set[str]) -> set[str] | None:
+        """PostgreSQL: take the locks of ``held`` (and shared, of ``pointed``) and write the
+        page; or, when its moves write rows of keys beyond ``held``, answer those (before
+        anything is written) for the page to start again."""
+        sql.lock(conn, lambda: held, shared=lambda: pointed)
+        try:
+            self._apply(conn, sql, placed, run, held)
+        except KeysToHold as more:
+            return more.keys
+        return None
+
+    def _apply(self, conn, sql: MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
+               held: set[str] | None) -> None:
+        """Write the ``placed`` states, whose keys' locks the transaction holds (``held``:
+        the keys, on PostgreSQL; None on SQLite, where it holds the write lock)."""
+        states = [state for state, _ in placed]
+        _check_attachments(conn, sql, placed)
+        moved = rekey(conn, sql, states, run.now, held)
+        if moved is None:
+            # The page's moves depend on its order (see hub.services.mirror_moves), which
+            # Jira hardly ever sends: its states one at a time, in that order.
+            for one in placed:
+                self._apply(conn, sql, [one], run, held)
+            return
+        known = {key: (flag, loaded) for key, flag, loaded in conn.execute(
+            sql.known, (run.started_at, _json([state["key"] for state in states])))}
+        flags = [self._flag(known.get(state["key"]), where.startswith("issues."), run.full)
+                 for state, where in placed]
+        # Indexed again: what may change its text, and what is new (a moved
+        # issue left the index when it was re-keyed).
+        reindex = sorted({state["key"] for state in states
+                          if state["key"] not in known or any(f in state for f in _SEARCHED)} | moved)
+        if reindex and sql.unindex is not None:
+            conn.execute(sql.unindex, (_json([key for key in reindex if key in known and key not in moved]),))
+        times = _Times()
+        rows = _issue_rows(states, flags, run.now, times)
+        for statement, run_rows in sql.issue_upserts(_ISSUE_COLUMNS, rows, known.keys()):
+            conn.executemany(statement, run_rows)
+        self._links(conn, sql, states)
+        self._comments(conn, sql, states, times)
+        self._worklogs(conn, sql, states, times)
+        self._sprints(conn, sql, states, run.now)
+        self._changes(conn, sql, states, times)
+        self._attachments(conn, sql, states, times)
+        if reindex and sql.index is not None:
+            conn.execute(sql.index, (_json(reindex),))
 
     @staticmethod
     def _flag(known: tuple[int, int] | None, match: bool, full: bool) -> int:

@@ -79,11 +79,39 @@ def page_keys(states: list[dict]) -> set[str]:
     return keys
 
 
-def rekey(conn, sql: MirrorSql, states: list[dict], now: str) -> set[str] | None:
+class KeysToHold(Exception):
+    """A move of the page writes rows of issue keys the page does not hold the locks of
+    (PostgreSQL): the loader lets go of its locks and starts the page again holding
+    these too (see :meth:`hub.services.mirror.MirrorService.load_page`)."""
+
+    def __init__(self, keys: set[str]) -> None:
+        super().__init__(f"{len(keys)} more issue keys to hold")
+        self.keys = keys
+
+
+def pointed_keys(states: list[dict]) -> set[str]:
+    """The issue keys a page's ``states`` name without writing their rows: their epics,
+    parents and outward links' targets (what the loader locks shared on PostgreSQL, so that
+    a move of one of those keys, which re-keys what names it, waits for the page, and the
+    page for the move)."""
+    keys = {key for state in states for key in (state.get("epic_key"), state.get("parent_key")) if key}
+    for state in states:
+        keys.update(link["outward"] for link in state.get("links", ()) if "outward" in link)
+    return keys
+
+
+def rekey(conn, sql: MirrorSql, states: list[dict], now: str, held: set[str] | None = None) -> set[str] | None:
     """Move and displace what the page's ``states`` (in the order they apply) say moved.
 
     The keys whose index entries were removed, for the page to index again (and not
     remove again); None when the page must be applied one state at a time.
+
+    ``held`` (PostgreSQL) is the set of issue keys whose locks the page holds: a move
+    writes rows of keys beyond the page's own (the old key found by the state's Jira
+    id, the issues whose epic, parent or links name an old key, the aliases leading to
+    it), and if one of those is not held, :class:`KeysToHold` is raised before
+    anything is written, for the page to take them all at once with the others. None
+    (SQLite, one writer at a time): nothing is checked.
     """
     pairs = {(state["key"], state["id"]) for state in states}
     if len(pairs) != len({key for key, _ in pairs}) or len(pairs) != len({jira_id for _, jira_id in pairs}):
@@ -100,9 +128,10 @@ def rekey(conn, sql: MirrorSql, states: list[dict], now: str) -> set[str] | None
     moves, at, displaced, live_aliases, rekeyed = plan
     if moves and _named_before(states, at):
         return None
-    # PostgreSQL: a key the page moves that only the mirror named (its id's old key) waits
-    # its turn too.
-    sql.lock(conn, lambda: set(moves) - page_keys(states))
+    if held is not None:
+        wanted = _written(conn, sql, moves, displaced)
+        if not wanted <= held:
+            raise KeysToHold(wanted - held)
     if displaced:
         _displace(conn, sql, sorted(displaced))
     if moves:
@@ -190,6 +219,19 @@ def _named_before(states: list[dict], at: dict[str, int]) -> bool:
         if any(at.get(key, -1) > position for key in named if key):
             return True
     return False
+
+
+def _written(conn, sql: MirrorSql, moves: dict[str, str], displaced: set[str]) -> set[str]:
+    """The issue keys whose rows moving ``moves`` and displacing ``displaced`` write: the old
+    and new keys, the displaced ones, and (read from the mirror) the issues whose epic,
+    parent or outward links name an old key, and the old keys of aliases that lead to an
+    old or a displaced key."""
+    keys = {*moves, *moves.values(), *displaced}
+    if moves or displaced:
+        olds = _dumps(sorted(moves))
+        keys.update(key for key, in conn.execute(
+            sql.rewritten, (olds, olds, olds, _dumps(sorted({*moves, *displaced})))))
+    return keys
 
 
 def _displace(conn, sql: MirrorSql, keys: list[str]) -> None:
