@@ -92,8 +92,10 @@ class PostgresConnection:
                 return
             # COPY refuses a second row of one key, which an upsert would let replace the first.
             kept: dict[tuple, Sequence] = {}
-            for row in (reversed(rows) if sql.first else rows):
-                kept[tuple(row[n] for n in sql.key)] = row
+            for row in rows:  # in the rows' order, as the upserts wrote them
+                key = tuple(row[n] for n in sql.key)
+                if not (sql.first and key in kept):
+                    kept[key] = row
             with cursor.copy(sql.copy()) as copy:
                 for row in kept.values():
                     copy.write_row(row)
