@@ -153,6 +153,7 @@ class HubPostgres(PostgresqlDatabase):
 
     def _initialize_connection(self, conn):
         self._state.opened_at = time.monotonic()
+        nul_free_text(conn)
         # SET rather than a startup option: poolers such as PgBouncer refuse those.
         conn.execute(f"SET lock_timeout = {self._lock_timeout_ms}")
 
@@ -186,6 +187,33 @@ class HubPostgres(PostgresqlDatabase):
         if "?" in sql:
             sql = qmark_to_format(sql)
         return super().execute_sql(sql, params)
+
+
+# What PostgreSQL's text holds in place of U+0000, which it cannot hold at all.
+NUL_STANDS_FOR = "\ufffd"
+
+
+def nul_free_text(conn) -> None:
+    """Make ``conn`` (psycopg's) send every ``str`` with U+0000 as U+FFFD.
+
+    PostgreSQL's text holds no NUL, so a Jira text or a name that has one would fail
+    its whole statement (a page of issues refused for one character). The
+    replacement character is what a reader sees of a character the text cannot
+    hold; SQLite keeps the NUL. Query parameters are refused with a NUL before any
+    statement (:func:`hub.api.validation.query`), so nothing is compared with one.
+    """
+    from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
+
+    class NulFreeText(StrDumperUnknown):
+        def dump(self, obj: str):
+            return super().dump(obj.replace("\x00", NUL_STANDS_FOR) if "\x00" in obj else obj)
+
+    class NulFreeBinaryText(StrBinaryDumper):
+        def dump(self, obj: str):
+            return super().dump(obj.replace("\x00", NUL_STANDS_FOR) if "\x00" in obj else obj)
+
+    conn.adapters.register_dumper(str, NulFreeText)
+    conn.adapters.register_dumper(str, NulFreeBinaryText)
 
 
 def qmark_to_format(sql: str) -> str:

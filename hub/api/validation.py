@@ -59,6 +59,9 @@ def query(schema: dict):
         for name, raw in req.params.items():
             if isinstance(raw, list):
                 raise ContractError(f"query parameter {name!r} is given more than once", name)
+            if "\x00" in raw:
+                # No stored text holds one on PostgreSQL (hub.db.nul_free_text): a NUL names nothing.
+                raise ContractError(f"query parameter {name!r} holds a NUL character (%00)", name)
             kind = properties.get(name, {}).get("type")
             value: object = raw
             # An issue key in any case is the key, as Jira reads it (parent=aurora-12); ASCII only,
