@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.jql_reference import engine_database
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
+
+# SQLite alone until the hub answers a NUL byte on PostgreSQL as it does on SQLite: there a NUL in
+# a filter's value (GET /api/v1/issues?label=…, /api/v1/issues/facets) or in a text it stores
+# (PATCH /api/v1/filters/{filter_id}) is a 400 "cannot be stored or compared" that the document
+# does not name, where SQLite matches nothing (200) or stores it. Then: ("sqlite", "postgresql").
+pytestmark = pytest.mark.backends("sqlite")
 
 ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
@@ -82,14 +89,26 @@ def seed(client: Client) -> None:
 
 
 @pytest.fixture(scope="module")
-def live_hub(tmp_path_factory):
-    data_dir = created_hub(tmp_path_factory.mktemp("fuzz") / "data")
-    tokens = {role: run_script("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir).stdout.strip()
+def backend(request) -> str:
+    """The engine of this module's hub, seeded once per engine and fuzzed with each role."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def live_hub(tmp_path_factory, backend, request):
+    with engine_database(request, backend) as database_url:
+        yield from _live_hub(tmp_path_factory.mktemp("fuzz") / "data", database_url)
+
+
+def _live_hub(data_dir, database_url):
+    created_hub(data_dir, database_url)
+    tokens = {role: run_script("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir,
+                               database_url=database_url).stdout.strip()
               for role in ("agent", "interface", "admin")}
-    proc = start("serve", "--no-worker", data_dir=data_dir)
+    proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
     # The worker in a process of its own, as a deployment runs it: the three roles' runs
     # last longer than the time after which /healthz says, rightly, that no worker runs.
-    worker = start("worker", data_dir=data_dir)
+    worker = start("worker", data_dir=data_dir, database_url=database_url)
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)  # start() reads the rest all along
         client = Client(url, tokens["agent"], tokens["interface"])

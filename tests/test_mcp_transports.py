@@ -17,6 +17,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from hub.mcp.http import CHECKS_AT_ONCE, HubUndecided, TokenVerdicts
+from tests.engine_support import engine_settings
 from tests.mcp_support import check_every_tool, data, refused
 from tests.support import (
     HUB,
@@ -33,14 +34,17 @@ from tests.support import (
     wait_until,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def over_stdio(errlog, *args: str, **env: str) -> Client:
     """A client of ``hub mcp ARGS`` run as a subprocess, its stderr into ``errlog``."""
     return Client(stdio_client(StdioServerParameters(command=HUB, args=["mcp", *args], env=env), errlog=errlog))
 
 
-def test_stdio_every_tool(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface), open(tmp_path / "stderr", "w") as errlog:
+def test_stdio_every_tool(tmp_path, database_url):
+    with (seeded_hub(tmp_path / "data", database_url) as (url, agent, interface),
+          open(tmp_path / "stderr", "w") as errlog):
         async def tour():
             async with over_stdio(errlog, "--url", url, HUB_TOKEN=interface) as client:
                 await check_every_tool(client, url, agent, interface)
@@ -51,8 +55,9 @@ def test_stdio_every_tool(tmp_path):
     assert "no issue 'NOPE-1'" in logged and "Traceback" not in logged
 
 
-def test_stdio_errors_from_the_hub_and_from_the_command_line(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, _agent, interface), open(tmp_path / "stderr", "w") as errlog:
+def test_stdio_errors_from_the_hub_and_from_the_command_line(tmp_path, database_url):
+    with (seeded_hub(tmp_path / "data", database_url) as (url, _agent, interface),
+          open(tmp_path / "stderr", "w") as errlog):
         async def calls():
             async with over_stdio(errlog, "--url", url, "--token", "not-a-token") as client:
                 await refused(client, "get_issue", {"key": "AURORA-1"}, "401", "does not know this token")
@@ -90,8 +95,8 @@ def over_http(endpoint: str, token: str) -> tuple[httpx2.AsyncClient, Client]:
     return http, Client(streamable_http_client(endpoint, http_client=http))
 
 
-def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             async def tour():
@@ -106,8 +111,8 @@ def test_streamable_http_every_tool_with_the_requests_own_token(tmp_path):
         assert "Traceback" not in output
 
 
-def test_streamable_http_needs_a_token_the_hub_knows_and_passes_it_to_the_hub(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, agent, interface):
+def test_streamable_http_needs_a_token_the_hub_knows_and_passes_it_to_the_hub(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, agent, interface):
         proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
@@ -163,16 +168,17 @@ def test_streamable_http_a_token_the_hub_cannot_judge_is_503_and_asked_again(tmp
     assert "Traceback" not in rest_of_output(proc)
 
 
-def test_streamable_http_a_revoked_token_is_refused_by_the_hub_at_once(tmp_path):
+def test_streamable_http_a_revoked_token_is_refused_by_the_hub_at_once(tmp_path, database_url):
     """Its verdict may still be remembered at the door, but every call it makes is the hub's to refuse."""
-    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
+    with seeded_hub(tmp_path / "data", database_url) as (url, _agent, interface):
         proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             async def calls():
                 http, client = over_http(endpoint, interface)
                 async with http, client:
                     assert (await data(client, "get_issue", {"key": "AURORA-2"}))["fields"]["status"] == "Done"
-                    assert run_hub("token", "revoke", "ui", data_dir=tmp_path / "data").returncode == 0
+                    assert run_hub("token", "revoke", "ui", data_dir=tmp_path / "data",
+                                   **engine_settings(database_url)).returncode == 0
                     await refused(client, "get_issue", {"key": "AURORA-2"}, "401", "does not know this token")
 
             anyio.run(calls)
@@ -187,13 +193,13 @@ def open_fds(pid: int) -> int:
 BOGUS = 300
 
 
-def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller(tmp_path):
+def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller(tmp_path, database_url):
     """Bogus tokens over POST and GET streams, hundreds at once, while a caller with a real token
     works: the strangers are answered at once, never reach the SDK, leave no socket behind, and
     the caller's tool calls go through promptly."""
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    hub = start("serve", data_dir=data_dir)
+    agent, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
         full_run(url, agent, interface, [], issues=mcp_mirror())
@@ -259,8 +265,8 @@ def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller
     assert sum(1 for r in checks if r[2] == "200") == 1
 
 
-def test_token_verdicts_are_bounded_and_strangers_never_push_out_known_tokens(tmp_path):
-    with seeded_hub(tmp_path / "data") as (url, _agent, interface):
+def test_token_verdicts_are_bounded_and_strangers_never_push_out_known_tokens(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, _agent, interface):
         async def checks():
             verdicts = TokenVerdicts(url, kept=50)
             try:

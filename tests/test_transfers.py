@@ -1,7 +1,7 @@
 """Uploads and downloads over real HTTP through waitress: big files, ranges, cut-off bodies.
 
-Each test runs on each file store (``[local]``: files/, ``[s3]``: a bucket of the
-run's SeaweedFS, see tests/s3.py)."""
+Each test runs on each engine and each file store (``[local]``: files/, ``[s3]``: a bucket of
+the run's SeaweedFS, see tests/s3.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import pytest
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 MB = 1024 * 1024
 
 
@@ -27,11 +29,12 @@ def store_settings(store) -> dict[str, str]:
 
 
 @pytest.fixture
-def served(data_dir, store):
-    created_hub(data_dir)
-    agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
-    interface = run_script("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
-    proc = start("serve", "--no-worker", data_dir=data_dir, **store_settings(store))
+def served(data_dir, database_url, store):
+    created_hub(data_dir, database_url)
+    agent, interface = (run_script("token", "add", name, "--role", role, data_dir=data_dir,
+                                   database_url=database_url).stdout.strip()
+                        for name, role in (("agent", "agent"), ("ui", "interface")))
+    proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url, **store_settings(store))
     try:
         url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
         yield Client(url, agent, interface), store
@@ -183,13 +186,15 @@ def test_a_big_upload_with_the_wrong_sha256_never_appears_and_one_without_a_sha2
     conn.close()
 
 
-def test_an_upload_over_the_limit_is_refused_by_the_server(data_dir, store):
-    created_hub(data_dir)
-    agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
+def test_an_upload_over_the_limit_is_refused_by_the_server(data_dir, database_url, store):
+    created_hub(data_dir, database_url)
+    agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir,
+                       database_url=database_url).stdout.strip()
     env_limit = {"HUB_MAX_UPLOAD_BYTES": str(MB)}
     os.environ.update(env_limit)
     try:
-        proc = start("serve", "--no-worker", data_dir=data_dir, **store_settings(store))
+        proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url,
+                     **store_settings(store))
     finally:
         for key in env_limit:
             os.environ.pop(key)
