@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.jql_reference import engine_database
+from tests.engine_support import engine_database
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
 # SQLite alone until the hub answers a NUL byte on PostgreSQL as it does on SQLite: there a NUL in
