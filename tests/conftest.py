@@ -72,6 +72,17 @@ def database_url(backend, request) -> str | None:
 
 
 @pytest.fixture(scope="module")
+def module_database_url(backend, request) -> str | None:
+    """For a module whose tests share one hub, and so make ``backend`` a module-scoped
+    fixture of their own: None on SQLite (the data dir's file), else the URL of a
+    PostgreSQL database of the module's own at the current schema, dropped after."""
+    from tests.engine_support import engine_database
+
+    with engine_database(request, backend) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
 def browser():
     """Headless Chromium from the system's packages, driven by Playwright, for one
     test module; skipped without it (naming what is missing), failed with CI=true."""

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
-from tests.engine_support import engine_database
 from tests.support import (
     PDF,
     call,
@@ -81,21 +80,13 @@ def backend(request) -> str:
 
 
 @pytest.fixture(scope="module")
-def site_database(backend, request):
-    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
-    database of the module's own, copied from the run's template and dropped after."""
-    with engine_database(request, backend) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, browser, site_database):
+def site(tmp_path_factory, browser, module_database_url):
     """A seeded hub serving on loopback: its URL and tokens by role."""
     data_dir = tmp_path_factory.mktemp("web") / "data"
-    agent, interface = prepared_hub(data_dir, site_database)
-    made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir, database_url=site_database)
+    agent, interface = prepared_hub(data_dir, module_database_url)
+    made = run_script("token", "add", "ops", "--role", "admin", data_dir=data_dir, database_url=module_database_url)
     assert made.returncode == 0, made.stderr
-    with serving(data_dir, site_database) as url:
+    with serving(data_dir, module_database_url) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
 

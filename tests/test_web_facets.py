@@ -15,7 +15,6 @@ import urllib.parse
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page
-from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, serving
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -65,19 +64,11 @@ def backend(request) -> str:
 
 
 @pytest.fixture(scope="module")
-def site_database(backend, request):
-    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
-    database of the module's own, copied from the run's template and dropped after."""
-    with engine_database(request, backend) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, browser, site_database):
+def site(tmp_path_factory, browser, module_database_url):
     """A hub serving on loopback with the issues above (on each engine): its URL and interface token."""
     data_dir = tmp_path_factory.mktemp("web-facets") / "data"
-    agent, interface = prepared_hub(data_dir, site_database)
-    with serving(data_dir, site_database) as url:
+    agent, interface = prepared_hub(data_dir, module_database_url)
+    with serving(data_dir, module_database_url) as url:
         seed(url, agent, interface)
         yield {"url": url, "interface": interface}
 

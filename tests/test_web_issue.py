@@ -19,7 +19,6 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import TIMEOUT_MS, check_page, expect
-from tests.engine_support import engine_database
 from tests.support import (
     PDF,
     PNG,
@@ -132,19 +131,11 @@ def backend(request) -> str:
 
 
 @pytest.fixture(scope="module")
-def site_database(backend, request):
-    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
-    database of the module's own, copied from the run's template and dropped after."""
-    with engine_database(request, backend) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory, browser, site_database):
+def site(tmp_path_factory, browser, module_database_url):
     """A hub serving on loopback with the mirror above (on each engine): its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("web-issue") / "data"
-    agent, interface = prepared_hub(data_dir, site_database)
-    with serving(data_dir, site_database) as url:
+    agent, interface = prepared_hub(data_dir, module_database_url)
+    with serving(data_dir, module_database_url) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
 

@@ -17,7 +17,6 @@ import urllib.request
 import pytest
 
 from tests.browser import check_page, expect
-from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, serving
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -95,19 +94,11 @@ def backend(request) -> str:
 
 
 @pytest.fixture(scope="module")
-def site_database(backend, request):
-    """The shared hub's database: None on SQLite (the data dir's file), else a PostgreSQL
-    database of the module's own, copied from the run's template and dropped after."""
-    with engine_database(request, backend) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def site(browser, tmp_path_factory, site_database):
+def site(browser, tmp_path_factory, module_database_url):
     """A hub serving on loopback with the issues above (on each engine): its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("markup") / "data"
-    agent, interface = prepared_hub(data_dir, site_database)
-    with serving(data_dir, site_database) as url:
+    agent, interface = prepared_hub(data_dir, module_database_url)
+    with serving(data_dir, module_database_url) as url:
         seed(url, agent, interface)
         yield {"url": url, "agent": agent, "interface": interface}
 
