@@ -39,7 +39,6 @@ figure when the hub cannot be served on PostgreSQL (the line says why), and with
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import shutil
@@ -55,7 +54,7 @@ import orjson
 
 from bench.figures import verdict
 from bench.page import JIRA_TIME, rich_issue
-from bench.server import hub_command, serve, stop, throwaway_postgres
+from bench.server import KeepAlive, hub_command, serve, stop, throwaway_postgres
 from hub.clock import jira_to_utc
 from hub.services.mirror import custom_text
 
@@ -143,25 +142,6 @@ def pages_of(count: int, size: int, first: int) -> list[list[dict]]:
             for start in range(first, first + count * size, size)]
 
 
-class Agent:
-    """One keep-alive HTTP connection with a token."""
-
-    def __init__(self, port: int, token: str):
-        self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        self._headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-
-    def post(self, path: str, body: bytes) -> dict:
-        self._conn.request("POST", path, body=body, headers=self._headers)
-        resp = self._conn.getresponse()
-        data = resp.read()
-        if resp.status not in (200, 201):
-            raise SystemExit(f"POST {path}: {resp.status} {data[:300]!r}")
-        return json.loads(data)
-
-    def close(self) -> None:
-        self._conn.close()
-
-
 class ThroughHttp:
     """State pages sent to a hub served on ``data_dir``, one refresh per round."""
 
@@ -170,7 +150,7 @@ class ThroughHttp:
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
         self._proc, port = serve(data_dir)
-        self._ui, self._agent = Agent(port, ui_token), Agent(port, agent_token)
+        self._ui, self._agent = KeepAlive(port, ui_token), KeepAlive(port, agent_token)
 
     def round(self, pages: list[list[dict]]) -> tuple[float, float | None]:
         """Seconds to send ``pages`` (bodies encoded beforehand), and the CPU seconds the

@@ -4,6 +4,7 @@ the benchmarks."""
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import shutil
@@ -44,6 +45,25 @@ def serve(data_dir: Path, **settings: str) -> tuple[subprocess.Popen, int]:
         if proc.poll() is not None:
             raise SystemExit(f"hub serve ended before serving:\n{log_path.read_text(errors='replace')[-2000:]}")
         time.sleep(0.02)
+
+
+class KeepAlive:
+    """One keep-alive HTTP connection to a hub on loopback, with a token."""
+
+    def __init__(self, port: int, token: str):
+        self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self._headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def post(self, path: str, body: bytes) -> dict:
+        self._conn.request("POST", path, body=body, headers=self._headers)
+        resp = self._conn.getresponse()
+        data = resp.read()
+        if resp.status not in (200, 201):
+            raise SystemExit(f"POST {path}: {resp.status} {data[:300]!r}")
+        return json.loads(data)
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def timed_gets(port: int, token: str, path: str, count: int) -> tuple[list[float], int, bytes]:

@@ -21,7 +21,6 @@ a second".
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import shutil
 import sys
@@ -32,50 +31,36 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from bench.figures import latency, verdict
+from bench.server import KeepAlive
 
 TARGET_SECONDS = 1.0
 
 
-class Caller:
-    """One keep-alive connection to a node, with a token."""
-
-    def __init__(self, port: int, token: str):
-        self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self._headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-
-    def post(self, path: str, body: dict) -> dict:
-        self._conn.request("POST", path, body=json.dumps(body), headers=self._headers)
-        resp = self._conn.getresponse()
-        data = resp.read()
-        if resp.status not in (200, 201):
-            raise SystemExit(f"POST {path}: {resp.status} {data[:300]!r}")
-        return json.loads(data)
-
-    def close(self) -> None:
-        self._conn.close()
+def _body(value: dict) -> bytes:
+    return json.dumps(value).encode()
 
 
-def wake_up(agent: Caller, interface: Caller, settle: float) -> float:
+def wake_up(agent: KeepAlive, interface: KeepAlive, settle: float) -> float:
     """Seconds from sending one enqueue to the waiting claim's answer with the command."""
     answered: dict[str, object] = {}
 
     def claim() -> None:
-        answered["commands"] = agent.post("/agent/v1/claim", {"agent_id": "bench-waker", "version": 18,
-                                                              "wait": 30, "types": ["refresh"]})["commands"]
+        answered["commands"] = agent.post("/agent/v1/claim", _body({"agent_id": "bench-waker", "version": 18,
+                                                                    "wait": 30, "types": ["refresh"]}))["commands"]
         answered["at"] = time.perf_counter()
 
     waiting = threading.Thread(target=claim)
     waiting.start()
     time.sleep(settle)  # the claim is in its long-poll by then: it found no work at once
     sent = time.perf_counter()
-    command = interface.post("/api/v1/commands", {"type": "refresh", "params": {"jql": f"key = W-{sent}"}})
+    command = interface.post("/api/v1/commands", _body({"type": "refresh", "params": {"jql": f"key = W-{sent}"}}))
     waiting.join(60)
     commands = answered.get("commands")
     if not commands or commands[0]["id"] != command["id"]:  # type: ignore[index]
         raise SystemExit(f"the waiting claim did not get command {command['id']}: {commands}")
     claimed = commands[0]  # type: ignore[index]
     agent.post(f"/agent/v1/commands/{claimed['id']}/done",
-               {"result": {"total": 0}, "delivery": claimed["deliveries"]})
+               _body({"result": {"total": 0}, "delivery": claimed["deliveries"]}))
     return float(answered["at"]) - sent  # type: ignore[arg-type]
 
 
@@ -98,9 +83,9 @@ def main() -> int:
           f"every {POLL_SECONDS:g} s")
     try:
         with Nodes(2, "postgresql", work, server, SimpleNamespace(issues=0, commands=0)) as nodes:
-            interface = Caller(nodes.ports[0], nodes.tokens["interface"])
-            same = Caller(nodes.ports[0], nodes.tokens["agent"])
-            other = Caller(nodes.ports[1], nodes.tokens["agent"])
+            interface = KeepAlive(nodes.ports[0], nodes.tokens["interface"])
+            same = KeepAlive(nodes.ports[0], nodes.tokens["agent"])
+            other = KeepAlive(nodes.ports[1], nodes.tokens["agent"])
             wake_up(same, interface, args.settle)  # each node's connections made
             wake_up(other, interface, args.settle)
             same_node, other_node = [], []
