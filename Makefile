@@ -4,9 +4,11 @@
 #   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
 #   make demo-keep  the same, then kept running for browsing (the URL and a token printed) until Ctrl-C
 #                   (also: make demo KEEP=1)
-# Two test processes, each taking whole modules (a module's browser and servers stay in one);
-# PYTEST_ARGS= runs the suite in one process, PYTEST_ARGS="tests/test_x.py" one module.
-PYTEST_ARGS ?= -n 2 --dist loadfile
+# Three test processes, each taking whole modules (a module's browser and servers stay in one):
+# most of a test's time is spent waiting on the processes, servers and browser it drives, so
+# three keep two cores busy. PYTEST_ARGS= runs the suite in one process, PYTEST_ARGS="tests/test_x.py"
+# one module.
+PYTEST_ARGS ?= -n 3 --dist loadfile
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
