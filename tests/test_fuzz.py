@@ -19,11 +19,7 @@ import pytest
 from tests.engine_support import engine_database
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
-# SQLite alone until the hub answers a NUL byte on PostgreSQL as it does on SQLite: there a NUL in
-# a filter's value (GET /api/v1/issues?label=…, /api/v1/issues/facets) or in a text it stores
-# (PATCH /api/v1/filters/{filter_id}) is a 400 "cannot be stored or compared" that the document
-# does not name, where SQLite matches nothing (200) or stores it. Then: ("sqlite", "postgresql").
-pytestmark = pytest.mark.backends("sqlite")
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
