@@ -33,6 +33,8 @@ from tests.support import (
     wait_for_line,
 )
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 MB = 1024 * 1024
 HOUR = 3600
 
@@ -158,14 +160,16 @@ def test_cache_fills_of_a_dead_process_go_at_start(store, tmp_path):
     assert removed == [str(cache_tmp / f"{dead.pid}-{'a' * 32}.part")] and list(cache_tmp.iterdir()) == []
 
 
-def test_stalled_range_readers_hold_no_thread(data_dir, store):
+def test_stalled_range_readers_hold_no_thread(data_dir, database_url, store):
     # A body past waitress's 16 MiB output watermark: a worker thread writing
     # it to a client that does not read would block there; on S3 too.
     size = 24 * MB
-    created_hub(data_dir)
-    agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir).stdout.strip()
-    interface = run_script("token", "add", "ui", "--role", "interface", data_dir=data_dir).stdout.strip()
-    proc = start("serve", "--no-worker", data_dir=data_dir, HUB_STORE_URL=store.url,
+    created_hub(data_dir, database_url)
+    agent = run_script("token", "add", "agent", "--role", "agent", data_dir=data_dir,
+                       database_url=database_url).stdout.strip()
+    interface = run_script("token", "add", "ui", "--role", "interface", data_dir=data_dir,
+                           database_url=database_url).stdout.strip()
+    proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url, HUB_STORE_URL=store.url,
                  HUB_THREADS="8", HUB_LONG_POLL_THREADS="2")
     stalled: list[socket.socket] = []
     try:
