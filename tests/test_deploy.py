@@ -21,7 +21,10 @@ import pytest
 
 from hub.api.schemas import ATTACHMENT_QUERY, CLAIM
 from hub.config import VARIABLES
+from tests.engine_support import engine_settings
 from tests.support import prepared_hub, start, stop, wait_for_line, wait_until
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"
@@ -117,13 +120,13 @@ def test_the_nginx_site_over_several_nodes_passes_nginx_t(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_behind_nginx_the_survivor_answers_when_a_node_is_killed(tmp_path):
+def test_behind_nginx_the_survivor_answers_when_a_node_is_killed(tmp_path, database_url):
     from tests.nodes import Http, Ledger, start_nodes, stop_all
 
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    # Two nodes on one machine's hub (one SQLite file): what nginx sees of several nodes.
-    nodes = start_nodes(2, data_dir, {})
+    agent, interface = prepared_hub(data_dir, database_url)
+    # Two nodes on one hub (on SQLite one machine's file): what nginx sees of several nodes.
+    nodes = start_nodes(2, data_dir, engine_settings(database_url))
     nginx = None
     try:
         command, port = site_in(tmp_path / "nginx", node_ports=[node.port for node in nodes])
@@ -190,10 +193,10 @@ class Behind:
 
 
 @contextlib.contextmanager
-def behind_nginx(tmp_path: Path):
+def behind_nginx(tmp_path: Path, database_url: str | None = None):
     data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir)
-    hub = start("serve", "--no-worker", data_dir=data_dir)
+    agent, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
     nginx = None
     try:
         hub_port = int(wait_for_line(hub, r"serving on http://[^:]+:(\d+)").group(1))
@@ -222,8 +225,8 @@ def behind_nginx(tmp_path: Path):
         assert stop(hub) == 0
 
 
-def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path):
-    with behind_nginx(tmp_path) as site:
+def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path, database_url):
+    with behind_nginx(tmp_path, database_url) as site:
         request, agent, interface = site.request, site.agent, site.interface
         too_big = b'{"type": "refresh", "params": {"jql": "' + b"x" * default("HUB_MAX_JSON_BYTES") + b'"}}'
         status, body = request("POST", "/api/v1/commands", interface, too_big)
@@ -276,11 +279,11 @@ def read_to_close(sock: socket.socket) -> bytes:
     return data
 
 
-def test_the_nginx_site_refuses_ambiguous_framing_and_closes_the_connection(tmp_path):
+def test_the_nginx_site_refuses_ambiguous_framing_and_closes_the_connection(tmp_path, database_url):
     # RFC 9112, 6.1: a message with both Transfer-Encoding and Content-Length is an
     # error, or the connection closes after it. Nothing of it may reach the hub, and
     # a request pipelined behind it must not be answered on that connection.
-    with behind_nginx(tmp_path) as site:
+    with behind_nginx(tmp_path, database_url) as site:
         healthz = b"GET /healthz HTTP/1.1\r\nHost: hub.example.org\r\n\r\n"
         for name, (version, framing, body, status) in AMBIGUOUS.items():
             raw = socket.create_connection(("127.0.0.1", site.port), timeout=30)
@@ -295,11 +298,11 @@ def test_the_nginx_site_refuses_ambiguous_framing_and_closes_the_connection(tmp_
         assert status == 200 and json.loads(listed)["items"] == []
 
 
-def test_the_hub_itself_reads_such_a_body_by_its_chunks_and_cannot_tell(tmp_path):
+def test_the_hub_itself_reads_such_a_body_by_its_chunks_and_cannot_tell(tmp_path, database_url):
     # Why the site refuses it: waitress gives the chunks precedence (RFC 9112, 6.3)
     # and hands the hub the decoded length without a Transfer-Encoding, so the hub
     # cannot see that the request was ambiguous, and the connection stays open.
-    with behind_nginx(tmp_path) as site:
+    with behind_nginx(tmp_path, database_url) as site:
         version, framing, body, _ = AMBIGUOUS["Content-Length, then Transfer-Encoding"]
         with socket.create_connection(("127.0.0.1", site.hub_port), timeout=30) as sock:
             sock.sendall(raw_request(site.interface, version, framing, body))

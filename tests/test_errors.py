@@ -222,7 +222,10 @@ def test_postgresql_errors_are_told_apart_by_their_sqlstate(hub):
         database.execute_sql("INSERT INTO token (name, role, sha256, created_at) "
                              "SELECT name, role, sha256 || 'x', created_at FROM token WHERE name = 'test-agent'")
     assert classify(taken.value) == "conflict"
+    # A NUL in a bound text is sent as U+FFFD (hub.db.nul_free_text); one in JSON text is the
+    # server's to refuse (22P05): a value the engine cannot hold.
+    assert database.execute_sql("SELECT CAST(? AS text)", ("a\x00",)).fetchone() == ("a\ufffd",)
     with pytest.raises(peewee.DataError) as nul:
-        database.execute_sql("SELECT 1 FROM setting WHERE key = ?", ("a\x00",))
+        database.execute_sql("SELECT CAST(CAST(? AS jsonb) ->> 0 AS text)", ('["a\\u0000"]',))
     assert classify(nul.value) == "refused"
     assert hub.api("GET", "/api/v1/commands").status_code == 200
