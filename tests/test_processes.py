@@ -28,6 +28,18 @@ from tests.support import (
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
+def first_start(proc, data_dir) -> tuple[str, str]:
+    """What a hub's first ``hub serve`` says and leaves: its admin token (printed, and in
+    ``admin.token``, 0600) and its URL, healthy at the current schema."""
+    token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
+    url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
+    assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 13}
+    admin_file = data_dir / "admin.token"
+    assert admin_file.read_text().strip() == token
+    assert admin_file.stat().st_mode & 0o777 == 0o600
+    return token, url
+
+
 @pytest.mark.backends("sqlite")  # a hub.sqlite of schema v2 migrated on: SQLite's migration history
 def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     data_dir = tmp_path / "data"
@@ -37,12 +49,7 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     proc = start("serve", data_dir=data_dir, HUB_AGENT_FORGET_HOURS="100000")
     try:
         assert wait_for_line(proc, r"schema v2 → v13; backup")
-        token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 13}
-        admin_file = data_dir / "admin.token"
-        assert admin_file.read_text().strip() == token
-        assert admin_file.stat().st_mode & 0o777 == 0o600
+        token, url = first_start(proc, data_dir)
         request = urllib.request.Request(url + "/api/v1/agents",
                                          headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(request, timeout=10) as resp:
@@ -66,12 +73,7 @@ def test_serve_on_a_new_hub_makes_the_admin_token_once(tmp_path, database_url):
     data_dir = tmp_path / "data"
     proc = start("serve", data_dir=data_dir, database_url=database_url)
     try:
-        token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
-        url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-        assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 13}
-        admin_file = data_dir / "admin.token"
-        assert admin_file.read_text().strip() == token
-        assert admin_file.stat().st_mode & 0o777 == 0o600
+        token, url = first_start(proc, data_dir)
         assert call(url, token, "/api/v1/agents")["items"] == []
         assert (data_dir / "queue.sqlite").stat().st_mode & 0o777 == 0o600
     finally:
