@@ -1,4 +1,6 @@
-"""However many agents claim at once, each command goes to exactly one of them."""
+"""However many agents claim at once, each command goes to exactly one of them: on SQLite,
+where every claim waits its turn to write, and on PostgreSQL, where claims run at once and
+``FOR UPDATE SKIP LOCKED`` keeps them apart."""
 
 from __future__ import annotations
 
@@ -11,16 +13,21 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from hub import startup
 from hub.config import Config
-from hub.db import open_database
+from hub.db import open_hub_database
 from hub.services.attachments import AttachmentService
 from hub.services.commands import CommandService
 from hub.services.files import LocalFileStore
 from hub.services.projects import ProjectService
 from hub.services.tokens import TokenService
 from hub.services.work_signal import WorkSignal
+from tests.engine_support import rows
 from tests.support import start, stop, wait_for_line, wait_until
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = 300
@@ -29,12 +36,13 @@ CLAIMER = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from hub.db import open_database
+    from hub.config import Config
+    from hub.db import open_hub_database
     from hub.services.work_signal import WorkSignal
     from hub.services.dispatch import Dispatcher
 
-    db, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-    open_database(db, busy_timeout_seconds=60)
+    data_dir, go, name, url = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    open_hub_database(Config(data_dir=data_dir, database_url=url or None, busy_timeout_seconds=60))
     dispatcher = Dispatcher(300, 5, WorkSignal())
     (go.parent / f"ready-{name}").touch()
     while not go.exists():
@@ -52,7 +60,7 @@ CLAIMER = textwrap.dedent(
 
 def seeded(config: Config, count: int) -> list[int]:
     startup.prepare(config)
-    open_database(config.db_path)
+    open_hub_database(config)
     signal = WorkSignal()
     commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(config.files_dir), signal),
                               signal)
@@ -62,7 +70,8 @@ def seeded(config: Config, count: int) -> list[int]:
 def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):
     ids = seeded(config, COMMANDS)
     go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(config.db_path), str(go), f"agent-{n}"],
+    procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(config.data_dir), str(go), f"agent-{n}",
+                               config.database_url or ""],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for n in range(6)]
     wait_until(lambda: len(list(tmp_path.glob("ready-*"))) == 6, timeout=60,
@@ -78,20 +87,15 @@ def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):
     assert sorted(counts) == ids
     assert set(counts.values()) == {1}
 
-    import sqlite3
-
-    conn = sqlite3.connect(config.db_path)
-    assert conn.execute("SELECT DISTINCT status, deliveries FROM command").fetchall() == [("claimed", 1)]
-    assert conn.execute("SELECT count(*), count(DISTINCT command_id) FROM sync_run").fetchone() == (
-        COMMANDS, COMMANDS)
+    assert rows(config, "SELECT DISTINCT status, deliveries FROM command") == [("claimed", 1)]
+    assert rows(config, "SELECT count(*), count(DISTINCT command_id) FROM sync_run") == [
+        (COMMANDS, COMMANDS)]
 
 
-def test_agents_claiming_over_http_at_once_get_each_command_once(tmp_path):
-    data_dir = tmp_path / "data"
-    config = Config(data_dir=data_dir)
+def test_agents_claiming_over_http_at_once_get_each_command_once(config):
     ids = seeded(config, 120)
     token = TokenService().add("field", "agent")
-    server = start("serve", "--no-worker", data_dir=data_dir)
+    server = start("serve", "--no-worker", data_dir=config.data_dir, database_url=config.database_url)
     try:
         url = wait_for_line(server, r"serving on (http://\S+)").group(1)
         results: list[list[int]] = []

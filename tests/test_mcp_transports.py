@@ -90,8 +90,9 @@ def start_http(url: str, data_dir) -> tuple[subprocess.Popen, str]:
     return proc, wait_for_line(proc, r"serving MCP on (http://127\.0\.0\.1:\d+/mcp)").group(1)
 
 
-def over_http(endpoint: str, token: str) -> tuple[httpx2.AsyncClient, Client]:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+def over_http(endpoint: str, token: str, timeout: float = 120) -> tuple[httpx2.AsyncClient, Client]:
+    """An MCP client of ``endpoint`` with ``token``, its HTTP client giving up after ``timeout`` seconds."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
     return http, Client(streamable_http_client(endpoint, http_client=http))
 
 
@@ -191,6 +192,7 @@ def open_fds(pid: int) -> int:
 
 
 BOGUS = 300
+STRANGERS_TIMEOUT = 120
 
 
 def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller(tmp_path, database_url):
@@ -206,9 +208,13 @@ def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller
         proc, endpoint = start_http(url, tmp_path / "mcp")
         try:
             async def flood():
-                http, client = over_http(endpoint, interface)
+                # The caller gives up long before the strangers do: an endpoint that made it wait
+                # until the strangers' streams timed out fails the caller's call, whatever the
+                # machine's speed, instead of only making it slow.
+                http, client = over_http(endpoint, interface, timeout=STRANGERS_TIMEOUT / 2)
                 limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
-                async with http, client, httpx.AsyncClient(timeout=60, limits=limits) as strangers:
+                async with (http, client,
+                            httpx.AsyncClient(timeout=STRANGERS_TIMEOUT, limits=limits) as strangers):
                     await data(client, "get_issue", {"key": "AURORA-1"})  # the caller's verdict, remembered
                     before = open_fds(proc.pid)
                     answers: list[httpx.Response] = []
@@ -246,8 +252,8 @@ def test_streamable_http_hundreds_of_strangers_cost_no_stream_and_slow_no_caller
             assert all(a.status_code == 405 and a.headers["Allow"] == "POST" for a in gets)
             assert all(a.status_code == 401 and "invalid_token" in a.headers["WWW-Authenticate"] for a in posts), {
                 (a.status_code, a.text) for a in posts}
-            # Generous: a stalled endpoint made such calls wait for the client's timeout.
-            assert len(timings) == 10 and max(timings) < 10, timings
+            # Every call of the caller's came back (how long each took is shown, not judged).
+            assert len(timings) == 10, timings
             # Every socket a stranger opened is closed again; the door keeps at most its few
             # connections to the hub open for the next checks.
             wait_until(lambda: open_fds(proc.pid) <= before + CHECKS_AT_ONCE, message=f"fds back to {before}")
