@@ -6,9 +6,11 @@
 #                   (also: make demo KEEP=1)
 # Three test processes, each taking whole modules (a module's browser and servers stay in one):
 # most of a test's time is spent waiting on the processes, servers and browser it drives, so
-# three keep two cores busy. PYTEST_ARGS= runs the suite in one process, PYTEST_ARGS="tests/test_x.py"
+# three keep two cores busy. Modules go out in the order tests/conftest.py gives them (the ones
+# marked long first), not xdist's (the most tests first), which left the modules of few but long
+# tests to the end. PYTEST_ARGS= runs the suite in one process, PYTEST_ARGS="tests/test_x.py"
 # one module.
-PYTEST_ARGS ?= -n 3 --dist loadfile
+PYTEST_ARGS ?= -n 3 --dist loadfile --no-loadscope-reorder
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin

@@ -99,6 +99,8 @@ def check_store(url: str) -> None:
         import boto3
         import botocore.config
         import botocore.exceptions
+
+        from hub.services.s3store import boto_session
     except ImportError:
         raise EngineUnavailable("HUB_STORE_URL names S3 but boto3 is not installed "
                                 "(pip install 'sdlc-hub[s3]')") from None
@@ -108,7 +110,7 @@ def check_store(url: str) -> None:
     endpoint = os.environ.get("AWS_ENDPOINT_URL") or None
     where = f"bucket {bucket!r}" + (f" at {redact(endpoint)}" if endpoint else "")
     try:
-        client = boto3.client("s3", endpoint_url=endpoint, config=botocore.config.Config(
+        client = boto_session(boto3).client("s3", endpoint_url=endpoint, config=botocore.config.Config(
             connect_timeout=CHECK_TIMEOUT_SECONDS, read_timeout=CHECK_TIMEOUT_SECONDS,
             retries={"max_attempts": 1}))
         client.head_bucket(Bucket=bucket)

@@ -22,6 +22,16 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "backends(*names): run the test's hub on each engine named (sqlite, postgresql); "
         "HUB_TEST_BACKENDS narrows the choice for a run")
+    config.addinivalue_line(
+        "markers", "long: a module whose tests take minutes in all; such modules run first")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules marked ``long`` first, the rest after, each group in file order: with the
+    Makefile's ``-n 3 --dist loadfile --no-loadscope-reorder`` a process takes a whole module
+    at a time, in this order, and a long module started last would keep one process running
+    for minutes after the others had finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 def pytest_generate_tests(metafunc):

@@ -67,6 +67,7 @@ class PostgresServer:
     admin_url: str
     _counter: itertools.count
     _lock: threading.Lock
+    _version: int | None = None
 
     def url(self, database: str) -> str:
         """The superuser's URL to ``database`` on this server."""
@@ -86,8 +87,18 @@ class PostgresServer:
         with self._lock:
             name = f"{prefix}_{os.getpid()}_{next(self._counter)}"
         suffix = f' TEMPLATE "{template}"' if template else ""
+        if template and self._copies_files():
+            # A copy of the small template file by file, rather than written through the WAL
+            # (15's default), takes half the time; with fsync off its checkpoints cost nothing.
+            suffix += " STRATEGY FILE_COPY"
         self.execute(f'CREATE DATABASE "{name}"{suffix}')
         return name
+
+    def _copies_files(self) -> bool:
+        """Whether CREATE DATABASE takes a STRATEGY here (PostgreSQL 15 and later)."""
+        if self._version is None:
+            self._version = int(self.execute("SHOW server_version_num")[0][0])
+        return self._version >= 150000
 
     def drop_database(self, name: str) -> None:
         self.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -356,20 +356,26 @@ def created_hub(data_dir: Path, database_url: str | None = None) -> Path:
     return data_dir
 
 
+def added_tokens(config: Config, *names_and_roles: tuple[str, str]) -> list[str]:
+    """A token per ``(name, role)``, made by the hub's own service in this process, as
+    ``hub token add`` makes one (tests/test_cli.py runs that command itself): starting a
+    process per token cost the suite minutes."""
+    from hub.db import open_hub_database
+    from hub.services.tokens import TokenService
+
+    db = open_hub_database(config)
+    try:
+        return [TokenService().add(name, role) for name, role in names_and_roles]
+    finally:
+        db.close()
+
+
 def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, str]:
     """A migrated hub (on PostgreSQL when ``database_url`` is given) with one project
     and a token per role."""
     created_hub(data_dir, database_url)
-    tokens = []
-    for name, role in (("agent", "agent"), ("ui", "interface")):
-        # The console script, not main(argv): the processes these tests start
-        # leave threads of their clients running, and an in-process run shares
-        # sys.stdout with them.
-        made = run_script("token", "add", name, "--role", role, data_dir=data_dir, database_url=database_url)
-        assert made.returncode == 0 and made.stdout.strip(), (made.returncode, made.stdout, made.stderr)
-        tokens.append(made.stdout.strip())
-    agent, interface = tokens
     config = hub_config(data_dir, database_url)
+    agent, interface = added_tokens(config, ("agent", "agent"), ("ui", "interface"))
     engine_support.execute(config, "INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
     engine_support.execute(config, "INSERT INTO project (label, name, created_at)"
                                    " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")

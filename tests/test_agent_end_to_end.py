@@ -29,7 +29,7 @@ from demo.fakejira import (
 )
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 AGENT = shutil.which("hub-agent", path=os.path.dirname(sys.executable)) or "hub-agent"
 CYRILLIC = "Техническое задание №1 (итог).pdf"

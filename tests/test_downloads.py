@@ -13,7 +13,7 @@ from hub.models import IssueAttachment
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import PDF, attachment, fetched, listed
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 URL = "/api/v1/attachments/1/content"
 

@@ -23,7 +23,7 @@ from tests.support import (
     wait_until,
 )
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 MCP = Path(__file__).resolve().parent.parent / "hub" / "mcp"
 

@@ -34,7 +34,7 @@ from tests.support import (
     wait_until,
 )
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 
 def over_stdio(errlog, *args: str, **env: str) -> Client:

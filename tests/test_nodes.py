@@ -32,6 +32,8 @@ from tests.nodes import (
 )
 from tests.support import created_hub, wait_until
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture
 def shared_database(request):

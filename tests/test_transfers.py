@@ -18,7 +18,7 @@ import pytest
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 MB = 1024 * 1024
 

@@ -9,6 +9,8 @@ not be reached.
 
 from __future__ import annotations
 
+import functools
+import ssl
 from typing import Any
 
 import httpx
@@ -55,13 +57,21 @@ def refusal(response: httpx.Response) -> HubProblem:
     return HubProblem(f"hub answered {response.status_code} {title}{text}{field}", response.status_code)
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The one TLS context of this process's clients of the hub (verifying, as httpx's own):
+    httpx would make one per client, reading the CA bundle each time, and a tool call makes
+    a client (a thirtieth of a second of CPU each)."""
+    return httpx.create_ssl_context()
+
+
 class HubClient:
     """One token's view of one hub; use as ``async with HubClient(url, token) as hub``."""
 
     def __init__(self, url: str, token: str, *, transport: httpx.AsyncBaseTransport | None = None):
         self.url = url.rstrip("/")
         self._client = httpx.AsyncClient(
-            base_url=self.url, transport=transport, timeout=TIMEOUT_SECONDS,
+            base_url=self.url, transport=transport, timeout=TIMEOUT_SECONDS, verify=tls_context(),
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
 
     async def __aenter__(self) -> HubClient:

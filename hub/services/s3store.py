@@ -66,6 +66,27 @@ def parse_store_url(url: str) -> tuple[str, str]:
     return parts.netloc, parts.path.strip("/")
 
 
+_loader: Any = None
+_loader_lock = threading.Lock()
+
+
+def boto_session(boto3: Any) -> Any:
+    """A new boto3 session (a session is not for sharing between threads) that reads
+    botocore's service models through the one loader of this process: reading them
+    costs a fifth of a second of CPU, and a process makes a client for each store it
+    opens and for its start check."""
+    import botocore.loaders
+    import botocore.session
+
+    global _loader
+    with _loader_lock:
+        if _loader is None:
+            _loader = botocore.loaders.create_loader()
+    core = botocore.session.get_session()
+    core.register_component("data_loader", _loader)
+    return boto3.session.Session(botocore_session=core)
+
+
 def s3_client() -> Any:
     """A boto3 S3 client configured by the ``AWS_*`` variables (path-style addressing,
     which every S3-compatible server takes)."""
@@ -75,7 +96,7 @@ def s3_client() -> Any:
     except ImportError:
         raise Unavailable("HUB_STORE_URL names an S3 bucket, and boto3 is not installed: "
                           "pip install '.[s3]'") from None
-    return boto3.session.Session().client(
+    return boto_session(boto3).client(
         "s3", config=BotoConfig(s3={"addressing_style": "path"}, retries={"max_attempts": 3, "mode": "standard"},
                                 connect_timeout=10, read_timeout=60,
                                 # The hub's threads and the lookups of a page of states share it.
