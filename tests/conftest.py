@@ -20,8 +20,9 @@ def pytest_configure(config):
 
     huey.immediate = True
     config.addinivalue_line(
-        "markers", "backends(*names): run the test's hub on each engine named (sqlite, postgresql); "
-        "HUB_TEST_BACKENDS narrows the choice for a run")
+        "markers", "backends(*names, shared=False): run the test's hub on each engine named (sqlite, "
+        "postgresql), with shared=True one hub per engine for the module; HUB_TEST_BACKENDS narrows the choice "
+        "for a run")
     config.addinivalue_line(
         "markers", "long: a module whose tests take minutes in all; such modules run first")
 
@@ -35,19 +36,26 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_generate_tests(metafunc):
-    """A test under ``@pytest.mark.backends(...)`` that uses a hub runs once per engine named."""
+    """A test under ``@pytest.mark.backends(...)`` that uses a hub runs once per engine named.
+
+    ``backends(..., shared=True)`` on a module whose tests share one hub per engine (a
+    module-scoped fixture built on ``backend``) makes ``backend`` module-scoped there: the
+    module's tests run engine by engine, each engine's hub made once.
+    """
     marker = metafunc.definition.get_closest_marker("backends")
     if marker is None or "backend" not in metafunc.fixturenames:
         return
     wanted = [name.strip() for name in os.environ.get("HUB_TEST_BACKENDS", ",".join(BACKENDS)).split(",")]
     names = [name for name in marker.args if name in wanted] or list(marker.args[:1])
-    metafunc.parametrize("backend", names, indirect=True)
+    shared = any(mark.kwargs.get("shared") for mark in metafunc.definition.iter_markers("backends"))
+    # Given directly, the parameter stands in for the fixture below, at the scope asked for.
+    metafunc.parametrize("backend", names, scope="module" if shared else "function")
 
 
 @pytest.fixture
-def backend(request) -> str:
-    """The engine this test's hub runs on: ``sqlite`` unless the test is parametrised."""
-    return getattr(request, "param", "sqlite")
+def backend() -> str:
+    """The engine of a test's hub that is not parametrised: ``sqlite``."""
+    return "sqlite"
 
 
 @pytest.fixture(scope="session")

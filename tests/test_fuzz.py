@@ -19,7 +19,7 @@ import pytest
 from tests.engine_support import engine_database
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 
-pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
+pytestmark = [pytest.mark.backends("sqlite", "postgresql", shared=True), pytest.mark.long]
 
 ST = str(Path(sys.executable).parent / "st")
 HOOKS = str(Path(__file__).with_name("fuzz_hooks.py"))
@@ -84,12 +84,6 @@ def seed(client: Client) -> None:
     client.json("POST", "/api/v1/issues/X-1/notes", "interface", {"body": "seeded"})
     for _ in range(20):  # work for the fuzzer's claims, so that they need not wait
         client.json("POST", "/api/v1/commands", "interface", {"type": "refresh", "params": {"jql": "x"}})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's hub, seeded once per engine and fuzzed with each role."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

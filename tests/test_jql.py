@@ -23,7 +23,7 @@ from tests.engine_support import engine_database
 from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, mark_gone
 from tests.support import load
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 ALL_BUT_GONE = "A1 A2 A3 A4 A5 A9 A10 A100 A101 O1 O2 O3"
 
@@ -380,12 +380,6 @@ def _mirror(data_dir, **settings) -> _Hub:
     load(hub, ISSUES, NEIGHBOURS, version=16, catalogues=CATALOGUES)
     mark_gone(GONE, "not found")
     return hub
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's mirror, loaded once per engine (the tests only read it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

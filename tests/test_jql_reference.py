@@ -19,7 +19,7 @@ from tests.engine_support import engine_database
 from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, Reference, mark_gone
 from tests.support import load
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 SEED = 19
 QUERIES = 400
@@ -95,12 +95,6 @@ def query(rng: random.Random) -> str:
 
 
 QUERY_TEXTS = [query(random.Random(SEED * 1000 + n)) for n in range(QUERIES)]
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's mirror, loaded once per engine (the tests only read it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from hub.config import Config
 from tests.engine_support import engine_database
 from tests.support import Client, prepared_hub, start, stop, wait_for_line
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 # A path refused before routing, or before its token is looked at, never reaches the engine.
 before_the_database = pytest.mark.backends("sqlite")
 
@@ -26,12 +26,6 @@ TEMPLATES = sorted({template for template, _ in routes(build_services(Config(), 
                     if _PARAM.search(template)})
 # Segments that decode to a separator or a dot segment, in the spellings a client may send.
 HOSTILE = ["X-1%2Fnotes", "%2F", "%2f", "1%2F..%2Fcontent", "%2e%2e", "%2E", ".%2e", "%2e.", "..", "."]
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's hub, started once per engine."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from tests.support import (
     wait_until,
 )
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -71,12 +71,6 @@ def seed(url: str, agent: str, interface: str) -> None:
              {"agent_id": AGENT_ID, "delivery": 1, "issues": issues[start_at:start_at + 100]})
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(issues)}})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

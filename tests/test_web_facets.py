@@ -17,7 +17,7 @@ import pytest
 from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "web-agent-facets"
 HOSTILE = '<img src=x onerror="window.__injected=1">'
@@ -55,12 +55,6 @@ def seed(url: str, agent: str, interface: str) -> None:
          {"agent_id": AGENT_ID, "delivery": 1, "issues": issues, "catalogues": CATALOGUES})
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(issues)}})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from tests.support import (
     wait_until,
 )
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "web-issue-agent"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
@@ -122,12 +122,6 @@ def seed(url: str, agent: str, interface: str) -> None:
     fetcher.join(timeout=60)
     assert [call(url, interface, f"/api/v1/attachments/{aid}")["state"] for aid in ("9101", "9103")] == \
         ["ready", "ready"]
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

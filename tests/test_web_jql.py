@@ -15,7 +15,7 @@ import pytest
 from tests.browser import TIMEOUT_MS, check_page
 from tests.support import call, prepared_hub, run_script, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "web-agent-jql"
 
@@ -36,12 +36,6 @@ def seed(url: str, agent: str, interface: str) -> None:
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(issues)}})
     # The Jira user's zone, as a v17 agent reports it.
     call(url, agent, "/agent/v1/heartbeat", {"agent_id": AGENT_ID, "version": 17, "jira_time_zone": "Europe/Moscow"})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

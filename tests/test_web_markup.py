@@ -19,7 +19,7 @@ import pytest
 from tests.browser import check_page, expect
 from tests.support import call, prepared_hub, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "markup-agent"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -85,12 +85,6 @@ def deliver(url: str, agent: str) -> None:
         stored = json.loads(resp.read())
     call(url, agent, f"/agent/v1/commands/{command['id']}/done",
          {"agent_id": AGENT_ID, "delivery": command["deliveries"], "result": stored})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's shared hub, started once per engine (the mark parametrises it)."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

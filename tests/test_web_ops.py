@@ -19,7 +19,7 @@ from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, run_script, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
 LIVE_MS = 5000
@@ -27,12 +27,6 @@ AGENT_ID = "web-agent-ops"
 OLD_AGENT = "agent-retired"
 SCRIPT = "<script>window.__injected = 'script'</script>"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

@@ -18,15 +18,9 @@ from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.engine_support import engine_database
 from tests.support import call, full_run, prepared_hub, run_script, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 COOKIE = "hub_session"
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from tests.browser import TIMEOUT_MS, check_page, expect
 from tests.engine_support import engine_database
 from tests.support import call, prepared_hub, serving
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 
 AGENT_ID = "web-agent-15"
 SCRIPT = "<script>window.__injected = 'script'</script>"
@@ -115,12 +115,6 @@ def seed(url: str, agent: str, interface: str) -> None:
          {"agent_id": AGENT_ID, "delivery": 1, "issues": ISSUES, "catalogues": CATALOGUES})
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/done",
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(ISSUES)}})
-
-
-@pytest.fixture(scope="module")
-def backend(request) -> str:
-    """The engine of this module's hub: one hub per engine, which the tests share in turn."""
-    return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture(scope="module")
