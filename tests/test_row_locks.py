@@ -127,3 +127,34 @@ def test_two_saves_of_one_filter_name_at_once_make_one_filter(hub):
             thread.join()
         assert len(outcome) == savers, outcome
         assert len([made for made in outcome if not isinstance(made, Conflict)]) == 1, outcome
+
+
+def test_marking_neighbours_while_a_page_writes_known_issues_locks_them_in_key_order(hub):
+    """A full run's marking turns many issues into neighbours in one UPDATE, holding no key
+    locks; a page locks the known issues it writes in key order. The marking must lock its
+    rows in that order too: here AURORA-2's row lies first in the table, and a marking that
+    locked rows as it found them would hold it while waiting for AURORA-1, which the page
+    holds while it goes on to AURORA-2: a deadlock, one of the two refused."""
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        for key in ("AURORA-2", "AURORA-1"):  # in this order: AURORA-2's row first in the heap
+            conn.execute("INSERT INTO issue (key, id, fetched_at, neighbor) VALUES (%s, %s, %s, 0)",
+                         (key, key[-1], NOW))
+        run_id = conn.execute(
+            "INSERT INTO sync_run (query, status, started_at, finished_at, issues_loaded, neighbors_due) "
+            "VALUES ('project = AURORA', 'done', '2026-11-02T10:00:00+00:00', '2026-11-02T10:05:00+00:00', 5, 1) "
+            "RETURNING id").fetchone()[0]
+    runs = hub.built.services.runs
+    with psycopg.connect(url) as page:
+        # The page's upserts of known issues, in key order, the first one made and held.
+        page.execute("UPDATE issue SET fetched_at = '2026-11-02T10:04:00+00:00' WHERE key = 'AURORA-1'")
+        thread, outcome = in_thread(lambda: runs.mark_neighbours(run_id))
+        wait_until(lambda: waiting_on_a_lock(url), message="the marking waiting on AURORA-1's row")
+        page.execute("UPDATE issue SET fetched_at = '2026-11-02T10:04:00+00:00' WHERE key = 'AURORA-2'")
+        page.commit()
+    thread.join()
+    # Both issues were loaded by the run after all: neither is a neighbour.
+    assert outcome == [0]
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT key, neighbor FROM issue ORDER BY key").fetchall() == [
+            ("AURORA-1", 0), ("AURORA-2", 0)]

@@ -154,9 +154,13 @@ class SyncRunService:
                 return 0
             changed = 0
             if run.status == DONE and run.issues_loaded >= 1:
-                changed = (Issue.update(neighbor=1)
-                           .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
-                           .execute())
+                # The rows locked in key order first (on PostgreSQL), the order in which a
+                # page writes the known issues it loads: locked as the scan found them, they
+                # could meet a page holding one and waiting for another, a deadlock.
+                stale = sql.locked(Issue.select(Issue.key)
+                                   .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
+                                   .order_by(Issue.key))
+                changed = Issue.update(neighbor=1).where(Issue.key.in_(stale)).execute()
                 if run.checks_enqueued is None and (run.agent_version or 0) >= CHECK_ISSUES_SINCE:
                     checks = self._enqueue_checks(run)
             if run.neighbors_due:
