@@ -1,7 +1,9 @@
 """Check-then-write rules on PostgreSQL, where writers do not take turns as SQLite's
 do: a note added while the issue moves to a new key lands on the new key, an edit
-that meets a delete in between is refused, not written into nothing, and a batch
-made for a project being removed finds it gone rather than naming no project."""
+that meets a delete in between is refused, not written into nothing, a batch
+made for a project being removed finds it gone rather than naming no project, and the
+markings of many issues at once (neighbours, gone) lock their rows in the order a page
+does, so that neither deadlocks with a page."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import psycopg
 import pytest
 
 from hub.errors import ContractError, NotFound
-from tests.support import wait_until
+from tests.support import claim, report, wait_until
 
 pytestmark = pytest.mark.backends("postgresql")
 
@@ -158,3 +160,28 @@ def test_marking_neighbours_while_a_page_writes_known_issues_locks_them_in_key_o
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT key, neighbor FROM issue ORDER BY key").fetchall() == [
             ("AURORA-1", 0), ("AURORA-2", 0)]
+
+
+def test_a_check_marking_issues_gone_while_a_page_writes_them_locks_them_in_key_order(hub):
+    """A check's result marks the keys Jira did not return gone in one UPDATE, holding no
+    key locks: like the neighbours' marking, it locks its rows in key order, the page's."""
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        for key in ("AURORA-2", "AURORA-1"):  # AURORA-2's row first in the heap
+            conn.execute("INSERT INTO issue (key, id, fetched_at, neighbor) VALUES (%s, %s, %s, 1)",
+                         (key, key[-1], NOW))
+        conn.execute("INSERT INTO command (type, params, created_at) VALUES "
+                     "('check_issues', '{\"keys\": [\"AURORA-1\", \"AURORA-2\"]}', %s)", (NOW,))
+    [command] = claim(hub, version=16, types=["check_issues"])
+    done = {"result": {"checked": 2, "missing": ["AURORA-1", "AURORA-2"]}}
+    with psycopg.connect(url) as page:
+        # A refresh loads both while the check is out: Jira has them, whatever the check says.
+        page.execute("UPDATE issue SET fetched_at = '2099-01-01T00:00:00+00:00' WHERE key = 'AURORA-1'")
+        thread, outcome = in_thread(lambda: report(hub, command["id"], "done", done))
+        wait_until(lambda: waiting_on_a_lock(url), message="the marking waiting on AURORA-1's row")
+        page.execute("UPDATE issue SET fetched_at = '2099-01-01T00:00:00+00:00' WHERE key = 'AURORA-2'")
+        page.commit()
+    thread.join()
+    assert [resp.status_code for resp in outcome] == [200], [resp.json for resp in outcome]
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT key FROM issue WHERE gone_at IS NOT NULL").fetchall() == []

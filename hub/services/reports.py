@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from hub.clock import Clock, iso
 from hub.db import database
+from hub.dialect.commands import locked
 from hub.errors import Conflict, ContractError
 from hub.metrics import Metrics
 from hub.models import AttachmentFile, Command, Issue, SyncRun
@@ -164,9 +165,12 @@ class ReportService:
         if not wanted:
             return 0
         since = command.claimed_at or now
-        gone = (Issue.update(gone_at=now, gone_reason=GONE_REASON)
-                .where(Issue.key.in_(wanted), Issue.gone_at.is_null(), Issue.fetched_at < since)
-                .execute())
+        # Locked in key order first, as a page writes the known issues it loads (see
+        # SyncRunService.mark_neighbours): the planner may read a short list by a scan.
+        missing_rows = locked(Issue.select(Issue.key)
+                              .where(Issue.key.in_(wanted), Issue.gone_at.is_null(), Issue.fetched_at < since)
+                              .order_by(Issue.key))
+        gone = Issue.update(gone_at=now, gone_reason=GONE_REASON).where(Issue.key.in_(missing_rows)).execute()
         if gone:
             log.info("command %d: %d issues not found in Jira marked gone", command.id, gone)
         return gone
