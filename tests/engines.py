@@ -149,16 +149,30 @@ def _start() -> PostgresServer:
             raise Unavailable("running as root and there is no postgres user to run PostgreSQL as") from None
         shutil.chown(root, "postgres")
         run_as = ["runuser", "-u", "postgres", "--"]
-    data, port = root / "data", free_port()
+    data = root / "data"
     _run([*run_as, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "hub",
           "--encoding", "UTF8", "--locale", "C.UTF-8"], "initdb")
-    options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
-               "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
-               "-c shared_buffers=128MB")
-    _run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"),
-          "-w", "-t", "60", "start"], "pg_ctl start", log=root / "log")
+    # A port found free may be taken by another process before the server binds it (the
+    # test processes start their servers at once): it is then started again on another.
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = free_port()
+        options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
+                   "-c shared_buffers=128MB")
+        log = root / f"log-{attempt}"
+        try:
+            _run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log),
+                  "-w", "-t", "60", "start"], "pg_ctl start", log=log)
+            break
+        except Unavailable:
+            said = log.read_text(errors="replace") if log.exists() else ""
+            if attempt == PORT_ATTEMPTS or "already in use" not in said:
+                raise
     atexit.register(_stop, run_as, bindir, data, root)
     return PostgresServer(f"postgresql://hub@127.0.0.1:{port}/postgres", itertools.count(1), threading.Lock())
+
+
+PORT_ATTEMPTS = 3
 
 
 def _run(argv: list[str], what: str, log: Path | None = None) -> None:

@@ -118,16 +118,38 @@ def _start() -> S3Server:
     config.write_text(json.dumps({"identities": [{
         "name": "hub", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
+    # A port found free may be taken by another process before weed binds it (the test
+    # processes start servers at once): weed then exits, and is started again on others.
+    taken = None
+    for _ in range(PORT_ATTEMPTS):
+        try:
+            return _launch(weed, root, config)
+        except PortTaken as exc:
+            taken = exc
+    raise Unavailable(f"weed server found a port of its taken {PORT_ATTEMPTS} times: {taken}")
+
+
+PORT_ATTEMPTS = 3
+
+
+class PortTaken(Exception):
+    """weed exited because a port of its was taken meanwhile."""
+
+
+def _launch(weed: str, root: Path, config: Path) -> S3Server:
+    """``weed server`` on free loopback ports, waited for until it stores an object."""
     ports = {name: free_port() for name in (
         "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
         "filer.port.grpc", "s3.port", "s3.port.grpc", "iam.port", "webdav.port", "debug.port", "metricsPort")}
-    argv = [weed, "server", f"-dir={root}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3",
+    data = Path(tempfile.mkdtemp(prefix="data-", dir=root))
+    argv = [weed, "server", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3",
             f"-s3.config={config}", "-volume.max=20", "-master.volumeSizeLimitMB=64",
             "-master.telemetry=false", "-webdav=false", "-iam=false",
             # Listeners on fixed ports by default, which a second run (or server) would hold.
             "-s3.port.iceberg=0", "-s3.port.lance=0",
             *(f"-{name}={port}" for name, port in ports.items())]
-    log = open(root / "log", "wb")  # noqa: SIM115 -- the server's, closed at exit
+    log_path = data / "log"
+    log = open(log_path, "wb")  # noqa: SIM115 -- the server's, closed at exit
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=root,
                             start_new_session=True)
     atexit.register(_stop, proc, root, log)
@@ -135,8 +157,10 @@ def _start() -> S3Server:
     deadline = time.monotonic() + 90
     while True:
         if proc.poll() is not None:
-            raise Unavailable(f"weed server exited ({proc.returncode}): "
-                               f"{(root / 'log').read_text(errors='replace')[-2000:]}")
+            said = log_path.read_text(errors="replace")
+            if "address already in use" in said:
+                raise PortTaken(said[-500:])
+            raise Unavailable(f"weed server exited ({proc.returncode}): {said[-2000:]}")
         try:
             server.client().list_buckets()
             # The volume servers take a moment after the S3 gateway answers: a write tells.

@@ -27,7 +27,6 @@ from tests.support import (
     enqueue,
     fetch,
     listed,
-    run_hub,
     run_script,
     wait_until,
     waiting_polls,
@@ -102,10 +101,9 @@ def revoke(hub, how: str, name: str) -> None:
     if how == "api":
         status, _, _ = request(hub, "DELETE", f"/api/v1/tokens/{name}", hub.tokens["admin"])
         assert status == 204
-    elif how == "cli":  # `hub token revoke`, in this process
-        done = run_hub("token", "revoke", name, data_dir=hub.config.data_dir, **engine_env(hub.config))
-        assert done.returncode == 0, done.stderr
-    else:  # the console script: another process
+    else:  # `hub token revoke`, the console script: another process, as an operator runs it
+        # (Not main(argv) in this process: it would bind the models anew to the database
+        # while the hub served here holds a transaction open on another thread.)
         done = run_script("token", "revoke", name, data_dir=hub.config.data_dir, **engine_env(hub.config))
         assert done.returncode == 0, done.stderr
 
@@ -117,7 +115,7 @@ def open_claim(hub, token: str) -> Poll:
     return poll
 
 
-@pytest.mark.parametrize("how", ["api", "cli", "another process"])
+@pytest.mark.parametrize("how", ["api", "another process"])
 def test_a_claim_waiting_when_its_token_is_revoked_gets_401_and_the_command_stays_for_others(served, how):
     hub = served
     poll = open_claim(hub, hub.tokens["agent"])
