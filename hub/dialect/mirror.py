@@ -172,9 +172,9 @@ class MirrorSql:
         already (``known``) go after them, in key order as they always did: the page holds
         the locks of all its keys, so no other page writes its rows, but an UPDATE of
         several issues that takes no key locks (a check's gone marking, a full run's marking
-        of neighbours, both locking their rows in key order first) may lock known rows, and two writers must lock shared
-        rows in one order. A new row no other
-        transaction sees until the page commits: the order of those is the page's alone.
+        of neighbours: both lock their rows in key order first) may lock known rows, and
+        two writers must lock shared rows in one order. A new row no other transaction sees
+        until the page commits: the order of those is the page's alone.
         """
         if not self.dialect.postgres:
             return [(_sqlite_issue_upsert(columns), rows)]
