@@ -51,6 +51,29 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class PortTaken(Exception):
+    """A server exited because a port found free for it was taken before it bound it."""
+
+
+PORT_ATTEMPTS = 3
+
+
+def on_free_ports(launch: Callable[[], T]) -> T:
+    """``launch()`` (which starts a server on ports of :func:`free_port`), again while it
+    raises :class:`PortTaken`, at most :data:`PORT_ATTEMPTS` times: a port found free may be
+    taken by another process before the server binds it, and the test processes start their
+    servers at the same moment."""
+    for _ in range(PORT_ATTEMPTS - 1):
+        try:
+            return launch()
+        except PortTaken:
+            pass
+    try:
+        return launch()
+    except PortTaken as exc:
+        raise Unavailable(f"a port of the server was taken {PORT_ATTEMPTS} times: {exc}") from None
+
+
 def _postgres_bin() -> Path | None:
     found = shutil.which("pg_ctl")
     if found:
@@ -152,27 +175,24 @@ def _start() -> PostgresServer:
     data = root / "data"
     _run([*run_as, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "hub",
           "--encoding", "UTF8", "--locale", "C.UTF-8"], "initdb")
-    # A port found free may be taken by another process before the server binds it (the
-    # test processes start their servers at once): it is then started again on another.
-    for attempt in range(1, PORT_ATTEMPTS + 1):
+    def launch() -> int:
         port = free_port()
         options = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
                    "-c shared_buffers=128MB")
-        log = root / f"log-{attempt}"
+        log = root / f"log-{port}"
         try:
             _run([*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log),
                   "-w", "-t", "60", "start"], "pg_ctl start", log=log)
-            break
-        except Unavailable:
-            said = log.read_text(errors="replace") if log.exists() else ""
-            if attempt == PORT_ATTEMPTS or "already in use" not in said:
-                raise
+        except Unavailable as exc:
+            if log.exists() and "already in use" in log.read_text(errors="replace"):
+                raise PortTaken(str(exc)) from None
+            raise
+        return port
+
+    port = on_free_ports(launch)
     atexit.register(_stop, run_as, bindir, data, root)
     return PostgresServer(f"postgresql://hub@127.0.0.1:{port}/postgres", itertools.count(1), threading.Lock())
-
-
-PORT_ATTEMPTS = 3
 
 
 def _run(argv: list[str], what: str, log: Path | None = None) -> None:

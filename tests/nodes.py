@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.engines import Unavailable, free_port, once
+from tests.engines import PortTaken, Unavailable, free_port, on_free_ports, once
 from tests.support import start, wait_for_line
 
 # What a node's death looks like to a client: the connection refused, reset or
@@ -196,36 +196,35 @@ def _start_redis() -> str:
         import redis
     except ImportError:
         raise Unavailable("the redis client is not installed (pip install -e '.[test]')") from None
-    # A port found free may be taken by another process before the server binds it (the
-    # test processes start their servers at once): it is then started again on another.
-    # The server that answers must be this one, not whatever took the port.
-    for attempt in range(1, PORT_ATTEMPTS + 1):
-        port = free_port()
-        log = Path(tempfile.mkdtemp(prefix="hub-redis-")) / "log"
-        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
-                                 "--logfile", str(log)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
-        atexit.register(shutil.rmtree, log.parent, True)  # after the server, which is stopped first
-        atexit.register(_stop_redis, proc)
-        url = f"redis://127.0.0.1:{port}/0"
-        client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                if client.info("server")["process_id"] == proc.pid:
-                    return url
-            except redis.RedisError:  # not up yet, or not a Redis that answers
-                pass
-            time.sleep(0.05)
-        _stop_redis(proc)
-        said = log.read_text(errors="replace")[-1000:] if log.exists() else ""
-        if attempt == PORT_ATTEMPTS or "in use" not in said:
-            raise Unavailable(f"redis-server did not start: {said}")
-    raise Unavailable("redis-server did not start")
+    return on_free_ports(lambda: _launch_redis(binary, redis))
 
 
-PORT_ATTEMPTS = 3
+def _launch_redis(binary: str, redis) -> str:
+    """``redis-server`` on a port of :func:`free_port`, waited for until it answers: this
+    server, not whatever took the port (its process id tells)."""
+    port = free_port()
+    log = Path(tempfile.mkdtemp(prefix="hub-redis-")) / "log"
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
+                             "--logfile", str(log)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+    atexit.register(shutil.rmtree, log.parent, True)  # after the server, which is stopped first
+    atexit.register(_stop_redis, proc)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if client.info("server")["process_id"] == proc.pid:
+                return url
+        except redis.RedisError:  # not up yet, or not a Redis that answers
+            pass
+        time.sleep(0.05)
+    _stop_redis(proc)
+    said = log.read_text(errors="replace")[-1000:] if log.exists() else ""
+    if "in use" in said:
+        raise PortTaken(said)
+    raise Unavailable(f"redis-server did not start: {said}")
 
 
 def _stop_redis(proc: subprocess.Popen) -> None:

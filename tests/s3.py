@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from tests.engines import Unavailable, free_port, once, require
+from tests.engines import PortTaken, Unavailable, free_port, on_free_ports, once, require
 
 ACCESS_KEY = "hubtest"
 SECRET_KEY = "hubtest-secret"
@@ -118,22 +118,7 @@ def _start() -> S3Server:
     config.write_text(json.dumps({"identities": [{
         "name": "hub", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
-    # A port found free may be taken by another process before weed binds it (the test
-    # processes start servers at once): weed then exits, and is started again on others.
-    taken = None
-    for _ in range(PORT_ATTEMPTS):
-        try:
-            return _launch(weed, root, config)
-        except PortTaken as exc:
-            taken = exc
-    raise Unavailable(f"weed server found a port of its taken {PORT_ATTEMPTS} times: {taken}")
-
-
-PORT_ATTEMPTS = 3
-
-
-class PortTaken(Exception):
-    """weed exited because a port of its was taken meanwhile."""
+    return on_free_ports(lambda: _launch(weed, root, config))
 
 
 def _launch(weed: str, root: Path, config: Path) -> S3Server:
