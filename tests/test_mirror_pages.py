@@ -76,11 +76,12 @@ def test_a_page_takes_the_same_few_statements_whatever_its_size(db, monkeypatch)
     # text may change leave it before, and come back with the new ones after;
     # none on PostgreSQL until its index has them), 1 that reads what the mirror
     # holds of the page's attachments, and 1 that reads whether the page moves
-    # issues (it moves none); on PostgreSQL 3 more: the lock of the page's keys, after a
-    # savepoint (a page that moves issues rolls back to it to lock more keys), released at the end.
+    # issues (it moves none); on PostgreSQL 4 more: the locks of the page's keys and then of
+    # their rows, after a savepoint (a page that moves issues rolls back to it to lock more
+    # keys), released at the end.
     sql = mirror_sql()
     index = (sql.index is not None) + (sql.unindex is not None)
-    lock = 3 if current().postgres else 0
+    lock = 4 if current().postgres else 0
     assert len(one) == len(hundred) <= 11 + index + lock, hundred
     assert statements(monkeypatch, [], []) == []
     # A page that sends no lists writes the issue rows alone, and their index entries.

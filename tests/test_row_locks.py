@@ -3,7 +3,7 @@ do: a note added while the issue moves to a new key lands on the new key, an edi
 that meets a delete in between is refused, not written into nothing, a batch
 made for a project being removed finds it gone rather than naming no project, and the
 markings of many issues at once (neighbours, gone) lock their rows in the order a page
-does, so that neither deadlocks with a page."""
+does, so that neither deadlocks with a page, even one that moves an issue."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ import psycopg
 import pytest
 
 from hub.errors import ContractError, NotFound
-from tests.support import claim, report, wait_until
+from tests.support import claim, enqueue, issue, jira_id, report, wait_until
 
 pytestmark = pytest.mark.backends("postgresql")
 
 NOW = "2026-11-02T09:00:00+00:00"
 
 
-def waiting_on_a_lock(url: str) -> bool:
-    """Whether some connection of the hub waits on a row lock now."""
+def waiting_on_a_lock(url: str) -> int:
+    """How many connections of the hub wait on a lock now."""
     with psycopg.connect(url, autocommit=True) as conn:
-        return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                 "AND application_name = 'sdlc-hub' AND wait_event_type = 'Lock'").fetchone()[0])
+        return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND application_name = 'sdlc-hub' AND wait_event_type = 'Lock'").fetchone()[0]
 
 
 def in_thread(call) -> tuple[threading.Thread, list]:
@@ -185,3 +185,39 @@ def test_a_check_marking_issues_gone_while_a_page_writes_them_locks_them_in_key_
     assert [resp.status_code for resp in outcome] == [200], [resp.json for resp in outcome]
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT key FROM issue WHERE gone_at IS NOT NULL").fetchall() == []
+
+
+def test_a_page_that_moves_an_issue_locks_every_issue_row_it_writes_in_key_order_first(hub):
+    """A page that moves AURORA-9 to AURORA-3 re-keys the epic of AURORA-2, which points at the
+    old key, and writes its own AURORA-1: it locks all their rows before it writes any, in key
+    order, the markings' order. Here the page meets a row another writer holds (AURORA-9's)
+    while a marking of neighbours runs: a page that had locked AURORA-2 as its move found it
+    and went on to AURORA-1 afterwards would meet the marking holding AURORA-1 and waiting for
+    AURORA-2, a deadlock, one of the two refused."""
+    url = hub.config.database_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        for key, epic in (("AURORA-1", None), ("AURORA-2", "AURORA-9"), ("AURORA-9", None)):
+            conn.execute("INSERT INTO issue (key, id, fetched_at, neighbor, epic_key) VALUES (%s, %s, %s, 0, %s)",
+                         (key, jira_id(key), NOW, epic))
+        run_id = conn.execute(
+            "INSERT INTO sync_run (query, status, started_at, finished_at, issues_loaded, neighbors_due) "
+            "VALUES ('project = AURORA', 'done', '2026-11-02T10:00:00+00:00', '2026-11-02T10:05:00+00:00', 5, 1) "
+            "RETURNING id").fetchone()[0]
+    command = enqueue(hub, "project = AURORA")
+    claim(hub)
+    page = {"issues": [issue("AURORA-1"), issue("AURORA-3", id=jira_id("AURORA-9"))]}
+    with psycopg.connect(url) as writer:
+        writer.execute("SELECT 1 FROM issue WHERE key = 'AURORA-9' FOR UPDATE")
+        loading, loaded = in_thread(lambda: report(hub, command["id"], "state", page))
+        wait_until(lambda: waiting_on_a_lock(url) == 1, message="the page waiting on AURORA-9's row")
+        marking, marked = in_thread(lambda: hub.built.services.runs.mark_neighbours(run_id))
+        wait_until(lambda: waiting_on_a_lock(url) == 2, message="the marking waiting on the page")
+        writer.rollback()
+    loading.join()
+    marking.join()
+    assert [resp.status_code for resp in loaded] == [200], [resp.json for resp in loaded]
+    # The marking came after the page: of the three, only AURORA-2 was not loaded by the run.
+    assert marked == [1]
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT key, neighbor, epic_key FROM issue ORDER BY key").fetchall() == [
+            ("AURORA-1", 0, None), ("AURORA-2", 1, "AURORA-3"), ("AURORA-3", 0, None)]

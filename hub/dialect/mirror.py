@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
 
+import orjson
+
 from hub.db import database
 from hub.dialect import Dialect, current, fulltext
 
@@ -205,10 +207,19 @@ class MirrorSql:
         or with ``kinds`` catalogue kinds), and shared locks on the issue keys of ``shared()``
         that are not among them, all in one statement, in the one order every writer takes
         them in; nothing on SQLite, whose write lock the transaction already holds (neither
-        is called)."""
+        is called).
+
+        Then, for issue keys, the rows of those issues: every one the page will write, in key
+        order, before it writes any. Writers that hold no key locks (the markings of many
+        issues at once, hub.services.sync_runs and reports) lock rows in key order too, so
+        neither waits for a row while holding one past it; a page that locked its rows as it
+        wrote them (a move re-keys the epics and parents pointing at the old key, in the
+        order a scan finds them, then the page writes its own issues) could.
+        """
         if not self.dialect.postgres:
             return
-        exclusive = {_lock_number(key): True for key in keys()}
+        held = list(keys())
+        exclusive = {_lock_number(key): True for key in held}
         if shared is not None:
             for key in shared():
                 exclusive.setdefault(_lock_number(key), False)
@@ -220,6 +231,9 @@ class MirrorSql:
                          "FROM unnest(CAST(%s AS integer[]), CAST(%s AS boolean[])) AS l(n, x)",
                          (_KIND_LOCKS if kinds else _KEY_LOCKS, _KIND_LOCKS if kinds else _KEY_LOCKS,
                           numbers, [exclusive[n] for n in numbers]))
+        if held and not kinds:
+            conn.execute(f"SELECT key FROM issue WHERE key IN {self.keys} ORDER BY key FOR UPDATE",
+                         (orjson.dumps(held).decode(),))
 
 
 def _lock_number(text: str) -> int:
