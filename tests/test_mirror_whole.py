@@ -160,9 +160,11 @@ def test_a_page_of_whole_issues_takes_the_same_few_statements_whatever_its_size(
             MirrorService().load_page(page, [], RunContext(full=False, started_at=START, now=START))
         return counting.sent
 
+    # All new to the mirror, then all known: a page of one and a page of a hundred alike.
     one = statements([whole("AURORA-1")])
-    hundred = statements([whole(f"AURORA-{n}", n) for n in range(1, 101)])
+    hundred = statements([whole(f"AURORA-{n}", n) for n in range(2, 102)])
     assert one == hundred
+    assert statements([whole("AURORA-1")]) == statements([whole(f"AURORA-{n}", n) for n in range(2, 102)])
 
 
 def random_state(rng: random.Random) -> dict:

@@ -29,13 +29,15 @@ What the engines do differently beyond spelling:
   ones lock them in the same order and cannot deadlock. A catalogue a page
   replaces is locked by its kind.
 - Rows of a table the page has just emptied of its keys (comments, worklogs, an
-  issue's sprints) are new by then: SQLite inserts them with ``INSERT OR
-  REPLACE``, PostgreSQL copies them in (``COPY``, a :class:`Fresh` statement),
-  which writes them in a fraction of the time of one ``INSERT`` each. A row the
-  page sends twice is written once, the last sending's, as the upsert would leave it.
+  issue's sprints, and the changes of issues new to the mirror) are new by then:
+  SQLite inserts them with ``INSERT OR REPLACE``, PostgreSQL copies them in
+  (``COPY``, a :class:`Fresh` statement), which writes them in a fraction of the
+  time of one ``INSERT`` each. A row the page sends twice is written once, the last
+  sending's, as the upsert would leave it.
 - The issue upsert keeps what a state did not send with a bit mask that SQLite
-  binds once per row (``?N`` repeated); on PostgreSQL each mask a page holds has
-  its statement, naming the columns it sets (:meth:`MirrorSql.issue_upserts`).
+  binds once per row (``?N`` repeated); on PostgreSQL the rows of issues new to the
+  mirror are copied in, and each mask the known ones hold has its statement, naming
+  the columns it sets (:meth:`MirrorSql.issue_upserts`).
 """
 
 from __future__ import annotations
@@ -121,6 +123,10 @@ class MirrorSql:
     delete_comments: str
     insert_comment: str | Fresh
     upsert_change: str
+    # The changes of issues new to the mirror: their key's rows deleted (there are none but
+    # stray ones, which would refuse a copy), then inserted (copied in on PostgreSQL).
+    delete_changes: str
+    insert_change: str | Fresh
     delete_worklogs: str
     insert_worklog: str | Fresh
     delete_issue_sprints: str
@@ -158,32 +164,37 @@ class MirrorSql:
         return fulltext.unindex(self.dialect)
 
     def issue_upserts(self, columns: tuple[str, ...], rows: list[tuple],
-                      known: Collection[str] = ()) -> list[tuple[str, list[tuple]]]:
+                      known: Collection[str] = ()) -> list[tuple[str | Fresh, list[tuple]]]:
         """The statements that upsert ``rows`` (``key, *columns, fetched_at, neighbor, mask``)
         into ``issue``, each with its rows, in the order they are to be sent.
 
         A new row takes the sent values, a known one changes only the columns whose bit is
         set in the row's mask (bit n: ``columns[n]``), so what an agent did not send is
         kept; a gone issue whose state a page loads is back: Jira returned it. SQLite binds
-        the mask in one statement for the page. PostgreSQL gets, for each run of rows of
-        one mask (a page's states usually send the same fields: one run), the statement
-        naming those columns, the rows without their mask.
+        the mask in one statement for the page. On PostgreSQL the rows of issues new to the
+        mirror are copied in (:class:`Fresh`: the values sent, what the upsert would insert),
+        unless the page sends one of them twice; then, for each run of rows of one mask (a
+        page's states usually send the same fields: one run), the statement naming those
+        columns, the rows without their mask.
 
-        The rows go in the page's order, as on SQLite, so that new issues get their rowids
+        New rows go in the page's order, as on SQLite, so that new issues get their rowids
         (the order of arrival) in it; on PostgreSQL the rows of issues the mirror holds
-        already (``known``) go after them, in key order as they always did: the page holds
-        the locks of all its keys, so no other page writes its rows, but an UPDATE of
-        several issues that takes no key locks (a check's gone marking, a full run's marking
-        of neighbours: both lock their rows in key order first) may lock known rows, and
-        two writers must lock shared rows in one order. A new row no other transaction sees
-        until the page commits: the order of those is the page's alone.
+        already (``known``) go after them, in key order (the page has locked those rows in
+        that order already, :meth:`lock`). A new row no other transaction sees until the
+        page commits: the order of those is the page's alone.
         """
         if not self.dialect.postgres:
             return [(_sqlite_issue_upsert(columns), rows)]
-        if known:
-            rows = ([row for row in rows if row[0] not in known]
-                    + sorted((row for row in rows if row[0] in known), key=itemgetter(0)))
-        runs: list[tuple[str, list[tuple]]] = []
+        runs: list[tuple[str | Fresh, list[tuple]]] = []
+        new = [row for row in rows if row[0] not in known]
+        rows = sorted((row for row in rows if row[0] in known), key=itemgetter(0))
+        if len({row[0] for row in new}) == len(new):
+            # Each new issue sent once: its row is the values sent (what the upsert would
+            # insert), copied in, in the page's order.
+            if new:
+                runs.append((_postgres_issue_copy(columns), [row[:-1] for row in new]))
+        else:
+            rows = new + rows  # one sent twice: the later sending updates what the first inserted
         last = None
         for row in rows:
             mask = row[-1]
@@ -274,6 +285,11 @@ def _sqlite_issue_upsert(columns: tuple[str, ...]) -> str:
 
 
 @lru_cache(maxsize=64)
+@lru_cache(maxsize=4)
+def _postgres_issue_copy(columns: tuple[str, ...]) -> Fresh:
+    return Fresh("issue", ("key", *columns, "fetched_at", "neighbor"), (0,))
+
+
 def _postgres_issue_upsert(columns: tuple[str, ...], mask: int) -> str:
     sent = [c for bit, c in enumerate(columns) if mask & 1 << bit]
     # A column that fills from two fields (none does today) is set once.
@@ -283,6 +299,9 @@ def _postgres_issue_upsert(columns: tuple[str, ...], mask: int) -> str:
             f"ON CONFLICT (key) DO UPDATE SET {updates}fetched_at = excluded.fetched_at, "
             "neighbor = excluded.neighbor, gone_at = NULL, gone_reason = NULL")
 
+
+_CHANGE_COLUMNS = ("key, history_id, item_no, author, created, created_at, field, field_type, from_value, "
+                   "from_string, to_value, to_string")
 
 # Tables keyed by an issue's key (the column naming it), with their primary keys.
 _PRIMARY_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -394,8 +413,9 @@ def _build(engine: type[_Sqlite] | type[_Postgres]) -> MirrorSql:
         delete_comments=f"DELETE FROM issue_comment WHERE key IN {keys}",
         insert_comment=engine.fresh("issue_comment", "key, comment_id, author, created, updated, body, created_at",
                                     "key, comment_id"),
-        upsert_change=upsert("issue_change", "key, history_id, item_no, author, created, created_at, field, "
-                             "field_type, from_value, from_string, to_value, to_string", "key, history_id, item_no"),
+        upsert_change=upsert("issue_change", _CHANGE_COLUMNS, "key, history_id, item_no"),
+        delete_changes=f"DELETE FROM issue_change WHERE key IN {keys}",
+        insert_change=engine.fresh("issue_change", _CHANGE_COLUMNS, "key, history_id, item_no"),
         delete_worklogs=f"DELETE FROM issue_worklog WHERE key IN {keys}",
         insert_worklog=engine.fresh("issue_worklog", "key, worklog_id, author, started, started_at, time_spent, "
                                     "comment, created, updated", "key, worklog_id"),

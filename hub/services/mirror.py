@@ -51,6 +51,7 @@ again with those keys, in the same one statement and order.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import orjson
@@ -194,7 +195,7 @@ class MirrorService:
         self._comments(conn, sql, states, times)
         self._worklogs(conn, sql, states, times)
         self._sprints(conn, sql, states, run.now)
-        self._changes(conn, sql, states, times)
+        self._changes(conn, sql, states, times, known.keys())
         self._attachments(conn, sql, states, times)
         if reindex and sql.index is not None:
             conn.execute(sql.index, (_json(reindex),))
@@ -276,15 +277,22 @@ class MirrorService:
         conn.executemany(sql.upsert_sprint, sql.ordered(list(sprints.values()), 1))
 
     @staticmethod
-    def _changes(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
+    def _changes(conn, sql: MirrorSql, states: list[dict], times: _Times, known: Collection[str]) -> None:
+        """A known issue's changes are upserted (a changelog sent again adds what is new);
+        an issue new to the mirror has none yet, so its rows are inserted anew."""
         rows = [
             (state["key"], change["id"], item_no, change.get("author"), change["created"],
              times.utc(change["created"]), item["field"], item.get("field_type"), item.get("from"),
              item.get("from_string"), item.get("to"), item.get("to_string"))
             for state in states if "changes" in state
             for change in state["changes"] for item_no, item in enumerate(change["items"])]
-        if rows:
-            conn.executemany(sql.upsert_change, sql.ordered(rows, 3))
+        new = {row[0] for row in rows if row[0] not in known}
+        if new:
+            conn.execute(sql.delete_changes, (_json(sorted(new)),))
+            conn.executemany(sql.insert_change, sql.ordered([row for row in rows if row[0] in new], 3))
+        rest = [row for row in rows if row[0] not in new]
+        if rest:
+            conn.executemany(sql.upsert_change, sql.ordered(rest, 3))
 
     @staticmethod
     def _attachments(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
