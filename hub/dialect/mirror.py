@@ -284,12 +284,12 @@ def _sqlite_issue_upsert(columns: tuple[str, ...]) -> str:
     )
 
 
-@lru_cache(maxsize=64)
 @lru_cache(maxsize=4)
 def _postgres_issue_copy(columns: tuple[str, ...]) -> Fresh:
     return Fresh("issue", ("key", *columns, "fetched_at", "neighbor"), (0,))
 
 
+@lru_cache(maxsize=64)
 def _postgres_issue_upsert(columns: tuple[str, ...], mask: int) -> str:
     sent = [c for bit, c in enumerate(columns) if mask & 1 << bit]
     # A column that fills from two fields (none does today) is set once.
