@@ -28,8 +28,11 @@ a migrated database, and the same rows through raw psycopg (``executemany`` of
 INSERTs per table, one transaction per page, into emptied tables), printed beside
 the SQLite figures with their ratio (target >= 0.3). Beside them, the hub's loader
 run in this process as a state report runs it (``MirrorService.load_page``, one
-transaction per page, each round into an emptied mirror): what loading costs on
-PostgreSQL without the HTTP request and its JSON around it; the verdict is on that
+transaction per page, each round into an emptied mirror, then the search backlog
+drained): what loading costs on PostgreSQL without the HTTP request and its JSON
+around it. A round over HTTP ends when the search index holds every page (the served
+hub computes a page's vectors after the page commits, on a thread of its own:
+hub/services/search_backlog.py); the verdict is on that
 figure when the hub cannot be served on PostgreSQL (the line says why), and with
 ``--no-postgres-http``.
 
@@ -145,7 +148,8 @@ def pages_of(count: int, size: int, first: int) -> list[list[dict]]:
 class ThroughHttp:
     """State pages sent to a hub served on ``data_dir``, one refresh per round."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, database_url: str | None = None):
+        self._database_url = database_url
         hub_command(data_dir, "migrate")
         agent_token = hub_command(data_dir, "token", "add", "agent", "--role", "agent").strip()
         ui_token = hub_command(data_dir, "token", "add", "ui", "--role", "interface").strip()
@@ -164,6 +168,8 @@ class ThroughHttp:
         cpu, started = _cpu_of(self._proc.pid), time.perf_counter()
         for body in bodies:
             self._agent.post(path, body)
+        if self._database_url:
+            _wait_until_indexed(self._database_url)
         elapsed = time.perf_counter() - started
         cpu_after = _cpu_of(self._proc.pid)
         self._agent.post(f"/agent/v1/commands/{command['id']}/done",
@@ -174,6 +180,16 @@ class ThroughHttp:
         self._ui.close()
         self._agent.close()
         stop(self._proc)
+
+
+def _wait_until_indexed(url: str) -> None:
+    """Until PostgreSQL's search index holds every page sent (the hub computes the vectors
+    after each page commits, hub/services/search_backlog.py): a round ends there."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        while conn.execute("SELECT EXISTS (SELECT FROM issue_fts_stale)").fetchone()[0]:
+            time.sleep(0.002)
 
 
 def _cpu_of(pid: int) -> float | None:
@@ -305,6 +321,7 @@ class PostgresSide:
         if self._hub:
             from hub.db import database
             from hub.services.mirror import MirrorService, RunContext
+            from hub.services.search_backlog import PostgresSearchBacklog
 
             database.initialize(self._db)
             database.execute_sql(truncate)
@@ -314,6 +331,8 @@ class PostgresSide:
             for page in pages:
                 with database.atomic():
                     mirror.load_page(page, [], run)
+            # What a served hub's thread does after each page, here after them all.
+            PostgresSearchBacklog(self.url).drain(database.connection())
             return time.perf_counter() - started, time.process_time() - cpu
         with self._conn.transaction():
             self._conn.execute(truncate)
@@ -364,7 +383,7 @@ def _served_on(url: str, data_dir: Path) -> tuple[ThroughHttp | None, str]:
     """A hub served on the database at ``url``; or None and why not."""
     os.environ["HUB_DATABASE_URL"] = url
     try:
-        return ThroughHttp(data_dir), ""
+        return ThroughHttp(data_dir, url), ""
     except (SystemExit, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", None) or exc
         return None, f"PostgreSQL over HTTP: not measured ({str(detail).strip()})"

@@ -53,6 +53,7 @@ from hub.services.projects import ProjectService
 from hub.services.refresh_schedule import RefreshSchedule
 from hub.services.rendering import RenderService
 from hub.services.reports import ReportService
+from hub.services.search_backlog import PostgresSearchBacklog, SearchBacklog
 from hub.services.sessions import SessionService
 from hub.services.sprints import SprintService
 from hub.services.sync_runs import SyncRunService
@@ -90,6 +91,7 @@ class Services:
     facets: FacetService
     signal: WorkSignal
     periods: PeriodService
+    backlog: SearchBacklog
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Built:
         a transaction, which is its own to end). The data dir, the database and the store
         keep what they hold; anything used again after this connects anew."""
         self.services.signal.close()
+        self.services.backlog.close()
         self.queue.storage.close()
         self.services.store.close()
         if not self.database.is_closed() and not self.database.in_transaction():
@@ -138,6 +141,14 @@ def open_store(config: Config) -> FileStore:
 def build_fulltext(config: Config) -> FullText:
     """The full-text search of ``config``'s engine: FTS5 on SQLite, tsvectors on PostgreSQL."""
     return PostgresFullText() if config.backend == "postgresql" else SqliteFullText()
+
+
+def build_backlog(config: Config) -> SearchBacklog:
+    """What indexes the issues pages marked, after they commit: PostgreSQL's search
+    index only (on SQLite a page indexes its own)."""
+    if config.database_url:
+        return PostgresSearchBacklog(config.database_url)
+    return SearchBacklog()
 
 
 def build_signal(config: Config) -> WorkSignal:
@@ -174,13 +185,14 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
                           jql_zone=jql_zone, fulltext=fulltext)
     tokens = TokenService(clock)
+    backlog = build_backlog(config)
     return Services(
         tokens=tokens,
         sessions=SessionService(tokens, timedelta(hours=config.session_hours), clock),
         commands=commands,
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
-                              metrics=metrics, catalogues=catalogues),
+                              metrics=metrics, catalogues=catalogues, backlog=backlog),
         runs=SyncRunService(clock, signal, projects=projects),
         agents=agents,
         attachments=attachments,
@@ -202,6 +214,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
                             matching=fulltext.matching),
         signal=signal,
         periods=PeriodService(clock),
+        backlog=backlog,
     )
 
 

@@ -122,6 +122,13 @@ def expire_leases() -> dict:
     return _services().dispatcher.expire_leases()
 
 
+@periodic(EVERY_MINUTE, MINUTE)
+def drain_search_backlog() -> int:
+    """Every minute: on PostgreSQL, index the issues that pages marked and no node's
+    thread indexed (it was killed first, or lost its connection); returns how many."""
+    return _services().backlog.drain()
+
+
 @periodic(EVERY_HOUR, HOUR)
 def forget_agents() -> int:
     """Every hour: delete the rows of agents unseen for HUB_AGENT_FORGET_HOURS

@@ -51,7 +51,7 @@ from operator import itemgetter
 import orjson
 
 from hub.db import database
-from hub.dialect import Dialect, current, fulltext
+from hub.dialect import POSTGRES, Dialect, current, fulltext
 
 # The advisory locks' first number (their class) for an issue key and for a
 # catalogue's kind: "mirror" and "catalog" in ASCII, below 2**31.
@@ -156,12 +156,12 @@ class MirrorSql:
     @property
     def index(self) -> str | None:
         """The full-text index's statement for the bound keys (None: not run)."""
-        return fulltext.index(self.dialect)
+        return fulltext.page_index(self.dialect)
 
     @property
     def unindex(self) -> str | None:
         """The statement that takes the bound keys out of the full-text index (None: not run)."""
-        return fulltext.unindex(self.dialect)
+        return fulltext.page_unindex(self.dialect)
 
     def issue_upserts(self, columns: tuple[str, ...], rows: list[tuple],
                       known: Collection[str] = ()) -> list[tuple[str | Fresh, list[tuple]]]:
@@ -472,3 +472,8 @@ def _for(name: str) -> MirrorSql:
 def mirror_sql() -> MirrorSql:
     """The loader's statements for the database the models are bound to now."""
     return _for(current().name)
+
+
+def postgres_mirror_sql() -> MirrorSql:
+    """PostgreSQL's statements, for work on a connection of its own (the search backlog's)."""
+    return _for(POSTGRES.name)

@@ -56,6 +56,10 @@ _WEIGHTS = dict(zip(FIELDS, WEIGHTS, strict=True))
 _RANK_WEIGHTS = "{" + ", ".join(str(_WEIGHTS[name] / max(WEIGHTS))
                                  for name in ("other", "other", "summary", "key")) + "}"
 _TERM = "search_term(?, ?, ?)"
+# What search reads: the index as it is now, the keys pages marked since computed from
+# their text (the schema's issue_fts_now; hub.services.search_backlog), under the
+# index's name that the conditions use.
+_INDEX = "issue_fts_now AS issue_fts"
 _JOIN = "JOIN issue ON issue.key = issue_fts.key"
 # The text of the page's rows for their snippets: the five fields as indexed, ``ё`` and all.
 _TEXT = ("text.key, text.summary, text.description, text.comments, text.other")
@@ -63,13 +67,20 @@ _ROWS = ("SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", 
          "FROM ({hits}) AS hit JOIN issue ON issue.key = hit.key JOIN issue_search AS text ON text.key = hit.key "
          "ORDER BY {order}")
 # The page by rank among the newest RANKED_MATCHES matches, each with the count of those.
-_RANKED = ("SELECT m.key, m.doc, {rank} AS score, count(*) OVER () AS matched FROM "
-           "(SELECT issue_fts.key, issue_fts.doc, issue_fts.head FROM issue_fts {join} WHERE {match} {filters} "
-           f"ORDER BY issue_fts.doc DESC LIMIT {RANKED_MATCHES}) AS m "
+# The newest of the rows kept and of the keys marked are taken apart and merged: the
+# planner reads the kept ones newest first by the doc index (and stops at the limit)
+# only when they are a query of their own, not a branch of issue_fts_now (the
+# schema's "issue_fts_stale").
+_NEWEST = ("(SELECT issue_fts.key, issue_fts.doc, issue_fts.head FROM <index> AS issue_fts {join} "
+           f"WHERE {{match}} {{filters}} ORDER BY issue_fts.doc DESC LIMIT {RANKED_MATCHES})")
+_RANKED = ("SELECT m.key, m.doc, {rank} AS score, count(*) OVER () AS matched FROM (SELECT * FROM ("
+           + _NEWEST.replace("<index>", "issue_fts_kept") + " UNION ALL "
+           + _NEWEST.replace("<index>", "issue_fts_marked") + ") AS newest "
+           f"ORDER BY newest.doc DESC LIMIT {RANKED_MATCHES}) AS m "
            "ORDER BY score DESC, m.doc DESC, m.key DESC LIMIT ? OFFSET ?")
-_SORTED = ("SELECT issue_fts.key, {keys} FROM issue_fts " + _JOIN + " WHERE {match} {filters} "
+_SORTED = ("SELECT issue_fts.key, {keys} FROM " + _INDEX + " " + _JOIN + " WHERE {match} {filters} "
            "ORDER BY {inner} LIMIT ? OFFSET ?")
-_MATCHES = "SELECT 1 FROM issue_fts {join} WHERE {match} {filters}"
+_MATCHES = "SELECT 1 FROM " + _INDEX + " {join} WHERE {match} {filters}"
 _CAPPED_COUNT = f"SELECT count(*) FROM ({_MATCHES} LIMIT {RANKED_MATCHES + 1}) AS capped"
 
 
@@ -102,7 +113,8 @@ class PostgresFullText:
             rank = _rank(query, "m.head")
             hits = _RANKED.format(rank=rank, join=join, match=query.match, filters=filters)
             sql = _ROWS.format(extra=", hit.matched", hits=hits, order="hit.score DESC, hit.doc DESC, hit.key DESC")
-            rows = database.execute_sql(sql, [*query.rank_params, *match_params, limit + 1, offset or 0]).fetchall()
+            rows = database.execute_sql(sql, [*query.rank_params, *match_params, *match_params,  # kept, marked
+                                              limit + 1, offset or 0]).fetchall()
             counted = rows[0][-1] if rows else 0
             rows = [row[:-1] for row in rows]
         else:
@@ -130,7 +142,7 @@ class PostgresFullText:
         query = _literal(compile_q(parse(q), fields))
         if query.match is None:
             return "FALSE", []
-        return f"issue.key IN (SELECT issue_fts.key FROM issue_fts WHERE {query.match})", query.params
+        return f"issue.key IN (SELECT issue_fts.key FROM {_INDEX} WHERE {query.match})", query.params
 
 
 def compile_q(tree: Node, fields: tuple[str, ...] | None = None) -> _Query:

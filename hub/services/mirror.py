@@ -35,7 +35,9 @@ may change (it sends ``summary``, ``description``, ``comments``, ``environment``
 or ``custom_fields``) are removed
 with their current text in one statement; after the page is written, those and
 the new issues are indexed again from the view in another. (Those statements are
-:mod:`hub.dialect.fulltext`'s; an engine whose index needs none has them None.)
+:mod:`hub.dialect.fulltext`'s; an engine whose index needs none has them None. On
+PostgreSQL both only mark the keys, whose vectors :mod:`hub.services.search_backlog`
+computes once the page has committed.)
 
 The statements are the engine's (:mod:`hub.dialect.mirror`): on SQLite the page
 holds the one write lock; on PostgreSQL it first takes a lock on each issue key

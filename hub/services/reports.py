@@ -18,6 +18,7 @@ from hub.services.dispatch import Dispatcher
 from hub.services.files import FileStore, is_sha256
 from hub.services.mirror import MirrorService, RunContext
 from hub.services.projects import ProjectService
+from hub.services.search_backlog import SearchBacklog
 from hub.services.sync_runs import close_open_run, count_page, open_run
 from hub.vocabulary import (
     CHECK_ISSUES,
@@ -38,8 +39,9 @@ class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
                  store: FileStore, on_full_run_done: Callable[[int], None],
                  clock: Clock | None = None, *, metrics: Metrics | None = None,
-                 catalogues: CatalogueService | None = None):
+                 catalogues: CatalogueService | None = None, backlog: SearchBacklog | None = None):
         self._store = store
+        self._backlog = backlog or SearchBacklog()
         self._catalogues = catalogues or CatalogueService()
         self._metrics = metrics or Metrics()
         self._dispatcher = dispatcher
@@ -67,6 +69,7 @@ class ReportService:
                                      now=iso(self._clock.now()))
             self._mirror.load_page(issues, neighbors, context)
             self._catalogues.load(report.get("catalogues"), context.now)
+        self._backlog.wake()  # committed: PostgreSQL's index catches up with the page
         self._metrics.state_pages.inc()
         self._metrics.issues_loaded.inc(len(issues))
         return {"issues_loaded": issues_loaded, "lease_until": command.lease_until}

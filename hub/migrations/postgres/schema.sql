@@ -394,3 +394,31 @@ CREATE TABLE issue_fts (
 CREATE INDEX issue_fts_head ON issue_fts USING gin (head);
 CREATE INDEX issue_fts_body ON issue_fts USING gin (body);
 CREATE INDEX issue_fts_doc ON issue_fts (doc);
+
+-- issue_fts_stale: the keys whose row of issue_fts may not hold their issue's text
+-- as it is now. A state page marks the keys whose text it may change, in its own
+-- transaction, rather than computing their vectors (most of a page's cost), and
+-- hub.services.search_backlog computes them after it commits and unmarks them.
+-- Search reads issue_fts_now: issue_fts_kept, the rows of keys not marked, and
+-- issue_fts_marked, each marked key's vectors computed from issue_search then and
+-- there (search_vector, which equals the loader's expression:
+-- tests/test_index_vector.py), so what a page wrote is found as soon as it
+-- commits. A marked key with no issue (moved or gone) is in neither, whatever
+-- issue_fts still holds under it. (A query that wants the newest matches first
+-- reads issue_fts_kept and issue_fts_marked apart: the planner walks issue_fts's
+-- doc index only where issue_fts_kept is a query of its own, not a branch of a union.)
+CREATE TABLE issue_fts_stale (
+  key TEXT COLLATE "C" PRIMARY KEY
+);
+CREATE VIEW issue_fts_kept (key, doc, head, body) AS
+  SELECT key, doc, head, body FROM issue_fts
+   WHERE NOT EXISTS (SELECT FROM issue_fts_stale WHERE issue_fts_stale.key = issue_fts.key);
+CREATE VIEW issue_fts_marked (key, doc, head, body) AS
+  SELECT text.key, text.doc,
+         search_vector(text.key, 'A') || search_vector(text.summary, 'B') || search_vector(text.other, 'C'),
+         search_vector(text.description, 'C') || search_vector(text.comments, 'D')
+    FROM issue_search AS text WHERE text.key IN (SELECT key FROM issue_fts_stale);
+CREATE VIEW issue_fts_now (key, doc, head, body) AS
+  SELECT key, doc, head, body FROM issue_fts_kept
+  UNION ALL
+  SELECT key, doc, head, body FROM issue_fts_marked;
