@@ -178,14 +178,14 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     commands = CommandService(projects, attachments, signal, clock)
     jql_zone = JqlZone(config.jql_time_zone)
     overview = OverviewService(projects, agents, store, clock, zone=jql_zone)
-    metrics.watch(HubCollector(overview, agents, clock))
+    backlog = build_backlog(config)
+    metrics.watch(HubCollector(overview, agents, clock, backlog))
     catalogues = CatalogueService()
     sprints = SprintService()
     fulltext = build_fulltext(config)
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
                           jql_zone=jql_zone, fulltext=fulltext)
     tokens = TokenService(clock)
-    backlog = build_backlog(config)
     return Services(
         tokens=tokens,
         sessions=SessionService(tokens, timedelta(hours=config.session_hours), clock),

@@ -76,6 +76,18 @@ def test_what_a_killed_node_left_marked_is_indexed_by_the_worker_s_task(hub):
     index_agrees()
 
 
+def test_the_metrics_count_the_issues_waiting_for_the_index(hub):
+    hub.built.services.backlog.close()
+    load(hub, [issue("AURORA-1"), issue("AURORA-2")])
+
+    def waiting() -> str:
+        return hub.client.simulate_get("/metrics", headers=hub.headers("admin")).text
+
+    assert "\nhub_search_backlog_issues 2.0\n" in waiting()
+    PostgresSearchBacklog(hub.config.database_url).drain()
+    assert "\nhub_search_backlog_issues 0.0\n" in waiting()
+
+
 def test_a_moved_issue_s_old_key_leaves_the_index(hub):
     load(hub, [issue("AURORA-1", summary="Lantern", id=jira_id("AURORA-1"))])
     wait_until(lambda: not marked(hub), message="the first page indexed")

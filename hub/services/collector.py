@@ -25,6 +25,7 @@ from hub.db import database
 from hub.services.agents import AgentService
 from hub.services.cleanup import RULES
 from hub.services.overview import OverviewService
+from hub.services.search_backlog import SearchBacklog
 from hub.services.tallies import CLEANUP, LEASE_EXPIRED, read_tallies
 from hub.vocabulary import OPEN_STATUSES
 
@@ -90,6 +91,8 @@ def _families() -> dict[str, Any]:
                                              "removed, by rule.", labels=["rule"]),
         "removed_bytes": CounterMetricFamily("hub_cleanup_removed_bytes", "Bytes the file-store cleanup "
                                              "removed, by rule.", labels=["rule"]),
+        "backlog": GaugeMetricFamily("hub_search_backlog_issues", "Issues whose search vectors wait to be "
+                                     "computed after the page that changed them (PostgreSQL; 0 on SQLite)."),
         "gone": GaugeMetricFamily("hub_issues_gone", "Issues of the mirror that Jira no longer returns "
                                   "(found by check_issues after a full run)."),
         "agents": GaugeMetricFamily("hub_agents", "Agents heard from within HUB_AGENT_FORGET_HOURS, by "
@@ -110,8 +113,10 @@ class HubCollector:
     ``clock`` the clock both read.
     """
 
-    def __init__(self, overview: OverviewService, agents: AgentService, clock: Clock):
+    def __init__(self, overview: OverviewService, agents: AgentService, clock: Clock,
+                 backlog: SearchBacklog | None = None):
         self._overview = overview
+        self._backlog = backlog or SearchBacklog()
         self._agents = agents
         self._clock = clock
         # Scrapes take turns: each folds what it read into the totals below.
@@ -137,6 +142,7 @@ class HubCollector:
             seen = self._agents.seen()
             jira = self._agents.jira([agent_id for agent_id, _ in seen])
             gone = self._overview.gone_issues()
+            waiting = self._backlog.waiting()
         store = self._overview.store()
         now = self._clock.now()
 
@@ -159,6 +165,7 @@ class HubCollector:
             f["removed_files"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.files", 0))
             f["removed_bytes"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.bytes", 0))
         f["gone"].add_metric([], gone)
+        f["backlog"].add_metric([], waiting)
         f["agents"].add_metric(["true"], agents["online"])
         f["agents"].add_metric(["false"], agents["total"] - agents["online"])
         # One series per agent not forgotten: at most HUB_AGENTS_PER_TOKEN per agent token.

@@ -35,6 +35,7 @@ import weakref
 
 import orjson
 
+from hub.db import database
 from hub.dialect import POSTGRES, fulltext
 from hub.dialect.mirror import postgres_mirror_sql
 
@@ -65,6 +66,10 @@ class SearchBacklog:
 
     def drain(self) -> int:
         """Index every marked key; how many were indexed."""
+        return 0
+
+    def waiting(self) -> int:
+        """How many keys are marked now (for /metrics, in the caller's transaction)."""
         return 0
 
     def close(self) -> None:
@@ -107,6 +112,10 @@ class PostgresSearchBacklog(SearchBacklog):
         while (done := self._one_batch(conn)) is not None:
             indexed += done
         return indexed
+
+    def waiting(self) -> int:
+        """How many keys are marked now (for /metrics, in the caller's transaction)."""
+        return database.execute_sql("SELECT count(*) FROM issue_fts_stale").fetchone()[0]
 
     def connect(self):
         """A connection for :meth:`drain`."""
