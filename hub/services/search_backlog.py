@@ -106,6 +106,8 @@ class PostgresSearchBacklog(SearchBacklog):
         """Index every key marked stale, a batch per transaction, on ``conn`` (a psycopg
         connection; by default one opened for this call); how many keys were indexed."""
         if conn is None:
+            if not self.waiting():  # the worker's usual minute: no connection opened for nothing
+                return 0
             with self.connect() as own:
                 return self.drain(own)
         indexed = 0
