@@ -201,9 +201,13 @@ function notesPanel(key, signal) {
   const form = h("form", {class: "note-form"},
     h("label", {for: "new-note"}, "New note"), text, h("button", {type: "submit"}, "Add note"));
 
+  // Reads after two quick changes may be answered out of order: only the last one asked draws.
+  let reads = 0;
   async function load() {
+    const mine = ++reads;
     try {
       const notes = await api.request("GET", path, {signal});
+      if (mine !== reads) return;
       replace(list, notes.items.map(noteItem));
       if (!notes.items.length) list.append(h("li", {class: "empty"}, "No notes yet."));
     } catch (error) {

@@ -208,7 +208,12 @@ export async function renderIssues(main, signal) {
         way === "ascending" ? " ▲" : way === "descending" ? " ▼" : "")));
   }
 
+  // Each load's number: a state left before its answers came (a filter typed, then a facet
+  // pressed at once) must not draw over the newer state's, whichever the hub answers first.
+  let loads = 0;
   async function load() {
+    const mine = ++loads;
+    const stale = () => mine !== loads || signal.aborted;
     describeOrder();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
@@ -219,7 +224,7 @@ export async function renderIssues(main, signal) {
     try {
       page = await listing;
     } catch (error) {
-      if (error.name === "AbortError") return;
+      if (error.name === "AbortError" || stale()) return;
       const wrong = jqlError(error);
       if (wrong) showJqlError(fields.jql, jqlErrors, wrong);
       say(line, refusal(error, labels), true);
@@ -227,6 +232,7 @@ export async function renderIssues(main, signal) {
       replace(facetsHere);
       return;
     }
+    if (stale()) return;
     if (fields.jql) clearJqlError(jqlErrors);
     total = typeof page.total === "number" ? page.total : null;
     nextCursor = page.next_cursor;
@@ -237,7 +243,7 @@ export async function renderIssues(main, signal) {
     previous.disabled = state.page <= 1;
     next.disabled = nextCursor === null || nextCursor === undefined;
     const found = await facets;
-    if (signal.aborted) return;
+    if (stale()) return;
     // A later page has no total of its own: the facets count the same query.
     if (total === null && typeof found?.total === "number") total = found.total;
     offer(datalists, found);

@@ -62,15 +62,19 @@ export async function savedFilters(currentJql, box, errors, signal) {
     if (error.name === "AbortError") throw error;
   }
 
+  // Reads after two quick changes may be answered out of order: only the last one asked draws.
+  let reads = 0;
   async function show() {
+    const mine = ++reads;
     let page;
     try {
       page = await api.request("GET", "/api/v1/filters", {query: {limit: 100}, signal});
     } catch (error) {
-      if (error.name === "AbortError") return;
+      if (error.name === "AbortError" || mine !== reads) return;
       say(line, `Could not list the saved filters: ${error.message}`, true);
       return;
     }
+    if (mine !== reads) return;
     if (!page.items.length) {
       replace(list, h("p", {class: "empty"}, "No saved filters yet: write a query in the JQL box, name it, save it."));
       return;
