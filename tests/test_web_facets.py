@@ -160,8 +160,11 @@ def test_a_state_left_before_its_answers_came_does_not_draw_over_the_newer_one(p
     page.get_by_label("Status").fill("done")
     page.get_by_label("Status").press("Enter")
     page.wait_for_function("location.hash === '#/issues?status=done'")
-    while len(held) < 2:
+    for _ in range(TIMEOUT_MS // 20):
+        if len(held) == 2:
+            break
         page.wait_for_timeout(20)
+    assert len(held) == 2, "the typed status's list and facets were never asked"
     page.get_by_label("Status").fill("Open")
     page.get_by_label("Status").press("Enter")
     expect(rows).to_have_count(24)

@@ -165,6 +165,17 @@ export function sleep(ms, signal) {
   });
 }
 
+/** The reads of one view, numbered: each call starts a read and returns a check that holds
+ *  while no later read of the view has started. Answers can come out of order (a query
+ *  changed, then changed again); only the newest read asked may draw. */
+export function newest() {
+  let last = 0;
+  return () => {
+    const mine = ++last;
+    return () => mine === last;
+  };
+}
+
 /** A status line that screen readers announce. */
 export function status(kind = "polite") {
   return h("p", {class: "status", role: kind === "alert" ? "alert" : "status", "aria-live": kind === "alert" ? "assertive" : "polite"});

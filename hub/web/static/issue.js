@@ -4,7 +4,7 @@
 
 import * as api from "./api.js";
 import {attachmentsPanel} from "./attachments.js";
-import {h, issueLink, replace, say, status, table, time} from "./dom.js";
+import {h, issueLink, newest, replace, say, status, table, time} from "./dom.js";
 import {customFieldTable, fieldRows, person} from "./fields.js";
 import {wikiBlock} from "./rendered.js";
 import {worklogsPanel} from "./worklogs.js";
@@ -201,13 +201,13 @@ function notesPanel(key, signal) {
   const form = h("form", {class: "note-form"},
     h("label", {for: "new-note"}, "New note"), text, h("button", {type: "submit"}, "Add note"));
 
-  // Reads after two quick changes may be answered out of order: only the last one asked draws.
-  let reads = 0;
+  // Read again after each change: two quick changes' reads may be answered out of order.
+  const read = newest();
   async function load() {
-    const mine = ++reads;
+    const current = read();
     try {
       const notes = await api.request("GET", path, {signal});
-      if (mine !== reads) return;
+      if (!current()) return;
       replace(list, notes.items.map(noteItem));
       if (!notes.items.length) list.append(h("li", {class: "empty"}, "No notes yet."));
     } catch (error) {

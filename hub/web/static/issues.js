@@ -9,7 +9,7 @@
 // computed from it.
 
 import * as api from "./api.js";
-import {h, replace, say, status} from "./dom.js";
+import {h, newest, replace, say, status} from "./dom.js";
 import {chooser, shown} from "./columns.js";
 import {facetPanel, fetchFacets, offer} from "./facets.js";
 import {clearJqlError, jqlError, savedFilters, showJqlError} from "./jql.js";
@@ -208,12 +208,12 @@ export async function renderIssues(main, signal) {
         way === "ascending" ? " ▲" : way === "descending" ? " ▼" : "")));
   }
 
-  // Each load's number: a state left before its answers came (a filter typed, then a facet
-  // pressed at once) must not draw over the newer state's, whichever the hub answers first.
-  let loads = 0;
+  // A state left before its answers came (a filter typed, then a facet pressed at once)
+  // must not draw over the newer state's, whichever the hub answers first.
+  const read = newest();
   async function load() {
-    const mine = ++loads;
-    const stale = () => mine !== loads || signal.aborted;
+    const current = read();
+    const stale = () => !current() || signal.aborted;
     describeOrder();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");

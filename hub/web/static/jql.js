@@ -5,7 +5,7 @@
 // and the filters this token saved (any, for an admin token) can be deleted.
 
 import * as api from "./api.js";
-import {h, replace, say, status} from "./dom.js";
+import {h, newest, replace, say, status} from "./dom.js";
 
 // The list's address with only this query (as issues.js writes its filters).
 const runHash = (jql) => `#/issues?${new URLSearchParams({jql})}`;
@@ -62,19 +62,19 @@ export async function savedFilters(currentJql, box, errors, signal) {
     if (error.name === "AbortError") throw error;
   }
 
-  // Reads after two quick changes may be answered out of order: only the last one asked draws.
-  let reads = 0;
+  // Read again after each change: two quick changes' reads may be answered out of order.
+  const read = newest();
   async function show() {
-    const mine = ++reads;
+    const current = read();
     let page;
     try {
       page = await api.request("GET", "/api/v1/filters", {query: {limit: 100}, signal});
     } catch (error) {
-      if (error.name === "AbortError" || mine !== reads) return;
+      if (error.name === "AbortError" || !current()) return;
       say(line, `Could not list the saved filters: ${error.message}`, true);
       return;
     }
-    if (mine !== reads) return;
+    if (!current()) return;
     if (!page.items.length) {
       replace(list, h("p", {class: "empty"}, "No saved filters yet: write a query in the JQL box, name it, save it."));
       return;
