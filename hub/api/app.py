@@ -17,6 +17,7 @@ import falcon
 from hub import startup
 from hub.api import admin, agent, attachments, errors, filters, interface, issues
 from hub.api.auth import AuthMiddleware
+from hub.api.headers import SafeHeaders
 from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
 from hub.api.metrics import MetricsResource
@@ -122,10 +123,11 @@ def create_app(built: Built | Config, on_full_run_done: Callable[[int], None] | 
         built = build(built, on_full_run_done or mark_neighbours, clock)
     services, config = built.services, built.config
     # The request log first: it sees every request, and every answer last.
-    # The path guard refuses a raw path before routing, and checks the path's
-    # keys and ids after authentication.
+    # The safe headers go on every answer, a refused one's too. The path guard
+    # refuses a raw path before routing, and checks the path's keys and ids
+    # after authentication.
     auth = AuthMiddleware(services.tokens, services.sessions, config.trusted_proxies)
-    app = falcon.App(middleware=(RequestLog(services.metrics), auth, PathGuard(),
+    app = falcon.App(middleware=(RequestLog(services.metrics), SafeHeaders(), auth, PathGuard(),
                                  JsonBodyLimit(config.max_json_bytes)))
     app.router_options.converters["id"] = IdConverter
     errors.install(app, services.health)

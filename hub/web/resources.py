@@ -7,6 +7,8 @@ outside that set is 404, so no path from a request ever reaches the filesystem.
 Every answer carries a Content-Security-Policy that allows only the hub's own
 scripts, styles, images and API (no inline script, no ``eval``), so text from
 the mirror that slipped into the page as markup could still run nothing.
+``X-Content-Type-Options`` and ``X-Frame-Options`` are set on every answer of
+the hub, these included (:mod:`hub.api.headers`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ def load_files(directory: Path = STATIC_DIR) -> dict[str, StaticFile]:
 
 def _answer(req: falcon.Request, resp: falcon.Response, file: StaticFile, head: bool = False) -> None:
     resp.set_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    resp.set_header("X-Content-Type-Options", "nosniff")
     resp.set_header("Referrer-Policy", "no-referrer")
     # The names carry no version, so a browser asks again each time and gets a
     # 304 while the hub's copy is unchanged: a new hub's files show at once.
