@@ -159,6 +159,11 @@ def utc(text: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
+def _second(instant: datetime) -> datetime:
+    """An instant as Jira's index keeps one: whole seconds."""
+    return instant.replace(microsecond=0)
+
+
 def day(text: str | None) -> date | None:
     return None if text is None else date.fromisoformat(text)
 
@@ -256,8 +261,9 @@ class Reference:
             if fname == "unreleasedversions":
                 return not held["released"]
         if name in ("created", "updated"):
-            first, last = dates.span(value, now=self.now, zone=self.zone)
-            return first <= held <= last
+            # Jira's = on a date-time is its index's term for the instant, in whole seconds
+            # (DateEqualityQueryFactory, LuceneUtils.dateToString): a day is its midnight alone.
+            return held == _second(dates.moment(value, now=self.now, zone=self.zone))
         if name == "duedate":
             return held == dates.day(value, now=self.now, zone=self.zone)
         text = value.text
@@ -314,9 +320,9 @@ class Reference:
             return test(float(held), float(operand.text))
         if name == "duedate":
             return test(held, dates.day(operand, now=self.now, zone=self.zone))
-        first, last = dates.span(operand, now=self.now, zone=self.zone)
-        bound = first if op in (">=", "<") else last
-        return test(held, bound)
+        # Jira's <, <=, >, >= compare with the instant in whole seconds (DateRelationalQueryFactory):
+        # only the history predicates read a day as the whole day (implied precision).
+        return test(held, _second(dates.moment(operand, now=self.now, zone=self.zone)))
 
     @staticmethod
     def key_clause(op: str, operand, issue) -> bool:

@@ -93,3 +93,41 @@ def test_jql_reads_a_date_in_the_zone_in_use(make_hub):
     assert found() == []
     assert beat(hub, jira_time_zone="Europe/Moscow").status_code == 200
     assert found() == ["AURORA-12"]
+
+
+def test_a_day_without_a_time_is_its_midnight_in_the_zone_and_only_history_reads_the_whole_day(make_hub):
+    """Jira's =, !=, <, <=, >, >= and IN take "2026/10/27" as that instant, midnight in the user's
+    zone (DateEqualityQueryFactory, DateRelationalQueryFactory: the index's term in seconds), so
+    `created <= "2026/10/27"` leaves out what was created during the 27th; WAS … ON reads the day
+    whole (implied precision)."""
+    from tests.support import issue, load
+
+    hub = make_hub(jql_time_zone="Europe/Moscow")
+    def closed(at: str) -> list[dict]:
+        return [{"id": at[:10].replace("-", ""), "author": "ivanov", "created": at,
+                 "items": [{"field": "status", "field_type": "jira", "from": "1", "from_string": "Open",
+                            "to": "6", "to_string": "Closed"}]}]
+
+    load(hub, [issue("AURORA-1", created="2026-10-26T21:00:00.000+0000"),   # 27th, 00:00 in Moscow
+               issue("AURORA-2", created="2026-10-27T09:00:00.000+0300",    # 27th, 09:00 in Moscow
+                     status="Closed", changes=closed("2026-10-27T15:00:00.000+0300")),
+               issue("AURORA-3", created="2026-10-26T20:59:59.000+0000",    # 26th, 23:59:59 in Moscow
+                     status="Closed", changes=closed("2026-10-28T10:00:00.000+0300"))])
+
+    def found(jql: str) -> list[str]:
+        resp = hub.api("GET", "/api/v1/issues", params={"jql": jql + " ORDER BY key"})
+        assert resp.status_code == 200, resp.json
+        return [item["key"] for item in resp.json["items"]]
+
+    assert found('created <= "2026/10/27"') == ["AURORA-1", "AURORA-3"]
+    assert found('created < "2026/10/27"') == ["AURORA-3"]
+    assert found('created > "2026/10/27"') == ["AURORA-2"]
+    assert found('created >= "2026/10/27"') == ["AURORA-1", "AURORA-2"]
+    assert found('created = "2026/10/27"') == ["AURORA-1"]
+    assert found('created != "2026/10/27"') == ["AURORA-2", "AURORA-3"]
+    assert found('created in ("2026/10/27", "2026/10/27 09:00")') == ["AURORA-1", "AURORA-2"]
+    assert found('created = "2026/10/27 09:00"') == ["AURORA-2"]
+    # The history predicates keep Jira's implied precision: ON a day is the whole day.
+    assert found('status changed ON "2026/10/27"') == ["AURORA-2"]
+    assert found('status changed AFTER "2026/10/27"') == ["AURORA-3"]
+    assert found('status changed DURING ("2026/10/27", "2026/10/28")') == ["AURORA-2", "AURORA-3"]

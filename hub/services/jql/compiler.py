@@ -206,9 +206,8 @@ class _Compiler:
         if kind is Kind.DATE:
             return f"{f.sql} {op} ?", [self.day(f, operand).isoformat()]
         if kind is Kind.DATETIME:
-            # Jira's implied precision: ``> 2026/10/22`` is after that whole day, ``>=`` from its start.
-            first, last = self.span(f, operand)
-            return f"{f.sql} {op} ?", [iso(first if op in (">=", "<") else last)]
+            # As Jira: compared with the instant the operand names (a day is its midnight), to the second.
+            return f"{f.sql} {op} ?", [iso(self.instant(f, operand))]
         if isinstance(operand, Function):
             raise operands.misplaced(operand, f)
         if kind is Kind.NUMBER:
@@ -227,10 +226,11 @@ class _Compiler:
         number_sql = f"CAST(substr(issue.key, ?) AS {engine.current().integer})"
         return f"{sql} AND {number_sql} {op} ?", [*params, len(project) + 2, int(number)]
 
-    def span(self, f: Field, operand: Value | Function) -> tuple[datetime, datetime]:
-        """The first and last instant (UTC) a date operand stands for (:func:`dates.span`)."""
+    def instant(self, f: Field, operand: Value | Function) -> datetime:
+        """The instant (UTC) a date operand names, as Jira's ``=``, ``<`` … read it: a day is its
+        midnight in the zone, a minute its first second (:func:`dates.moment`)."""
         operands.date_function(operand)
-        return dates.span(operand, now=self.now, zone=self.zone, field=f.name)
+        return dates.moment(operand, now=self.now, zone=self.zone, field=f.name)
 
     def day(self, f: Field, operand: Value | Function) -> date:
         """The day a date operand names in the zone, for a field of days (:func:`dates.day`)."""
@@ -238,11 +238,11 @@ class _Compiler:
         return dates.day(operand, now=self.now, zone=self.zone, field=f.name)
 
     def date_equal(self, f: Field, operand: Value | Function) -> Sql:
-        """``=``: the field within what the operand stands for (a whole day for ``2026/10/22``)."""
+        """``=``: the field at the instant the operand names, to the second, as Jira's index compares
+        it (``created = 2026/10/22`` is that midnight alone); a field of days, that day."""
         if f.kind is Kind.DATE:
             return f"{f.sql} = ?", [self.day(f, operand).isoformat()]
-        first, last = self.span(f, operand)
-        return f"{f.sql} >= ? AND {f.sql} <= ?", [iso(first), iso(last)]
+        return f"{f.sql} = ?", [iso(self.instant(f, operand))]
 
     # -- words and history -----------------------------------------------------
 

@@ -18,11 +18,13 @@ What Jira accepts, and so what is read here:
   increment ``(+/-)n(y|M|w|d|h|m)`` (``-1``: the function's own unit), calendar arithmetic in
   the zone. Weeks start on Sunday, as in Jira's default (US English) locale.
 
-Precision: a value written to the day (``2026/10/22``) stands for that whole day, one written
-to the minute for that whole minute, as Jira's "implied precision" has it; :func:`span` gives
-the first and last instant, and :func:`moment` one of them (``end``). A period or a function is
-one instant. The ends of periods (``endOfDay()`` …) are their last microsecond, so that
-``<=`` takes the whole last second of the hub's whole-second times.
+Precision: Jira's ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` and ``IN`` compare with one instant
+(:func:`moment`): ``2026/10/22`` is that midnight in the zone, ``2026/10/22 13:05`` that minute's
+first second. Only the history predicates (``ON``, ``DURING``, ``BEFORE``, ``AFTER``) read a
+value with Jira's "implied precision": a value written to the day stands for that whole day, one
+written to the minute for that whole minute; :func:`span` gives the first and last instant. A
+period or a function is one instant. The ends of periods (``endOfDay()`` …) are their last
+microsecond, which the comparisons take to the second (Jira's index keeps whole seconds).
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def span(operand: Operand, *, now: datetime, zone: ZoneInfo,
     ``2026/10/22``, a whole minute for ``2026/10/22 13:05``, one instant (both the same) for a
     period, a number or a function.
 
-    How the compiler reads them, as Jira does: ``=`` first ≤ x ≤ last, ``!=`` its negation,
-    ``>`` x > last, ``>=`` x ≥ first, ``<`` x < first, ``<=`` x ≤ last.
+    How the history predicates read them, as Jira does (implied precision): ``ON`` first ≤ x ≤
+    last, ``BEFORE`` x < first, ``AFTER`` x > last, ``DURING (a, b)`` from a's first to b's last.
     """
     now = _utc(now)
     try:
