@@ -543,3 +543,18 @@ def test_the_first_page_total_counts_every_match_whichever_way_it_is_counted(mir
     assert resp.status_code == 200, resp.json
     assert resp.json["total"] == whole.json["total"] == len(whole.json["items"])
     assert [item["key"] for item in resp.json["items"]] == [item["key"] for item in whole.json["items"]][:2]
+
+
+@pytest.mark.parametrize(("query", "character"), [
+    ("status in Open", 11),
+    ("status = Open & priority = Blocker", 15),
+    ("status = Open | priority = Blocker", 15),
+])
+def test_what_jiras_parser_refuses_is_a_422_with_its_position_when_run_and_when_saved(mirror, query, character):
+    resp = mirror.jql(query)
+    assert resp.status_code == 422, resp.json
+    assert resp.json["field"] == "jql" and resp.json["description"].startswith("Error in the JQL Query: ")
+    assert resp.json["position"] == {"line": 1, "character": character}
+    saved = mirror.api("POST", "/api/v1/filters", {"name": f"refused {query}", "jql": query})
+    assert saved.status_code == 422, saved.json
+    assert saved.json["position"] == {"line": 1, "character": character}

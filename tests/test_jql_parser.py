@@ -104,9 +104,7 @@ PARSES = [
     ("NoT a = b", "Not(a = b)"),
     # Jira's other spellings of AND, OR, NOT
     ("a = b && c = d", "And(a = b, c = d)"),
-    ("a = b & c = d", "And(a = b, c = d)"),
     ("a = b || c = d", "Or(a = b, c = d)"),
-    ("a = b | c = d", "Or(a = b, c = d)"),
     ("!a = b", "Not(a = b)"),
     ("! a = b", "Not(a = b)"),
     ("!(a = b)", "Not(a = b)"),

@@ -210,6 +210,30 @@ ERRORS = [
         "escape '\\u005e' instead.",
         6,
     ),
+    # a lone & or | is reserved, as in Jira: only AND, &&, OR and || join clauses
+    (
+        "a = b & c = d",
+        "The character '&' is a reserved JQL character. You must enclose it in a string or use the "
+        "escape '\\u0026' instead.",
+        7,
+    ),
+    (
+        "a = b | c = d",
+        "The character '|' is a reserved JQL character. You must enclose it in a string or use the "
+        "escape '\\u007c' instead.",
+        7,
+    ),
+    (
+        "a = b &&& c = d",
+        "The character '&' is a reserved JQL character. You must enclose it in a string or use the "
+        "escape '\\u0026' instead.",
+        9,
+    ),
+    # IN and NOT IN take a list in parentheses or a function, as Jira's grammar has it
+    ("status in Open", "Expecting a list of values in parentheses or a function after 'IN' but got 'Open': "
+                       "write IN (a, b).", 11),
+    ("status not in 'In Progress' AND a = b", "Expecting a list of values in parentheses or a function after "
+                                             "'NOT IN' but got 'In Progress': write IN (a, b).", 15),
     # control characters
     ("a = b\x07", "The character 'U+0007' must be escaped. Use the escape '\\u0007' instead.", 6),
     ('a = "b\tc"', "The character 'TAB' must be escaped. Use the escape '\\t' instead.", 7),

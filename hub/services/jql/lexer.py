@@ -3,7 +3,8 @@
 The rules are Jira's (its grammar, ``Jql.g``): whitespace separates; ``( ) , [ ]`` and the
 operators stand alone; a quoted string runs to its closing quote; anything else is an
 unquoted word, which ends at whitespace, a quote, an operator character, a bracket, a comma,
-``|``, ``&`` or a reserved character. Jira's keywords (``AND``, ``or``, ``Not`` …) are read in
+``|``, ``&`` or a reserved character; ``&&`` and ``||`` are AND and OR, and a lone ``&`` or ``|``
+is reserved, as in Jira. Jira's keywords (``AND``, ``or``, ``Not`` …) are read in
 any case; other reserved words (``select``, ``user``, ``null``'s companions …) are an error
 unless quoted. Escapes (``\\"``, ``\\'``, ``\\\\``, ``\\t``, ``\\n``, ``\\r``, ``\\ ``,
 ``\\uXXXX``) are resolved in quoted strings and unquoted words alike.
@@ -161,11 +162,16 @@ def _operator(text: str, i: int, out: list[Token]) -> int:
 
 
 def _logical(text: str, i: int, out: list[Token]) -> int:
-    # Jira reads "&", "&&" as AND and "|", "||" as OR.
+    # Jira reads "&&" as AND and "||" as OR; a lone "&" or "|" it reserves (JqlStringSupportImpl).
     char = text[i]
-    width = 2 if i + 1 < len(text) and text[i + 1] == char else 1
-    out.append(Token(KEYWORD, "and" if char == "&" else "or", i + 1, char * width))
-    return i + width
+    if not (i + 1 < len(text) and text[i + 1] == char):
+        raise JqlError(
+            f"{PREFIX}The character '{char}' is a reserved JQL character. You must enclose it in a "
+            f"string or use the escape '{escape_of(char)}' instead.",
+            i + 1,
+        )
+    out.append(Token(KEYWORD, "and" if char == "&" else "or", i + 1, char * 2))
+    return i + 2
 
 
 def _escape(text: str, i: int) -> tuple[str, int]:

@@ -3,10 +3,10 @@
 The grammar is Jira's (Server 8/9, ``Jql.g``)::
 
     query     := [or] [ORDER BY sort {"," sort}]
-    or        := and {(OR | "||" | "|") and}
-    and       := not {(AND | "&&" | "&") not}
+    or        := and {(OR | "||") and}
+    and       := not {(AND | "&&") not}
     not       := (NOT | "!") not | "(" or ")" | clause
-    clause    := field operator [operand] {predicate}
+    clause    := field operator [operand] {predicate}   (IN, NOT IN: a list or a function)
     field     := word | "quoted" | cf "[" digits "]"
     operator  := = | != | < | > | <= | >= | ~ | !~ | IN | NOT IN | IS | IS NOT
                | WAS | WAS NOT | WAS IN | WAS NOT IN | CHANGED
@@ -191,7 +191,9 @@ class _Parser:
             raise JqlError(f"{PREFIX}The query has more than {MAX_CLAUSES} clauses.", field.at)
         operator = self.operator()
         operand: Operand | None = None
-        if operator != "changed":
+        if operator in ("in", "not in"):
+            operand = self.list_operand(operator)
+        elif operator != "changed":
             operand = self.operand()
         elif self._starts_operand():
             raise self.fail(
@@ -301,6 +303,19 @@ class _Parser:
             "marks to use it as a value.",
             "Expecting either a value, list or function before the end of the query.",
         )
+
+    def list_operand(self, operator: str) -> Operand:
+        """The operand of IN and NOT IN: as Jira's grammar has it, a list in parentheses or a
+        function (``status in Open`` is refused), or EMPTY."""
+        token = self.token
+        follows = self.tokens[self.i + 1] if token.kind != EOF else token
+        if token.kind in (WORD, STRING) and not (follows.kind == PUNCT and follows.text == "("):
+            raise self.fail(
+                f"Expecting a list of values in parentheses or a function after '{operator.upper()}' but got "
+                "{got}: write IN (a, b).",
+                "",
+            )
+        return self.operand()
 
     def value_or_function(self) -> Value | Function:
         token = self.advance()
