@@ -225,3 +225,62 @@ def test_a_snippet_without_markup_skips_the_grammar_and_reads_the_same(snippet):
     marked = snippet.replace("[[", "\ue001").replace("]]", "\ue002")
     through_grammar = markup._text(marked).replace("\ue001", "[[").replace("\ue002", "]]")
     assert snippet_text(snippet) == " ".join(markup._CUT_MARKUP.sub(" ", through_grammar).split())
+
+
+# -- Markdown in Jira's text is text: Jira shows it as typed ---------------------------------------
+
+def test_a_markdown_link_in_jira_text_is_no_link():
+    rendered = to_html("[click here](http://evil.example/phish)")
+    assert "[click here](" in visible(rendered)
+    assert not re.search(r"<a [^>]*>click here</a>", rendered), rendered  # the bare URL alone links, as in Jira
+
+
+def test_a_markdown_mention_span_in_jira_text_is_no_mention():
+    rendered = to_html("[Ivan Ivanov (admin)]{.mention}", users=USERS)
+    assert "mention" not in rendered.replace("{.mention}", "")
+    assert visible(rendered).strip() == "[Ivan Ivanov (admin)]{.mention}"
+
+
+def test_a_markdown_attachment_span_in_jira_text_is_no_fetch_button():
+    rendered = to_html("[fetch me]{.attachment-missing}", attachments=ATTACHMENTS)
+    assert "<span" not in rendered and visible(rendered).strip() == "[fetch me]{.attachment-missing}"
+
+
+def test_a_markdown_link_to_another_issues_attachment_is_no_link():
+    for text in ("[x](/api/v1/attachments/70001/content)", "![x](/api/v1/attachments/70001/content)",
+                 "[x](screen.png)", "![x](screen.png)"):
+        rendered = to_html(text, attachments=ATTACHMENTS)
+        assert "<a" not in rendered and "<img" not in rendered and "<span" not in rendered, rendered
+        assert visible(rendered).strip() == text
+
+
+def test_markdown_block_and_inline_syntax_in_jira_text_shows_as_typed():
+    for text in ("1. first\n2) second", "> quoted", "title\n===", "+ plus", "### not a heading", "`code`",
+                 "<http://example.org>", "x\\*y", "a __b__ c"):
+        rendered = to_html(text)
+        assert re.fullmatch(r"<p>.*</p>\n", rendered, re.S), (text, rendered)
+        assert visible(rendered).replace("\n", "") == text.replace("\n", ""), (text, rendered)
+    # Indentation is no code block (HTML shows no indentation anyway).
+    assert to_html("    four spaces in") == "<p>four spaces in</p>\n"
+    assert to_markdown("1. first\n> quoted") == "1\\. first\n\\> quoted"
+
+
+def test_jiras_own_links_mentions_and_attachments_still_render():
+    rendered = to_html("See [the guide|http://docs.example.org/a_b] and [http://example.org/x], ask [~ivanov]: "
+                       "!screen.png! [^worker.log] _italic_ x^2^ H~2~O", attachments=ATTACHMENTS, users=USERS)
+    for expected in ('<a href="http://docs.example.org/a_b" rel="noopener noreferrer nofollow">the guide</a>',
+                     '<a href="http://example.org/x" rel="noopener noreferrer nofollow">http://example.org/x</a>',
+                     '<span class="mention">@Ivan Ivanov</span>',
+                     '<img src="/api/v1/attachments/10001/content" alt="screen.png">',
+                     '<a href="/api/v1/attachments/10003/content" rel="noopener noreferrer nofollow">worker.log</a>',
+                     "<em>italic</em>", "x<sup>2</sup>", "H<sub>2</sub>O"):
+        assert expected in rendered, expected
+
+
+def test_text_copied_into_a_construct_cannot_close_it_to_make_a_link():
+    target = "/api/v1/attachments/70001/content"
+    for text in (f"{{{{a`[x]({target})`b}}}}", f"{{panel:title=[x]({target})}}body{{panel}}",
+                 f"[a|http://x\\ [b]({target})]", f"[a|http://x> [b]({target})]", f"[^a> [b]({target})]",
+                 f"!a> [b]({target})!", f"[x|javascript:alert(1)]({target})"):
+        rendered = to_html(text, attachments=ATTACHMENTS)
+        assert target not in re.findall(r'(?:href|src)="([^"]*)"', rendered), (text, rendered)

@@ -8,6 +8,8 @@ without a language, one-line ``{quote}``, and for HTML the constructs Markdown h
 syntax for (underline, citations, colours, mentions) as attribute spans that
 hub/services/markup.py's markdown-it reads. Two elements only make it faster (plain
 runs taken whole, look-behinds built once), and one stops a conversion at its deadline.
+The converter's output is the only Markdown there is: what Markdown would read in the
+text itself is escaped (hub/services/wiki_literal.py), as Jira shows it as typed.
 """
 
 
@@ -22,10 +24,20 @@ from jira2markdown.markup.advanced import Code, Noformat, Panel
 from jira2markdown.markup.base import AbstractMarkup
 from jira2markdown.markup.headings import Headings
 from jira2markdown.markup.images import Image
-from jira2markdown.markup.links import Mention, Url
+from jira2markdown.markup.links import Attachment, Link, Mention, Url
 from jira2markdown.markup.tables import Table
 from jira2markdown.markup.text_breaks import Ruler
-from jira2markdown.markup.text_effects import BlockQuote, Color, InlineQuote, Subscript, Superscript, Underline
+from jira2markdown.markup.text_effects import (
+    BlockQuote,
+    Bold,
+    Color,
+    EscSpecialChars,
+    InlineQuote,
+    Monospaced,
+    Subscript,
+    Superscript,
+    Underline,
+)
 from pyparsing import (
     CaselessLiteral,
     Combine,
@@ -46,6 +58,17 @@ from pyparsing import (
     White,
     Word,
     printables,
+)
+
+from hub.services.wiki_literal import (
+    HubAttachment,
+    HubLink,
+    HubMonospaced,
+    Italic,
+    Literal,
+    destination,
+    escape,
+    words,
 )
 
 # jira2markdown's grammar reads whitespace itself (its convert() sets this too).
@@ -107,16 +130,6 @@ def _display(login: str) -> str:
     return name or login
 
 
-def _escape(text: str) -> str:
-    """Text as Markdown that reads as the same characters."""
-    return "".join(f"\\{char}" if char in _MD_PUNCTUATION else char for char in text)
-
-
-# The characters that start or end Markdown's inline constructs (and a table's cells).
-_MD_PUNCTUATION = frozenset("\\`*_[]<>~^|{}!")
-
-
-
 # -- jira2markdown elements of the hub's own ----------------------------------------------------
 
 class _Mention(Mention):
@@ -124,7 +137,7 @@ class _Mention(Mention):
     library's mention does not; shown as ``@`` and the user's display name."""
 
     def action(self, tokens: ParseResults) -> str:
-        return f"@{_escape(_display(tokens.login))}"
+        return f"@{escape(_display(tokens.login))}"
 
     @property
     def expr(self) -> ParserElement:
@@ -135,7 +148,7 @@ class _Mention(Mention):
 
 class _HtmlMention(_Mention):
     def action(self, tokens: ParseResults) -> str:
-        return f"[@{_escape(_display(tokens.login))}]{{.mention}}"
+        return f"[@{escape(_display(tokens.login))}]{{.mention}}"
 
 
 class _Url(Url):
@@ -202,7 +215,8 @@ class _Words(AbstractMarkup):
     @property
     def expr(self) -> ParserElement:
         not_url = r"(?!(?i:https?|ftp)://)"
-        return Regex(rf"(?:(?<=[^\n])|(?!h[1-6]\.|bq\.)){not_url}[^\W_](?:{not_url}[^\W_]|[ \t.,'\"/=&%$@])*")
+        return Regex(rf"(?:(?<=[^\n])|(?!h[1-6]\.|bq\.)){not_url}[^\W_](?:{not_url}[^\W_]|[ \t.,'\"/=&%$@])*"
+                     ).set_parse_action(words)
 
 
 class _Ruler(AbstractMarkup):
@@ -260,6 +274,8 @@ class _Panel(Panel):
     next line into the quote)."""
 
     def action(self, tokens: ParseResults) -> str:
+        params = [(param, escape(value)) for param, value in tokens.get("params", [])]
+        tokens["params"] = params
         return "\n\n" + super().action(tokens) + "\n\n"
 
 
@@ -292,15 +308,23 @@ def _spaces_escaped(text: str) -> str:
 
 
 class _HtmlSuperscript(Superscript):
-    QUOTE_CHAR, END_QUOTE_CHAR = "^", "^"
+    """``^sup^``, within a word too (``x^2^``), as Jira reads it."""
+
+    MARK = "^"
 
     def action(self, tokens: ParseResults) -> str:
-        return f"^{_spaces_escaped(self.inline_markup.transform_string(tokens[0]))}^"
+        return f"{self.MARK}{_spaces_escaped(self.inline_markup.transform_string(tokens.text))}{self.MARK}"
+
+    @property
+    def expr(self) -> ParserElement:
+        mark = re.escape(self.MARK)
+        return Regex(rf"{mark}(?P<text>[^\s{mark}](?:[^{mark}\n]*[^\s{mark}])?){mark}").set_parse_action(self.action)
 
 
-class _HtmlSubscript(Subscript):
-    def action(self, tokens: ParseResults) -> str:
-        return f"~{_spaces_escaped(self.inline_markup.transform_string(tokens[0]))}~"
+class _HtmlSubscript(_HtmlSuperscript):
+    """``~sub~``, within a word too (``H~2~O``)."""
+
+    MARK = "~"
 
 
 class _HtmlUnderline(Underline):
@@ -343,7 +367,7 @@ class _Image(Image):
 
     def action(self, tokens: ParseResults) -> str:
         name = tokens.url.strip()
-        return f"![{_escape(name)}](<{name}>)"
+        return f"![{escape(name)}]({destination(name)})"
 
 
 def _elements(*, for_html: bool) -> MarkupElements:
@@ -362,6 +386,12 @@ def _elements(*, for_html: bool) -> MarkupElements:
     elements.replace(Image, _Image)
     elements.replace(Table, _Table)
     elements.replace(Headings, _Headings)
+    # Markdown's syntax in Jira's text is text: see hub/services/wiki_literal.py.
+    elements.replace(Link, HubLink)
+    elements.replace(Attachment, HubAttachment)
+    elements.replace(Monospaced, HubMonospaced)
+    elements.replace(EscSpecialChars, Literal)
+    elements.insert_after(Bold, Italic)
     # Before the text effects, so that "(-)" is a minus sign and not a strike's opening.
     elements.insert_after(_Image, _Emoticon)
     if for_html:
