@@ -284,3 +284,18 @@ def test_text_copied_into_a_construct_cannot_close_it_to_make_a_link():
                  f"!a> [b]({target})!", f"[x|javascript:alert(1)]({target})"):
         rendered = to_html(text, attachments=ATTACHMENTS)
         assert target not in re.findall(r'(?:href|src)="([^"]*)"', rendered), (text, rendered)
+
+
+def test_past_the_answers_deadline_a_text_not_converted_before_is_plain_and_not_kept_as_too_costly(monkeypatch):
+    import time
+
+    text = "A text first read past its answer's budget: *bold* \u2014 5a9c."
+    converted = []
+    monkeypatch.setattr(markup, "transform", lambda *args: converted.append(args) or "")
+    spent = time.thread_time() - 1
+    assert to_html(text, deadline=spent) == f'<p class="plain">{html.escape(text)}</p>\n'
+    assert to_markdown(text, deadline=spent) == text
+    assert converted == []  # not even begun
+    monkeypatch.undo()
+    assert "<strong>bold</strong>" in to_html(text)  # the next answer converts it: nothing was kept
+    assert "<strong>bold</strong>" in to_html(text, deadline=spent)  # and, converted once, it is served

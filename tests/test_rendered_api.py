@@ -4,8 +4,11 @@ Markdown; without it nothing changes, and a form the hub does not know is a 422 
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
+from hub.services import markup
 from tests.support import attachment, comment, fetched, issue, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -75,3 +78,27 @@ def test_an_unknown_form_is_refused_by_name(hub):
                  "/api/v1/issues/AURORA-12/worklogs"):
         resp = hub.api("GET", path, params={"render": "pdf"})
         assert resp.status_code == 422 and "render" in str(resp.json), resp.json
+
+
+HOSTILE_UNITS = ["[~", "[", "[^", "{{", "[a|", "!a|", "*", "\n#"]
+
+
+def test_a_page_of_hostile_comments_stops_converting_once_the_answers_budget_is_spent(hub, monkeypatch):
+    # 300 distinct hostile comments of 10 KB, none converted before: the answer's budget of time is
+    # spent on the first few; every later one is shown as plain text (p.plain) without its
+    # conversion even being begun, whatever the cache holds, so the answer costs that budget and
+    # no more on any machine (converting them all would take minutes).
+    cold = uuid.uuid4().hex  # texts no test converted before in this process (the cache is the process's)
+    bodies = [(f"{cold} {n} " + unit * (10_000 // len(unit)))[:10_000]
+              for n, unit in enumerate(HOSTILE_UNITS * 38)][:300]
+    load(hub, [issue("AURORA-12", comments=[comment(str(1000 + n), body) for n, body in enumerate(bodies)])])
+    converted: list[str] = []
+    transform = markup.transform
+    monkeypatch.setattr(markup, "transform", lambda grammar, text, context: (
+        converted.append(text), transform(grammar, text, context))[1])
+    items = hub.api("GET", "/api/v1/issues/AURORA-12/comments", params={"render": "html"}).json["items"]
+    assert [item["body"] for item in items] == bodies
+    assert 0 < len(converted) < len(bodies)
+    assert converted == bodies[:len(converted)]  # converted in order, then none
+    for item in items[len(converted):]:
+        assert item["body_html"].startswith('<p class="plain">'), item["body_html"][:80]

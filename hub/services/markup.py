@@ -227,16 +227,24 @@ SECONDS_PER_TEXT = 3.0
 def _convert(grammar: str, text: str, context: Context) -> str | None:
     """Normalised wiki text (see _normalised) as Markdown, by one of the grammars (by its name in
     _Converters: each thread has grammars of its own, and the cache serves them all); None for
-    a text too long (MARKUP_LIMIT) or too costly to convert by ``context.deadline`` (that
-    answer is kept too: the same text would cost as much again)."""
+    a text too long (MARKUP_LIMIT), too costly to convert within SECONDS_PER_TEXT (that answer
+    is kept too: the same text would cost as much again), or not converted because
+    ``context.deadline`` (the answer's budget) came first: a text not in the cache is then not
+    even begun once that deadline has passed, and not kept as too costly."""
     if len(text) > MARKUP_LIMIT:
         return None
     cached = _cache.get(grammar, text, context.names)
     if cached is not None:
         return cached[0]
-    context.deadline = min(context.deadline, time.thread_time() + SECONDS_PER_TEXT)
+    now = time.thread_time()
+    if now >= context.deadline:
+        return None
+    own = now + SECONDS_PER_TEXT
+    cut_by_answer = context.deadline < own
+    context.deadline = min(context.deadline, own)
     markdown = transform(getattr(_converters, grammar), text, context)
-    _cache.put(grammar, text, markdown, context.shown)
+    if markdown is not None or not cut_by_answer:
+        _cache.put(grammar, text, markdown, context.shown)
     return markdown
 
 

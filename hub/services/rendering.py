@@ -18,12 +18,8 @@ from hub.vocabulary import READY
 #: The forms a text can be rendered in (the ``render`` query parameter).
 FORMS = ("html", "markdown")
 #: How long (CPU seconds of the answering thread) the conversions of one answer may take
-#: together, and at least for each text.
-ANSWER_SECONDS, SECONDS_AT_LEAST = 5.0, 0.1
-
-
-def _deadline(until: float) -> float:
-    return max(until, time.thread_time() + SECONDS_AT_LEAST)
+#: together: past it, every text not converted before (not in the cache) is plain text.
+ANSWER_SECONDS = 5.0
 
 
 class RenderService:
@@ -38,15 +34,15 @@ class RenderService:
             raise ValueError(f"no form {form!r}")
         texts = list(texts)
         names = self._names()
-        # One answer's texts share a budget of time (a page of hostile comments must not cost
-        # a minute); each still gets a little, so that a short text after a costly one renders.
+        # One answer's texts share one budget of time, which no input can exceed: a page of
+        # hostile comments must not cost a minute. Once it is spent, a text is served from the
+        # cache or shown as plain text, never converted (markup._convert).
         until = time.thread_time() + ANSWER_SECONDS
         if form == "markdown":
-            return [None if text is None else markup.to_markdown(text, users=names, deadline=_deadline(until))
+            return [None if text is None else markup.to_markdown(text, users=names, deadline=until)
                     for text in texts]
         attachments = self._attachments_of(key)
-        return [None if text is None else markup.to_html(text, attachments=attachments, users=names,
-                                                         deadline=_deadline(until))
+        return [None if text is None else markup.to_html(text, attachments=attachments, users=names, deadline=until)
                 for text in texts]
 
     def _attachments_of(self, key: str) -> dict[str, markup.AttachmentRef]:
