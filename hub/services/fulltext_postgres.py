@@ -32,21 +32,11 @@ from dataclasses import dataclass, field
 
 from hub.db import database
 from hub.services.aliases import current_keys
-from hub.services.fulltext import (
-    RANKED_MATCHES,
-    SNIPPET_ELLIPSIS,
-    SNIPPET_END,
-    SNIPPET_START,
-    SNIPPET_TOKENS,
-    SUMMARY_FIELDS,
-    WEIGHTS,
-    Order,
-)
+from hub.services.fulltext import RANKED_MATCHES, SUMMARY_FIELDS, WEIGHTS, Order
 from hub.services.issue_filters import Where
-from hub.services.markup import snippet_text
 from hub.services.pagination import listing
-from hub.services.search import FIELDS, Node, Term, fold, parse
-from hub.services.snippets import Phrase, Shape, snippet, words_of
+from hub.services.search import FIELDS, Node, Term, parse
+from hub.services.snippets import Phrase, Shape, page_snippet, plan, words_of
 
 # Each field as (tsvector, weight) of issue_fts.
 _PLACES = {"key": ("head", "A"), "summary": ("head", "B"), "other": ("head", "C"),
@@ -128,11 +118,7 @@ class PostgresFullText:
             counted = None
         more = len(rows) > limit
         fields = len(SUMMARY_FIELDS)
-        # The snippet shows the text as indexed (``ё`` as ``е``, as SQLite's view reads it).
-        page = [(*row[:fields], snippet_text(snippet([fold(text) if text else text for text in row[fields:]],
-                                                     query.phrases, query.shape, SNIPPET_START, SNIPPET_END,
-                                                     SNIPPET_ELLIPSIS, SNIPPET_TOKENS), SNIPPET_START, SNIPPET_END))
-                for row in rows[:limit]]
+        page = [(*row[:fields], page_snippet(row[fields:], query.phrases, query.shape)) for row in rows[:limit]]
         result = listing(page, (offset or 0) + limit if more else None)
         if not offset:
             result.update(_total(query.match, join, filters, match_params, counted))
@@ -152,7 +138,7 @@ def compile_q(tree: Node, fields: tuple[str, ...] | None = None) -> _Query:
     compiled = _node(tree, fields or FIELDS, query, wanted=True)
     if compiled is not None:
         query.match, query.params = compiled
-    query.shape = _shape(tree, fields or FIELDS, query.phrases)
+    query.phrases, query.shape = plan(tree, fields)
     return query
 
 
@@ -218,23 +204,6 @@ def _term(term: Term, fields: tuple[str, ...], query: _Query, *, wanted: bool) -
                 query.rank = f"{query.rank} || {_TERM}" if query.rank else _TERM
                 query.rank_params += [text, inner, last]
     return "(" + " OR ".join(parts) + ")", params
-
-
-def _shape(node: Node, fields: tuple[str, ...], phrases: list[Phrase]) -> Shape | None:
-    """The tree of ``node`` for the snippets (:data:`hub.services.snippets.Shape`), its phrases
-    added to ``phrases``; None for a part that holds no word (left out, as in the match)."""
-    if isinstance(node, Term):
-        searched = [node.field] if node.field else list(fields)
-        columns = frozenset(FIELDS.index(name) for name in searched if name in fields)
-        first = len(phrases)
-        phrases += [Phrase(words, node.prefix, None if len(columns) == len(FIELDS) else columns)
-                    for words in map(words_of, _texts(node)) if words]
-        return ("or", list(range(first, len(phrases)))) if len(phrases) > first else None
-    if node[0] == "not":
-        wanted, unwanted = _shape(node[1], fields, phrases), _shape(node[2], fields, phrases)
-        return wanted if wanted is None or unwanted is None else ("not", wanted, unwanted)
-    parts = [part for part in (_shape(child, fields, phrases) for child in node[1]) if part is not None]
-    return (node[0], parts) if parts else None
 
 
 def _texts(term: Term) -> tuple[str, ...]:

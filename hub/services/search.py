@@ -22,8 +22,8 @@ does not end a word, an operator without its operands, an unknown field — is
 :class:`~hub.errors.ContractError` naming ``q``.
 
 :func:`parse` reads ``q`` into a tree (:class:`Term` leaves under ``("or", …)``,
-``("and", …)`` and ``("not", wanted, unwanted)``); :func:`fts_query` writes the tree
-for FTS5, and :mod:`hub.services.fulltext_postgres` writes it for PostgreSQL.
+``("and", …)`` and ``("not", wanted, unwanted)``); :func:`fts5` writes the tree
+for FTS5 (:func:`fts_query` both at once), and :mod:`hub.services.fulltext_postgres` writes it for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -107,15 +107,16 @@ def parse(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) ->
 def fts_query(q: str, moved: Callable[[list[str]], dict[str, str]] | None = None) -> str:
     """The FTS5 query for the user's ``q``; ContractError(field="q") if it is not one
     (``moved`` as for :func:`parse`)."""
-    return _fts5(parse(q, moved))
+    return fts5(parse(q, moved))
 
 
-def _fts5(node: Node) -> str:
+def fts5(node: Node) -> str:
+    """A tree of ``q`` (:func:`parse`) as the FTS5 query that finds what it means."""
     if isinstance(node, Term):
         return node.fts5()
     if node[0] == "not":
-        return f"({_fts5(node[1])} NOT {_fts5(node[2])})"
-    return "(" + f" {node[0].upper()} ".join(map(_fts5, node[1])) + ")"
+        return f"({fts5(node[1])} NOT {fts5(node[2])})"
+    return "(" + f" {node[0].upper()} ".join(map(fts5, node[1])) + ")"
 
 
 def _with_moved_keys(tokens: list[tuple[str, object]], moved) -> list[tuple[str, object]]:

@@ -1,9 +1,12 @@
 """Snippets of a search's matches, cut and marked as FTS5's ``snippet()`` does.
 
-PostgreSQL's ``ts_headline`` parses text with its own parser and marks what its
-dictionaries make of it, not the words the index holds; so the PostgreSQL search
-(:mod:`hub.services.fulltext_postgres`) cuts its snippets here, from the page's
-rows alone, with FTS5's rules: the field and the window of SNIPPET_TOKENS words
+Both engines' searches cut their snippets here (:func:`page_snippet`), from the text of
+the page's rows alone, read once for the page. PostgreSQL's ``ts_headline`` parses text
+with its own parser and marks what its dictionaries make of it, not the words the index
+holds. FTS5's ``snippet()`` is computed where the match is, and an external-content
+table finds a row's match by running the query again for it: for a short prefix
+(``a*``), whose every term's positions FTS5 merges before the first row, that was a
+second of work per row of the page. The rules are FTS5's: the field and the window of SNIPPET_TOKENS words
 holding the most of the query's distinct phrases (a window that starts a sentence
 preferred), every match in it marked, an ellipsis where the text was cut.
 Words are runs of letters and digits, folded as the index folds them (case in
@@ -17,6 +20,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from hub.services.fulltext import SNIPPET_ELLIPSIS, SNIPPET_END, SNIPPET_START, SNIPPET_TOKENS
+from hub.services.markup import snippet_text
+from hub.services.search import FIELDS, Node, Term, fold
 
 _WORD = re.compile(r"[^\W_]+")
 # The last letter whose diacritics are removed (Latin Extended-B ends here), as unaccent's rules do.
@@ -57,6 +64,39 @@ def words_of(text: str) -> tuple[str, ...]:
 # Which phrases hold in a match, as the query's tree of their indexes: an index, or
 # ("or", [shapes]), ("and", [shapes]) or ("not", wanted, unwanted).
 Shape = int | tuple
+
+
+def plan(tree: Node, fields: tuple[str, ...] | None = None) -> tuple[list[Phrase], Shape | None]:
+    """The phrases of a query's tree (:func:`hub.services.search.parse`), its words searched
+    in ``fields`` when given, and the shape in which they combine, for :func:`snippet`."""
+    phrases: list[Phrase] = []
+    return phrases, _shape(tree, fields or FIELDS, phrases)
+
+
+def page_snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], shape: Shape | None) -> str | None:
+    """A page row's ``snippet`` as the list answers it: :func:`snippet` of the five fields'
+    text (``ё`` read as ``е``, as indexed) with the list's marks, as plain text."""
+    cut = snippet([fold(text) if text else text for text in columns], phrases, shape,
+                  SNIPPET_START, SNIPPET_END, SNIPPET_ELLIPSIS, SNIPPET_TOKENS)
+    return snippet_text(cut, SNIPPET_START, SNIPPET_END)
+
+
+def _shape(node: Node, fields: tuple[str, ...], phrases: list[Phrase]) -> Shape | None:
+    """The tree of ``node`` for the snippets, its phrases added to ``phrases``; None for a
+    part that holds no word (left out, as in the match)."""
+    if isinstance(node, Term):
+        searched = [node.field] if node.field else list(fields)
+        columns = frozenset(FIELDS.index(name) for name in searched if name in fields)
+        first = len(phrases)
+        texts = (node.text,) if node.also is None else (node.text, node.also)
+        phrases += [Phrase(words, node.prefix, None if len(columns) == len(FIELDS) else columns)
+                    for words in map(words_of, texts) if words]
+        return ("or", list(range(first, len(phrases)))) if len(phrases) > first else None
+    if node[0] == "not":
+        wanted, unwanted = _shape(node[1], fields, phrases), _shape(node[2], fields, phrases)
+        return wanted if wanted is None or unwanted is None else ("not", wanted, unwanted)
+    parts = [part for part in (_shape(child, fields, phrases) for child in node[1]) if part is not None]
+    return (node[0], parts) if parts else None
 
 
 def snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], shape: Shape | None, start_mark: str,
