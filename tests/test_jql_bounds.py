@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from hub.services.jql.parser import MAX_DEPTH
 from tests.support import load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -52,3 +53,82 @@ def test_a_query_of_the_mirror_alone_past_its_bound_answers_503_and_the_next_ans
         from hub.db import database
 
         assert database.execute_sql("SHOW statement_timeout").fetchone()[0] == "0"
+
+
+def _alternating(levels: int) -> str:
+    """``levels`` parentheses, each an OR or an AND (in turn) of a clause and the level inside."""
+    query = "status = Open"
+    for level in range(levels):
+        query = f"(priority = Major {'AND' if level % 2 else 'OR'} {query})"
+    return query
+
+
+def _nested_nots(levels: int) -> str:
+    """``levels`` levels of NOT and parentheses in turn, each with a clause beside the next."""
+    query = "status = Open"
+    for level in range(levels):
+        query = f"NOT {query}" if level % 2 else f"(labels = l{level} OR {query})"
+    return query
+
+
+AT_THE_LIMIT = {
+    "32 NOTs": "NOT " * MAX_DEPTH + "status = Open",
+    "32 !s": "!" * MAX_DEPTH + "status = Open",
+    "32 levels of alternating AND and OR": _alternating(MAX_DEPTH),
+    "16 NOT (…)": "NOT (" * (MAX_DEPTH // 2) + "status = Open" + ")" * (MAX_DEPTH // 2),
+    "32 levels of NOT and OR": _nested_nots(MAX_DEPTH),
+    "32 levels of parentheses": "(" * MAX_DEPTH + "status = Open" + ")" * MAX_DEPTH,
+}
+BEYOND_THE_LIMIT = {
+    "33 NOTs": "NOT " * (MAX_DEPTH + 1) + "status = Open",
+    "33 levels of alternating AND and OR": _alternating(MAX_DEPTH + 1),
+}
+
+
+@pytest.mark.parametrize("query", AT_THE_LIMIT.values(), ids=AT_THE_LIMIT.keys())
+def test_a_query_nested_to_the_documented_depth_answers_on_both_engines_and_saves(make_hub, query):
+    hub = make_hub()
+    load(hub, _issues(3), version=16)
+    resp = hub.api("GET", "/api/v1/issues", params={"jql": query})
+    assert resp.status_code == 200, resp.json
+    saved = hub.api("POST", "/api/v1/filters", {"name": "deep", "jql": query})
+    assert saved.status_code == 201, saved.json
+    assert hub.api("GET", f"/api/v1/filters/{saved.json['id']}/issues").status_code == 200
+
+
+@pytest.mark.parametrize("query", BEYOND_THE_LIMIT.values(), ids=BEYOND_THE_LIMIT.keys())
+def test_a_query_nested_beyond_the_documented_depth_is_a_422_when_run_and_when_saved(make_hub, query):
+    hub = make_hub()
+    load(hub, _issues(3), version=16)
+    message = f"Error in the JQL Query: The query is nested deeper than {MAX_DEPTH} levels of parentheses and NOT."
+    resp = hub.api("GET", "/api/v1/issues", params={"jql": query})
+    assert resp.status_code == 422 and resp.json["description"] == message, resp.json
+    saved = hub.api("POST", "/api/v1/filters", {"name": "too deep", "jql": query})
+    assert saved.status_code == 422 and saved.json["description"] == message, saved.json
+
+
+def test_not_is_pushed_down_to_the_clauses_and_an_and_within_an_and_is_one_so_the_sql_stays_shallow():
+    from hub.services.jql.parser import parse
+    from hub.services.jql.shape import normal
+    from hub.services.jql.tree import And, Clause, Not, Or
+
+    def shown(node) -> str:
+        if isinstance(node, Clause):
+            return node.field.name
+        if isinstance(node, Not):
+            return f"!{shown(node.operand)}"
+        joiner = " & " if isinstance(node, And) else " | "
+        return "(" + joiner.join(shown(operand) for operand in node.operands) + ")"
+
+    def reshaped(query: str) -> str:
+        where = parse(query).where
+        assert where is not None
+        return shown(normal(where))
+
+    assert reshaped("NOT NOT a = 1") == "a"
+    assert reshaped("NOT " * MAX_DEPTH + "a = 1") == "a"
+    assert reshaped("NOT (a = 1 AND b = 1)") == "(!a | !b)"
+    assert reshaped("NOT (a = 1 OR NOT (b = 1 AND c = 1))") == "(!a & b & c)"
+    assert reshaped("a = 1 AND (b = 1 AND (c = 1 OR d = 1))") == "(a & b & (c | d))"
+    assert reshaped("(a = 1 OR b = 1) OR NOT (c = 1 AND d = 1)") == "(a | b | !c | !d)"
+    assert isinstance(normal(parse("a = 1 OR b = 1").where), Or)

@@ -30,6 +30,7 @@ from hub.errors import ContractError
 from hub.services.issue_filters import key_order
 from hub.services.jql import dates, history, operands, spellings
 from hub.services.jql.fields import Field, Kind, field
+from hub.services.jql.shape import normal
 from hub.services.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
 from hub.services.search import fold, fts_query
 
@@ -72,7 +73,7 @@ def compile_query(query: Query, *, now: datetime, zone: ZoneInfo, words: Words |
     compiler = _Compiler(now, zone, words)
     where = []
     if query.where is not None:
-        sql, params = compiler.node(query.where)
+        sql, params = compiler.node(normal(query.where))
         if len(params) > MAX_PARAMETERS:
             raise JqlError(f"The query holds {len(params)} values to compare; the mirror answers queries "
                            f"of up to {MAX_PARAMETERS}.")
@@ -87,15 +88,28 @@ class _Compiler:
     # -- the tree --------------------------------------------------------------
 
     def node(self, node: Node) -> Sql:
+        """The condition of ``node`` (best :func:`shape.normal`, whose SQL is shallowest)."""
+        sql, params, _ = self._nested(node)
+        return sql, params
+
+    def _nested(self, node: Node) -> tuple[str, list, int]:
+        """The condition of ``node``, its parameters, and how many ANDs, ORs and NOTs nest in it."""
         if isinstance(node, And | Or):
-            parts = [self.node(operand) for operand in node.operands]
+            # Compiled in the query's order, so that its first error is the one reported.
+            parts = [self._nested(operand) for operand in node.operands]
+            # Written deepest first: SQLite's parser shifts the opening parentheses of a first
+            # operand together, one entry of its stack each, where an operand after another costs
+            # three (the one before, AND or OR, and "("); the order changes no answer.
+            parts.sort(key=lambda part: -part[2])
             joiner = " AND " if isinstance(node, And) else " OR "
-            return joiner.join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
+            return (joiner.join(f"({sql})" for sql, _, _ in parts), [p for _, ps, _ in parts for p in ps],
+                    parts[0][2] + 1)
         if isinstance(node, Not):
-            sql, params = self.node(node.operand)
+            sql, params, depth = self._nested(node.operand)
             # NULL is "does not match" everywhere below: NOT of it matches.
-            return f"coalesce(NOT ({sql}), {engine.current().true})", params
-        return self.clause(node)
+            return f"coalesce(NOT ({sql}), {engine.current().true})", params, depth + 1
+        sql, params = self.clause(node)
+        return sql, params, 0
 
     def clause(self, clause: Clause) -> Sql:
         f = field(clause.field)
