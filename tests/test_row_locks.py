@@ -74,7 +74,8 @@ def test_an_edit_that_meets_a_delete_is_refused(hub):
     note = issues.add_note("AURORA-1", "test-interface", "first words")
     with psycopg.connect(url) as deleter:
         deleter.execute("DELETE FROM issue_note WHERE id = %s", (note.id,))
-        thread, outcome = in_thread(lambda: issues.edit_note(note.id, "second words"))
+        thread, outcome = in_thread(lambda: issues.edit_note(note.id, "second words", by="test-interface",
+                                                             role="interface"))
         wait_until(lambda: waiting_on_a_lock(url), message="the edit waiting on the note's row")
         deleter.commit()
     thread.join()

@@ -177,12 +177,15 @@ class NoteResource:
 
     @accepts(schemas.NOTE)
     def on_patch(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
-        """Change a note's text."""
-        resp.media = shapes.note(self._issues.edit_note(note_id, req.context.body["body"]))
+        """Change a note's text: its author's token or an admin token only."""
+        principal = req.context.principal
+        resp.media = shapes.note(self._issues.edit_note(note_id, req.context.body["body"],
+                                                        by=principal.name, role=principal.role))
 
     @responds(204)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, note_id: int) -> None:
-        """Delete a note."""
-        self._issues.delete_note(note_id)
+        """Delete a note: its author's token or an admin token only."""
+        principal = req.context.principal
+        self._issues.delete_note(note_id, by=principal.name, role=principal.role)
         resp.status = falcon.HTTP_204
 

@@ -19,7 +19,7 @@ from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.dialect import jql as engine
-from hub.errors import ContractError, InvalidQuery, NotFound
+from hub.errors import ContractError, Forbidden, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
 from hub.services.aliases import current_issue, moved_from
 from hub.services.catalogues import CatalogueService
@@ -32,6 +32,7 @@ from hub.services.jql.parser import parse
 from hub.services.jql.tree import JqlError
 from hub.services.pagination import listing, page
 from hub.services.sprints import IssueSprint, SprintService
+from hub.vocabulary import ADMIN
 
 # Fields whose changelog items hold user keys in ``from`` and ``to``.
 USER_FIELDS = frozenset({"assignee", "reporter"})
@@ -341,16 +342,28 @@ class IssueService:
             note = IssueNote.create(key=key, author=author, body=body, created_at=now, updated_at=now)
         return note
 
-    def edit_note(self, note_id: int, body: str) -> IssueNote:
+    def edit_note(self, note_id: int, body: str, *, by: str, role: str) -> IssueNote:
+        """Change a note's text: only its author's token (``by``, the token's name) or an
+        admin token (``role``) may; any other is Forbidden, and nothing changes."""
         with database.atomic():
-            note = self._note(note_id, lock=True)
+            note = self._own_note(note_id, by, role)
             note.body, note.updated_at = body, iso(self._clock.now())
             note.save()
         return note
 
-    def delete_note(self, note_id: int) -> None:
+    def delete_note(self, note_id: int, *, by: str, role: str) -> None:
+        """Delete a note: only its author's token or an admin token may, as :meth:`edit_note`."""
         with database.atomic():
-            self._note(note_id, lock=True).delete_instance()
+            self._own_note(note_id, by, role).delete_instance()
+
+    def _own_note(self, note_id: int, by: str, role: str) -> IssueNote:
+        # A note names its author by the token's name, which no two tokens share: as a
+        # saved filter's owner (hub.services.filters), that token or an admin one.
+        note = self._note(note_id, lock=True)
+        if role != ADMIN and note.author != by:
+            raise Forbidden(f"note {note_id} was written by another token; only its author's "
+                            "token or an admin token may change or delete it")
+        return note
 
     def _locked_issue_key(self, key: str) -> str:
         """The issue's key now, its row locked to the end of the transaction: a move that
