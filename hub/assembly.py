@@ -175,7 +175,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
                             agents=agents)
     store = store or open_store(config)
     attachments = AttachmentService(store, signal, clock)
-    commands = CommandService(projects, attachments, signal, clock)
+    commands = CommandService(projects, attachments, signal, clock,
+                              queued_per_token=config.queued_commands_per_token)
     jql_zone = JqlZone(config.jql_time_zone)
     overview = OverviewService(projects, agents, store, clock, zone=jql_zone)
     backlog = build_backlog(config)
@@ -188,7 +189,8 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     tokens = TokenService(clock)
     return Services(
         tokens=tokens,
-        sessions=SessionService(tokens, timedelta(hours=config.session_hours), clock),
+        sessions=SessionService(tokens, timedelta(hours=config.session_hours), clock,
+                                per_token=config.sessions_per_token),
         commands=commands,
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
@@ -207,7 +209,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         store=store,
         catalogues=catalogues,
         sprints=sprints,
-        filters=FilterService(issues, clock),
+        filters=FilterService(issues, clock, per_token=config.saved_filters_per_token),
         jql_zone=jql_zone,
         render=RenderService(attachments, catalogues),
         facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone,

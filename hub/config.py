@@ -286,6 +286,13 @@ VARIABLES: tuple[_Var, ...] = (
          "The time zone JQL's dates are read in; unset: the Jira user's, as the agent reports it, else UTC."),
     _Var("HUB_SESSION_HOURS", "session_hours", "12", _integer(1, 8760),
          "How long a sign-in on the web interface lasts (its session cookie), in hours."),
+    _Var("HUB_SESSIONS_PER_TOKEN", "sessions_per_token", "20", _integer(1, 100_000),
+         "Web sign-ins one token keeps at once; a new one past it ends that token's oldest."),
+    _Var("HUB_SAVED_FILTERS_PER_TOKEN", "saved_filters_per_token", "200", _integer(1, 100_000),
+         "Saved filters one token may keep; saving one more past it answers 409."),
+    _Var("HUB_QUEUED_COMMANDS_PER_TOKEN", "queued_commands_per_token", "100", _integer(1, 100_000),
+         "Commands one token may have queued (not yet claimed) at once; past it a request to "
+         "queue another answers 429 with Retry-After."),
     _Var("HUB_TRUSTED_PROXIES", "trusted_proxies", "127.0.0.1,::1", _addresses,
          "Addresses of the proxies whose X-Forwarded-Proto the hub believes (comma-separated), or none."),
     _Var("HUB_LOG_LEVEL", "log_level", "INFO", _log_level, "Logging level (DEBUG, INFO, WARNING, ...)."),
@@ -326,6 +333,9 @@ class Config:
     jql_timeout_seconds: float = 5
     jql_time_zone: str | None = None
     session_hours: int = 12
+    sessions_per_token: int = 20
+    saved_filters_per_token: int = 200
+    queued_commands_per_token: int = 100
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     log_level: str = "INFO"
     log_format: str = "text"

@@ -60,6 +60,18 @@ class TooLarge(HubError):
     title = "Too large"
 
 
+class TooMany(HubError):
+    """The token already keeps as many of something as the hub lets one token keep at once
+    (queued commands): nothing was changed. ``retry_after`` is the seconds the client is told
+    to wait, by when agents may have taken some of them."""
+
+    title = "Too many requests"
+
+    def __init__(self, description: str, retry_after: int = 60):
+        super().__init__(description)
+        self.retry_after = retry_after
+
+
 class InvalidQuery(ContractError):
     """A JQL query that does not parse or that the mirror cannot answer: the message as
     Jira words it, and where (``at``: the character, 1-based, on line 1; None for the whole

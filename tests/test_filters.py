@@ -110,3 +110,17 @@ def test_a_filter_runs_over_the_mirror(hub):
     assert [item["key"] for item in found.json["items"]] == ["AURORA-12", "AURORA-14"]
     assert found.json["total"] == 2
     assert hub.api("GET", "/api/v1/filters/999/issues").status_code == 404
+
+
+def test_a_token_past_its_bound_of_saved_filters_gets_409_and_nothing_is_kept(make_hub):
+    hub = make_hub(saved_filters_per_token=2)
+    kept = [save(hub, name=f"F{n}").json for n in range(2)]
+    over = save(hub, name="F2")
+    assert over.status_code == 409, over.json
+    assert "HUB_SAVED_FILTERS_PER_TOKEN = 2" in over.json["description"]
+    assert [f["name"] for f in hub.api("GET", "/api/v1/filters").json["items"]] == ["F1", "F0"]
+    # Another token has a bound of its own; a kept filter is still changed; one deleted makes room.
+    assert save(hub, name="F2", role="admin").status_code == 201
+    assert hub.api("PATCH", f"/api/v1/filters/{kept[0]['id']}", {"name": "G0"}).status_code == 200
+    assert hub.api("DELETE", f"/api/v1/filters/{kept[0]['id']}").status_code == 204
+    assert save(hub, name="F2").status_code == 201

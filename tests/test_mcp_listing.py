@@ -820,8 +820,10 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                             'openWorldHint': True,
                             'readOnlyHint': False},
             'description': "Ask the hub's agent to reload issues from Jira: those matching `jql`, or without it "
-                           'everything the base JQL covers (a full run). With `wait_seconds` it waits that long for '
-                           'the refresh to finish. Use it when the mirror may be stale for what the user asks about.',
+                           'everything the base JQL covers (a full run). While a refresh of the same query is queued '
+                           'or running, that one is answered (`queued`: false) instead of a second. With '
+                           '`wait_seconds` it waits that long for the refresh to finish. Use it when the mirror may '
+                           'be stale for what the user asks about.',
             'inputSchema': {'properties': {'jql': {'anyOf': [{'maxLength': 10000, 'minLength': 1, 'type': 'string'},
                                                              {'type': 'null'}],
                                                    'default': None,
@@ -843,8 +845,13 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                             'finished': {'description': 'whether it ended (done, failed or '
                                                                         'cancelled) within the wait',
                                                          'title': 'Finished',
-                                                         'type': 'boolean'}},
-                             'required': ['command', 'finished'],
+                                                         'type': 'boolean'},
+                                            'queued': {'description': 'whether this call queued it; false: a '
+                                                                      'refresh of the same query was already '
+                                                                      'queued or running, and this is that one',
+                                                       'title': 'Queued',
+                                                       'type': 'boolean'}},
+                             'required': ['command', 'queued', 'finished'],
                              'title': 'RefreshResult',
                              'type': 'object'}},
            {'annotations': {'destructiveHint': False,

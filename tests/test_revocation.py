@@ -127,8 +127,10 @@ def test_a_claim_waiting_when_its_token_is_revoked_gets_401_and_the_command_stay
     assert headers["WWW-Authenticate"] == "Bearer"
     assert "revoked" in body["description"] and "commands" not in body
     assert poll.ended_at - revoked_at < PROMPT
-    assert db_rows(hub, "SELECT status, agent_id, token_id, deliveries FROM command WHERE id = ?",
-                   command["id"]) == [("queued", None, None, 0)]
+    # Untouched by the revoked claim: still queued, and named by the token that queued it.
+    assert db_rows(hub, "SELECT c.status, c.agent_id, t.name, c.deliveries FROM command c"
+                        " LEFT JOIN token t ON t.id = c.token_id WHERE c.id = ?",
+                   command["id"]) == [("queued", None, "test-interface", 0)]
     status, _, claimed = request(hub, "POST", "/agent/v1/claim", hub.spare,
                                  {"agent_id": "agent-2", "version": 14})
     assert status == 200 and [c["id"] for c in claimed["commands"]] == [command["id"]]

@@ -310,3 +310,22 @@ def test_a_read_with_the_cookie_is_answered_when_last_seen_cannot_be_written(mak
         resp = with_cookie(hub, "GET", "/api/v1/me", session)
     assert resp.status_code == 200 and resp.json["name"] == "test-interface"
     assert "last_seen_at was not written" in caplog.text
+
+
+def test_a_sign_in_past_the_tokens_bound_of_sessions_ends_its_oldest(make_hub):
+    hub = make_hub(sessions_per_token=3)
+    sessions = [session_of(hub) for _ in range(3)]
+    admin = session_of(hub, "admin")
+    newest = session_of(hub)
+    # The token keeps three: the first sign-in ended, the others and the other token's stay.
+    assert with_cookie(hub, "GET", "/api/v1/me", sessions[0]).status_code == 401
+    for live in (*sessions[1:], newest, admin):
+        assert with_cookie(hub, "GET", "/api/v1/me", live).status_code == 200
+    interface_id = db_rows(hub, "SELECT id FROM token WHERE name = 'test-interface'")[0][0]
+    assert hub.built.services.sessions.count(interface_id) == 3
+    ended = with_cookie(hub, "GET", "/api/v1/session", sessions[0], headers={}).json
+    assert ended["session"] is None and "more than 3 browsers" in ended["ended"]
+    # Each further sign-in ends the oldest left.
+    session_of(hub)
+    assert with_cookie(hub, "GET", "/api/v1/me", sessions[1]).status_code == 401
+    assert hub.built.services.sessions.count(interface_id) == 3

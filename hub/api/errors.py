@@ -24,6 +24,7 @@ from hub.errors import (
     HubError,
     NotFound,
     TooLarge,
+    TooMany,
     TooSlow,
     Unauthenticated,
     Unavailable,
@@ -40,6 +41,7 @@ STATUS: dict[type[HubError], str] = {
     Conflict: falcon.HTTP_409,
     TooLarge: falcon.HTTP_413,
     ContractError: falcon.HTTP_422,
+    TooMany: falcon.HTTP_429,
     TooSlow: falcon.HTTP_503,
     Unavailable: falcon.HTTP_503,
 }
@@ -64,7 +66,7 @@ def _domain_error(req, resp, exc: HubError, params) -> None:
     if isinstance(exc, Unauthenticated):
         # As the auth layer's own 401: the client is to present a (new) bearer token.
         resp.set_header("WWW-Authenticate", "Bearer")
-    if isinstance(exc, (TooSlow, Unavailable)):
+    if isinstance(exc, (TooSlow, TooMany, Unavailable)):
         resp.set_header("Retry-After", str(exc.retry_after))
     resp.media = {**exc.extra, "title": exc.title, "description": exc.description}
 

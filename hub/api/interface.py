@@ -25,13 +25,15 @@ class CommandsResource:
         """Commands, newest first, filtered by status and type."""
         resp.media = shapes.page_of(shapes.command, self._commands.list(**req.context.query))
 
-    @responds(201, 200, errors=(404, 409), location="/api/v1/commands/{id}")
+    @responds(201, 200, errors=(404, 409, 429), location="/api/v1/commands/{id}")
     @accepts(schemas.NEW_COMMAND)
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Enqueue a command: 201 with it, or 200 with the command already there."""
+        """Enqueue a command: 201 with it, or 200 with the open command of the same type and
+        params (one fetch per attachment) already there; 429 past the token's bound of queued
+        commands (HUB_QUEUED_COMMANDS_PER_TOKEN)."""
         body = req.context.body
-        command, created = self._commands.enqueue(body["type"], body.get("params"),
-                                                  body.get("batch_id"))
+        command, created = self._commands.enqueue(body["type"], body.get("params"), body.get("batch_id"),
+                                                  token_id=req.context.principal.token_id)
         resp.media = shapes.command(command)
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created:
@@ -67,11 +69,12 @@ class RetryResource:
     def __init__(self, commands: CommandService):
         self._commands = commands
 
-    @responds(201, 200, errors=(409,), location="/api/v1/commands/{id}")
+    @responds(201, 200, errors=(409, 429), location="/api/v1/commands/{id}")
     def on_post(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
         """Enqueue a failed or cancelled command again (same type, params and batch): 201 with
-        the new command, or 200 with the open fetch of the same attachment; 409 for an open or done one."""
-        command, created = self._commands.retry(command_id)
+        the new command, or 200 with the open one of the same type and params; 409 for an open
+        or done one; 429 past the token's bound of queued commands."""
+        command, created = self._commands.retry(command_id, token_id=req.context.principal.token_id)
         resp.media = shapes.command(command)
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         if created:

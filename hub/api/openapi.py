@@ -67,6 +67,8 @@ ERROR_STATUSES: dict[int, tuple[str, dict]] = {
     413: ("The body is too large", {}),
     416: ("The range starts past the end of the file", {"Content-Range": _TEXT}),
     422: ("Valid JSON that breaks the contract; field names the offending field", {}),
+    429: ("The token has as many commands queued as HUB_QUEUED_COMMANDS_PER_TOKEN allows; retry later",
+          {"Retry-After": {**_TEXT, "required": True}}),
     503: ("The database stayed busy, or cannot be used (read-only, I/O error), or a JQL query ran past "
           "HUB_JQL_TIMEOUT_SECONDS and was stopped; retry later",
           {"Retry-After": {**_TEXT, "required": False}}),

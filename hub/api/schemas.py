@@ -345,7 +345,8 @@ NEW_COMMAND = {
                  "description": "check_issues is the hub's own, enqueued after a full run"},
         "params": {
             "type": "object",
-            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": 100_000},
+            # As long as the issue list's jql= (the JQL box) takes: the parser's bound.
+            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": MAX_JQL_LENGTH},
                            "updated_since": UTC_TIME,
                            "attachment_id": ATTACHMENT_ID},
             "additionalProperties": False,

@@ -11,8 +11,9 @@ writers side by side (READ COMMITTED), so each such rule takes a lock there:
   for the first's row lock and then finds the command no longer held;
 - cancelling and marking a run's neighbours lock their row (:func:`locked`);
 - "at most one open X" where no row exists yet to lock (one open scheduled
-  refresh of a kind, one open fetch of an attachment) takes a transaction-level
-  advisory lock on the rule's name (:func:`serialize`).
+  refresh of a kind, one open fetch of an attachment, one open refresh of a
+  query, at most N queued by one token) takes a transaction-level advisory lock
+  on the rule's name (:func:`serialize`).
 
 Each function gives SQLite's statement exactly as the services had it.
 """
@@ -29,6 +30,10 @@ ADVISORY_CLASS = 0x636D6473
 # The topics of the rules serialised by advisory locks.
 REFRESH_SCHEDULE = "refresh-schedule"
 FETCH = "fetch:"
+# An interface's refresh of one query (its params, as canonical JSON): one open at a time.
+SAME_REFRESH = "refresh:"
+# The commands one token has queued (its id): the bound of HUB_QUEUED_COMMANDS_PER_TOKEN.
+QUEUED_BY = "queued-by:"
 
 
 def serialize(topic: str) -> None:

@@ -47,6 +47,11 @@ def refusal(response: httpx.Response) -> HubProblem:
     if response.status_code == 403:
         hint = "this token's role may not do that (an interface or admin token is needed)"
         return HubProblem(f"hub answered 403 {title}: {description or hint}", 403)
+    if response.status_code == 429:
+        # Past the token's bound of queued commands: say when to ask again, as the hub does.
+        after = response.headers.get("Retry-After")
+        wait = f"; retry after {after} s" if after else ""
+        return HubProblem(f"hub answered 429 {title}: {description or 'too many requests'}{wait}", 429)
     field = f" (field {body['field']})" if body.get("field") else ""
     # A JQL error's place, so that an assistant can correct the query where it went wrong.
     position = body.get("position")
@@ -87,6 +92,12 @@ class HubClient:
     async def post(self, path: str, body: dict | None = None) -> dict:
         """POST a JSON body (or none); the answer's JSON."""
         return (await self._send("POST", path, json=body)).json()
+
+    async def post_new(self, path: str, body: dict | None = None) -> tuple[dict, bool]:
+        """POST a JSON body that may make something: the answer's JSON and whether it was made
+        (201), or the hub answered with what was there already (200)."""
+        response = await self._send("POST", path, json=body)
+        return response.json(), response.status_code == 201
 
     async def head_bytes(self, path: str, limit: int) -> bytes:
         """The first ``limit`` bytes of a download (one ``Range`` request)."""

@@ -161,6 +161,8 @@ class SyncStatus(BaseModel):
 
 class RefreshResult(BaseModel):
     command: Item = Field(description="the refresh command as the hub shows it")
+    queued: bool = Field(description="whether this call queued it; false: a refresh of the same query was "
+                                     "already queued or running, and this is that one")
     finished: bool = Field(description="whether it ended (done, failed or cancelled) within the wait")
 
 

@@ -44,8 +44,9 @@ async def sync_status(ctx: ToolContext) -> SyncStatus:
 
 @tool(TOOLS, annotations=ASKS, description=(
     "Ask the hub's agent to reload issues from Jira: those matching `jql`, or without it everything the "
-    "base JQL covers (a full run). With `wait_seconds` it waits that long for the refresh to finish. Use "
-    "it when the mirror may be stale for what the user asks about."))
+    "base JQL covers (a full run). While a refresh of the same query is queued or running, that one is "
+    "answered (`queued`: false) instead of a second. With `wait_seconds` it waits that long for the refresh "
+    "to finish. Use it when the mirror may be stale for what the user asks about."))
 async def request_refresh(
     ctx: ToolContext,
     jql: Annotated[str | None, Field(min_length=1, max_length=10_000, description="e.g. key = AURORA-12")] = None,
@@ -54,11 +55,11 @@ async def request_refresh(
     body: dict = {"type": REFRESH, "params": {"jql": jql}} if jql else {"type": REFRESH}
     deadline = time.monotonic() + wait_seconds
     async with hub_client(ctx) as h:
-        command = await h.post("/api/v1/commands", body)
+        command, queued = await h.post_new("/api/v1/commands", body)
         while command["status"] not in FINAL_STATUSES and time.monotonic() < deadline:
             await anyio.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
             command = await h.get(f"/api/v1/commands/{command['id']}")
-    return RefreshResult(command=command, finished=command["status"] in FINAL_STATUSES)
+    return RefreshResult(command=command, queued=queued, finished=command["status"] in FINAL_STATUSES)
 
 
 def _brief_agent(agent: dict) -> dict:

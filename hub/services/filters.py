@@ -2,9 +2,10 @@
 
 A filter is read and run by every interface token (a team's filters are the team's, as a
 Jira filter shared with a group is); only the token that saved it, or an admin token, may
-change or delete it. Its JQL is parsed when it is saved, so a filter that is kept always
-parses; what it means (fields, functions, dates) is decided each time it runs, against the
-mirror as it is then.
+change or delete it. One token keeps at most ``per_token`` filters (a new one past it is a
+Conflict, as a token's agent ids past their bound are). Its JQL is parsed when it is saved,
+so a filter that is kept always parses; what it means (fields, functions, dates) is decided
+each time it runs, against the mirror as it is then.
 """
 
 from __future__ import annotations
@@ -56,10 +57,16 @@ def checked_jql(jql: str) -> str:
     return jql
 
 
+# The default of HUB_SAVED_FILTERS_PER_TOKEN (hub.config).
+FILTERS_PER_TOKEN = 200
+
+
 class FilterService:
-    def __init__(self, issues: IssueService, clock: Clock | None = None):
+    def __init__(self, issues: IssueService, clock: Clock | None = None, *,
+                 per_token: int = FILTERS_PER_TOKEN):
         self._issues = issues
         self._clock = clock or Clock()
+        self._per_token = per_token
 
     def list(self, *, cursor: int | None = None, limit: int = 50) -> dict:
         """Every saved filter, the newest first, as :class:`Filter` items (keyset-paged by id)."""
@@ -72,10 +79,12 @@ class FilterService:
         return _filter(row)
 
     def create(self, owner: Owner, name: str, jql: str) -> Filter:
-        """Save ``jql`` under ``name`` for ``owner``; a name the owner already uses is a conflict."""
+        """Save ``jql`` under ``name`` for ``owner``; a name the owner already uses, or one
+        filter more than the owner may keep, is a conflict."""
         checked_jql(jql)
         now = iso(self._clock.now())
         with database.atomic():
+            self._room_for_one_more(owner.token_id)
             self._name_is_free(owner.token_id, name)
             row = SavedFilter.create(name=name, jql=jql, owner_token_id=owner.token_id,
                                      created_at=now, updated_at=now)
@@ -116,6 +125,19 @@ class FilterService:
             raise Forbidden(f"saved filter {filter_id} belongs to another token; only its owner "
                             "or an admin token may change or delete it")
         return row
+
+    def _room_for_one_more(self, owner_token_id: int | None) -> None:
+        if owner_token_id is None:
+            return
+        # Counted and taken as one (locks in one order: the owner's count, then the name):
+        # two saves at once past the bound, one wins.
+        dialect.hold(f"saved filters of token {owner_token_id}")
+        kept = (SavedFilter.select().where(SavedFilter.owner_token_id == owner_token_id)
+                .limit(self._per_token).count())
+        if kept >= self._per_token:
+            raise Conflict(f"this token keeps {kept} saved filters, as many as one token may "
+                           f"(HUB_SAVED_FILTERS_PER_TOKEN = {self._per_token}); delete one it no "
+                           "longer needs, or change one, to save another")
 
     @staticmethod
     def _name_is_free(owner_token_id: int | None, name: str) -> None:

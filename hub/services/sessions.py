@@ -9,7 +9,10 @@ A session speaks for the token that signed in, and is only ever read joined to
 that token: a revoked token's sessions are deleted in the transaction that
 deletes it (:meth:`hub.services.tokens.TokenService.revoke`), and even a row
 left behind would name no token. A session lasts ``lifetime`` from its sign-in;
-the worker deletes expired ones (:meth:`SessionService.expire`).
+the worker deletes expired ones (:meth:`SessionService.expire`). One token keeps
+at most ``per_token`` sessions: a sign-in past that ends the token's oldest, so
+that a token signing in over and over (a script, a leaked token) cannot grow the
+table without end, while a person's few browsers stay signed in.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from datetime import datetime, timedelta
 
 import peewee
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Forbidden, Unauthenticated
@@ -35,6 +39,8 @@ SIGN_IN_ROLES = (INTERFACE, ADMIN)
 # last_seen_at is written at most this often per session, so that a page's
 # requests do not each take the write lock.
 TOUCH_SECONDS = 60
+# The default of HUB_SESSIONS_PER_TOKEN (hub.config): a person's browsers and devices.
+SESSIONS_PER_TOKEN = 20
 
 
 @dataclass(frozen=True)
@@ -59,10 +65,12 @@ def _digest(session_id: str) -> str:
 
 
 class SessionService:
-    def __init__(self, tokens: TokenService, lifetime: timedelta, clock: Clock | None = None):
+    def __init__(self, tokens: TokenService, lifetime: timedelta, clock: Clock | None = None, *,
+                 per_token: int = SESSIONS_PER_TOKEN):
         self._tokens = tokens
         self._lifetime = lifetime
         self._clock = clock or Clock()
+        self._per_token = per_token
 
     @property
     def lifetime(self) -> timedelta:
@@ -74,6 +82,8 @@ class SessionService:
 
         Raises Unauthenticated for a token the hub does not know, and Forbidden
         for one whose role may not use the web interface (an agent's, a scraper's).
+        When the token already keeps ``per_token`` sessions, its oldest ones end,
+        in the same transaction, to leave room for this one.
         """
         principal = self._tokens.authenticate(token)
         if principal is None:
@@ -86,6 +96,7 @@ class SessionService:
         now = self._clock.now()
         expires = now + self._lifetime
         with database.atomic():
+            self._make_room(principal.token_id)
             # The token may be revoked between the check above and here: insert
             # only while it exists, in the same transaction as the check.
             created = database.execute_sql(
@@ -95,6 +106,20 @@ class SessionService:
         if not created:
             raise Unauthenticated("The token was revoked while signing in; nothing was kept.")
         return StartedSession(session_id, principal, expires)
+
+    def _make_room(self, token_id: int) -> None:
+        """End the token's oldest sessions but the newest ``per_token - 1``, so that the
+        sign-in about to be kept is the token's ``per_token``-th at most."""
+        # Two sign-ins of one token at once take turns (on SQLite, BEGIN IMMEDIATE does):
+        # each counts what the other kept.
+        dialect.hold(f"web sessions of token {token_id}")
+        ended = database.execute_sql(
+            "DELETE FROM web_session WHERE token_id = ? AND id NOT IN (SELECT id FROM web_session"
+            " WHERE token_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)",
+            (token_id, token_id, self._per_token - 1)).rowcount
+        if ended:
+            log.info("a sign-in of token %d ended its %d oldest web session(s) (HUB_SESSIONS_PER_TOKEN = %d)",
+                     token_id, ended, self._per_token)
 
     def authenticate(self, session_id: str) -> Principal | None:
         """The principal of a live session, or None (unknown, expired, or its token revoked)."""
@@ -129,8 +154,9 @@ class SessionService:
         if row is not None and iso(self._clock.now()) >= row[0]:
             hours = int(self._lifetime.total_seconds() // 3600)
             return f"Your sign-in expired: a sign-in lasts {hours} hours. Sign in again with your token."
-        return ("Your sign-in has ended: you signed out in another tab, it expired, or its token was "
-                "revoked. Sign in again with a token.")
+        return ("Your sign-in has ended: you signed out in another tab, it expired, its token signed in "
+                f"on more than {self._per_token} browsers since (the oldest sign-in ends), or its token "
+                "was revoked. Sign in again with a token.")
 
     def end(self, session_id: str) -> bool:
         """Sign out: delete the session; whether there was one."""
