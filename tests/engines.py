@@ -21,6 +21,7 @@ import itertools
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -32,6 +33,8 @@ from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.reaper import end_with_this_process, remove_after_this_process
 
 T = TypeVar("T")
 
@@ -163,6 +166,7 @@ def _start() -> PostgresServer:
     if bindir is None or not (bindir / "initdb").exists():
         raise Unavailable("no PostgreSQL server found (apt-get install postgresql)")
     root = Path(tempfile.mkdtemp(prefix="hub-pg-"))
+    remove_after_this_process(root)
     run_as: list[str] = []
     if os.geteuid() == 0:
         # PostgreSQL will not run as root: the cluster belongs to the postgres user.
@@ -192,6 +196,9 @@ def _start() -> PostgresServer:
 
     port = on_free_ports(launch)
     atexit.register(_stop, run_as, bindir, data, root)
+    # pg_ctl detached the postmaster: if this process is killed, SIGQUIT to it (an
+    # immediate shutdown, whose children go with it), and the cluster is removed.
+    end_with_this_process(int((data / "postmaster.pid").read_text().split()[0]), signal.SIGQUIT)
     return PostgresServer(f"postgresql://hub@127.0.0.1:{port}/postgres", itertools.count(1), threading.Lock())
 
 

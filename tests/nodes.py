@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.engines import PortTaken, Unavailable, free_port, on_free_ports, once
+from tests.reaper import end_with_this_process, remove_after_this_process
 from tests.support import start, wait_for_line
 
 # What a node's death looks like to a client: the connection refused, reset or
@@ -210,6 +211,8 @@ def _launch_redis(binary: str, redis) -> str:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
     atexit.register(shutil.rmtree, log.parent, True)  # after the server, which is stopped first
     atexit.register(_stop_redis, proc)
+    end_with_this_process(proc.pid)
+    remove_after_this_process(log.parent)
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
     deadline = time.monotonic() + 30

