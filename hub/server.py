@@ -1,4 +1,17 @@
-"""How ``hub serve`` runs waitress: its settings, and the open-files limit they need."""
+"""How ``hub serve`` runs waitress: its settings, and the open-files limit they need.
+
+Behind a proxy that terminates TLS the hub must see the scheme the client used
+(the session cookie's ``Secure``, the origin a signed-in page's writes must come
+from: :func:`hub.api.auth.over_tls`). waitress believes proxy headers from one
+address only (its ``trusted_proxy``, or ``*`` for anyone), and by default it
+deletes them all from the request before the app sees it. So
+:func:`proxy_settings` hands waitress ``HUB_TRUSTED_PROXIES`` when it names one
+address, and waitress itself takes that peer's ``X-Forwarded-Proto`` as the
+request's scheme and deletes everyone else's. When it names several, waitress
+passes the header on and the hub believes it from those peers alone (the same
+check, in :func:`hub.api.auth.over_tls`); when it names none, waitress deletes it
+from every request.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +57,23 @@ def waitress_settings(config: Config) -> dict[str, Any]:
         # checks each route's own limit itself.
         "max_request_body_size": max(config.max_upload_bytes, config.max_json_bytes) + 1,
         "recv_bytes": RECV_BYTES,
+        **proxy_settings(config.trusted_proxies),
     }
+
+
+def proxy_settings(trusted_proxies: tuple[str, ...]) -> dict[str, Any]:
+    """waitress's proxy settings for the addresses of ``HUB_TRUSTED_PROXIES`` (see the module's doc).
+
+    Only ``X-Forwarded-Proto`` is taken: the hub reads no other proxy header, and
+    waitress would put ``X-Forwarded-For``'s client in ``REMOTE_ADDR``, where the
+    hub looks for the proxy's own address.
+    """
+    peers = set(trusted_proxies)
+    if len(peers) == 1:
+        return {"trusted_proxy": peers.pop(), "trusted_proxy_headers": {"x-forwarded-proto"},
+                "clear_untrusted_proxy_headers": True}
+    # Several: waitress cannot name them, and trusting "*" would take anyone's word.
+    return {"clear_untrusted_proxy_headers": not peers}
 
 
 def files_needed(config: Config) -> int:

@@ -4,17 +4,13 @@ limits; the systemd units are hardened and stop each process the way it stops we
 from __future__ import annotations
 
 import configparser
-import contextlib
 import hashlib
 import http.client
 import json
 import os
 import re
-import shutil
 import socket
-import ssl
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -22,96 +18,18 @@ import pytest
 from hub.api.schemas import ATTACHMENT_QUERY, CLAIM
 from hub.config import VARIABLES
 from tests.engine_support import engine_settings
-from tests.support import prepared_hub, start, stop, wait_for_line, wait_until
+from tests.nginx import SITE, behind_nginx, free_port, site_in, start_nginx, stop_nginx, trusting
+from tests.support import prepared_hub, wait_until
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"
-NGINX = shutil.which("nginx") or next(
-    (path for path in ("/usr/sbin/nginx", "/sbin/nginx") if os.access(path, os.X_OK)), None)
 UNITS = ("sdlc-hub.service", "sdlc-hub-api.service", "sdlc-hub-worker.service", "sdlc-hub-node@.service")
-NODES_UPSTREAM = ROOT / "deploy" / "nginx" / "sdlc-hub-nodes.conf"
 SIZES = {"k": 1024, "m": 1024**2, "g": 1024**3}
 
 
 def default(name: str) -> int:
     return int(next(var.default for var in VARIABLES if var.name == name))
-
-
-def need(tool: str | None, what: str) -> str:
-    """The tool's path; where it is missing, a skip locally and a failure in CI."""
-    if tool is None:
-        message = f"{what} is not installed (.ci/run installs it from Debian's packages)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return tool
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def self_signed(directory: Path) -> tuple[Path, Path]:
-    openssl = need(shutil.which("openssl"), "openssl")
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=hub.example.org", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
-    return cert, key
-
-
-def site_in(directory: Path, hub_port: int | None = None, node_ports: list[int] | None = None) -> tuple[list[str], int]:
-    """The shipped site, made runnable in ``directory`` by a user: a throw-away
-    certificate, free loopback ports for 80 and 443 (``nginx -t`` binds them too),
-    temp paths of its own, and the http {} that Debian's nginx.conf wraps around
-    sites-enabled/*. Returns the nginx command line without its action, and the
-    port that stands for 443."""
-    nginx = need(NGINX, "nginx")
-    directory.mkdir(exist_ok=True)
-    cert, key = self_signed(directory)
-    site = SITE.read_text()
-    site = re.sub(r"^(\s*ssl_certificate)\s+\S+;", rf"\1 {cert};", site, flags=re.M)
-    site = re.sub(r"^(\s*ssl_certificate_key)\s+\S+;", rf"\1 {key};", site, flags=re.M)
-    site = re.sub(r"^\s*listen \[::\]:\d+[^;]*;\n", "", site, flags=re.M)
-    ports: dict[str, int] = {}
-    site = re.sub(r"^(\s*listen )(\d+)", lambda m: f"{m[1]}127.0.0.1:{ports.setdefault(m[2], free_port())}",
-                  site, flags=re.M)
-    assert sorted(ports) == ["443", "80"]
-    if hub_port is not None:
-        site = re.sub(r"^(\s*server 127\.0\.0\.1:)\d+;", rf"\g<1>{hub_port};", site, flags=re.M)
-    if node_ports is not None:
-        site = several_nodes(site, node_ports)
-    (directory / "sdlc-hub.conf").write_text(site)
-    temps = "".join(f"    {kind}_temp_path {directory}/{kind};\n"
-                    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
-        (directory / kind).mkdir()
-    (directory / "nginx.conf").write_text(
-        f"pid {directory}/nginx.pid;\nerror_log {directory}/error.log warn;\nevents {{}}\n"
-        f"http {{\n    access_log off;\n{temps}    include {directory}/sdlc-hub.conf;\n}}\n")
-    return [nginx, "-p", str(directory), "-c", str(directory / "nginx.conf"),
-            "-e", str(directory / "error.log")], ports["443"]
-
-
-def several_nodes(site: str, ports: list[int]) -> str:
-    """The site as docs/operations.md ("Several nodes") has it made: the upstream of
-    sdlc-hub-nodes.conf in place of the site's, its servers on these loopback ports, and the
-    proxy_next_upstream lines it names put in the server."""
-    nodes = NODES_UPSTREAM.read_text()
-    servers = re.findall(r"^\s*server \S+ (.*);", nodes, re.M)
-    assert len(set(servers)) == 1 and len(servers) >= 2, servers
-    upstream = re.sub(r"^(\s*server )\S+ (.*);\n", "", nodes, flags=re.M)
-    upstream = upstream.replace("    least_conn;", "    least_conn;\n" + "".join(
-        f"    server 127.0.0.1:{port} {servers[0]};\n" for port in ports))
-    passing = "".join(line.strip("# ") + "\n" for line in nodes.splitlines()
-                      if line.strip().startswith("#     proxy_next_upstream"))
-    assert passing.count("proxy_next_upstream") == 2, passing
-    site = re.sub(r"^upstream sdlc_hub \{.*?^\}\n", lambda _: upstream, site, flags=re.M | re.S)
-    return site.replace("    proxy_http_version 1.1;\n", "    proxy_http_version 1.1;\n" + passing, 1)
 
 
 def test_the_nginx_site_over_several_nodes_passes_nginx_t(tmp_path):
@@ -130,10 +48,8 @@ def test_behind_nginx_the_survivor_answers_when_a_node_is_killed(tmp_path, datab
     nginx = None
     try:
         command, port = site_in(tmp_path / "nginx", node_ports=[node.port for node in nodes])
-        nginx = subprocess.Popen([*command, "-g", "daemon off; master_process off;"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        tls = ssl.create_default_context(cafile=str(tmp_path / "nginx" / "cert.pem"))
-        tls.check_hostname = False
+        nginx = start_nginx(command)
+        tls = trusting(tmp_path / "nginx")
 
         def ask(method: str, path: str, token: str, body: bytes | None = None) -> int:
             conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=tls)
@@ -162,9 +78,7 @@ def test_behind_nginx_the_survivor_answers_when_a_node_is_killed(tmp_path, datab
         assert answers == [200] * 12
         assert Http([nodes[1].url], interface, Ledger()).json(nodes[1].url, "GET", "/healthz")[0] == 200
     finally:
-        if nginx is not None:
-            nginx.terminate()
-            nginx.wait(timeout=30)
+        stop_nginx(nginx)
         stop_all(*nodes)
 
 
@@ -173,56 +87,6 @@ def test_the_nginx_site_passes_nginx_t(tmp_path):
     result = subprocess.run([*command, "-t"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "test is successful" in result.stderr
-
-
-class Behind:
-    """A hub behind the shipped site: the ports, TLS context and tokens, and a request."""
-
-    def __init__(self, hub_port: int, port: int, tls: ssl.SSLContext, agent: str, interface: str):
-        self.hub_port, self.port, self.tls, self.agent, self.interface = hub_port, port, tls, agent, interface
-
-    def request(self, method: str, path: str, token: str, body: bytes | None = None, **headers):
-        conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=60, context=self.tls)
-        try:
-            conn.request(method, path, body=body, headers={"Authorization": f"Bearer {token}",
-                                                           "Content-Type": "application/json", **headers})
-            resp = conn.getresponse()
-            return resp.status, resp.read()
-        finally:
-            conn.close()
-
-
-@contextlib.contextmanager
-def behind_nginx(tmp_path: Path, database_url: str | None = None):
-    data_dir = tmp_path / "data"
-    agent, interface = prepared_hub(data_dir, database_url)
-    hub = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
-    nginx = None
-    try:
-        hub_port = int(wait_for_line(hub, r"serving on http://[^:]+:(\d+)").group(1))
-        threading.Thread(target=hub.stdout.read, daemon=True).start()  # keep its pipe drained
-        command, port = site_in(tmp_path / "nginx", hub_port)
-        # In the foreground, one process: no workers to switch user.
-        nginx = subprocess.Popen([*command, "-g", "daemon off; master_process off;"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        tls = ssl.create_default_context(cafile=str(tmp_path / "nginx" / "cert.pem"))
-        tls.check_hostname = False
-        site = Behind(hub_port, port, tls, agent, interface)
-
-        def healthy():
-            try:
-                return site.request("GET", "/healthz", interface)[0] == 200
-            except OSError:
-                assert nginx.poll() is None, nginx.stderr.read()
-                return False
-
-        wait_until(healthy, message="the hub answering through nginx")
-        yield site
-    finally:
-        if nginx is not None:
-            nginx.terminate()
-            nginx.wait(timeout=30)
-        assert stop(hub) == 0
 
 
 def test_behind_the_nginx_site_json_is_capped_and_an_upload_streams_through(tmp_path, database_url):
@@ -344,6 +208,16 @@ def test_the_nginx_site_caps_bodies_as_the_hub_does_and_outwaits_its_long_polls(
     assert directives(server, "proxy_set_header").count("X-Forwarded-For $proxy_add_x_forwarded_for") == 1
     port = next(var.default for var in VARIABLES if var.name == "HUB_PORT")
     assert re.findall(r"^\s*server\s+([^;{]+);", site, re.M) == [f"127.0.0.1:{port}"]
+
+
+def test_the_nginx_site_passes_the_host_with_its_port_and_the_scheme():
+    # The hub compares a signed-in page's Origin (https://host:port) with the Host it gets and
+    # the scheme the proxy says: $host would drop a port other than 443, and the page's writes
+    # would be refused as cross-site.
+    site = SITE.read_text()
+    server = site[site.index("listen 443"):]
+    headers = directives(server, "proxy_set_header")
+    assert "Host $http_host" in headers and "X-Forwarded-Proto $scheme" in headers
 
 
 def unit(name: str) -> configparser.ConfigParser:

@@ -8,7 +8,7 @@ import resource
 import pytest
 
 from hub.config import MIB, Config
-from hub.server import files_needed, raise_open_files_limit, waitress_settings
+from hub.server import files_needed, proxy_settings, raise_open_files_limit, waitress_settings
 
 
 def test_waitress_gets_the_hub_settings_and_inclusive_body_limits():
@@ -24,6 +24,24 @@ def test_waitress_gets_the_hub_settings_and_inclusive_body_limits():
     assert settings["cleanup_interval"] == 15 and settings["backlog"] == 3000
     assert waitress_settings(Config(channel_timeout=2))["cleanup_interval"] == 1
     assert waitress_settings(Config(channel_timeout=3600))["cleanup_interval"] == 30
+
+
+def test_waitress_takes_the_scheme_from_one_trusted_proxy_and_leaves_several_to_the_hub():
+    from waitress.adjustments import Adjustments
+
+    # One address: waitress's own trusted_proxy, X-Forwarded-Proto alone (X-Forwarded-For would
+    # put the client where the hub looks for the proxy), everyone else's proxy headers deleted.
+    one = waitress_settings(Config(trusted_proxies=("10.0.0.5",)))
+    assert (one["trusted_proxy"], one["trusted_proxy_headers"], one["clear_untrusted_proxy_headers"]) == (
+        "10.0.0.5", {"x-forwarded-proto"}, True)
+    assert proxy_settings(("::1", "::1")) == proxy_settings(("::1",))
+    # Several: waitress trusts nobody ("*" would be anyone) and passes the header to the hub,
+    # which checks the peer itself; none: waitress deletes it from every request.
+    several = waitress_settings(Config(trusted_proxies=("127.0.0.1", "::1")))
+    assert "trusted_proxy" not in several and several["clear_untrusted_proxy_headers"] is False
+    assert waitress_settings(Config(trusted_proxies=()))["clear_untrusted_proxy_headers"] is True
+    for settings in (one, several):  # settings waitress takes as they are
+        Adjustments(**settings)
 
 
 @pytest.fixture

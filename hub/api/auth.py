@@ -124,8 +124,13 @@ def roles_for(resource, method: str) -> frozenset[str]:
 
 
 def over_tls(req: falcon.Request, trusted_proxies: Iterable[str]) -> bool:
-    """Whether ``req`` reached the hub over TLS: waitress's own scheme, or a trusted
-    proxy's ``X-Forwarded-Proto: https`` (its first value: the proxy nearest the client)."""
+    """Whether ``req`` reached the hub over TLS: the request's scheme, or a trusted
+    proxy's ``X-Forwarded-Proto: https`` (its first value: the proxy nearest the client).
+
+    Under ``hub serve`` with one trusted proxy, waitress has already made that proxy's
+    ``X-Forwarded-Proto`` the scheme and deleted anyone else's; with several, it passes
+    the header on and the peer's address is checked here (:mod:`hub.server`).
+    """
     if req.scheme == "https":
         return True
     forwarded = (req.get_header("X-Forwarded-Proto") or "").split(",")[0].strip().lower()
