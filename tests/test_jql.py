@@ -558,3 +558,19 @@ def test_what_jiras_parser_refuses_is_a_422_with_its_position_when_run_and_when_
     saved = mirror.api("POST", "/api/v1/filters", {"name": f"refused {query}", "jql": query})
     assert saved.status_code == 422, saved.json
     assert saved.json["position"] == {"line": 1, "character": character}
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"], ids=["empty", "spaces", "whitespace"])
+def test_an_empty_or_blank_jql_is_every_issue_as_in_jira(mirror, query):
+    every = _expected("", ALL_BUT_GONE)
+    resp = mirror.jql(query)
+    assert resp.status_code == 200, resp.json
+    assert [item["key"] for item in resp.json["items"]] == every and resp.json["total"] == len(every)
+    facets = mirror.api("GET", "/api/v1/issues/facets", params={"jql": query, "fields": "status"})
+    assert facets.status_code == 200, facets.json
+    assert facets.json["total"] == len(every)
+    saved = mirror.api("POST", "/api/v1/filters", {"name": f"every issue {query!r}", "jql": query})
+    assert saved.status_code == 201, saved.json
+    run = mirror.api("GET", f"/api/v1/filters/{saved.json['id']}/issues", params={"limit": 100})
+    assert run.status_code == 200, run.json
+    assert [item["key"] for item in run.json["items"]] == every

@@ -433,8 +433,9 @@ ISSUE_LIST = {
               "description": "words to search for in key, summary, description, comments and other "
                              "(the environment and text custom fields); "
                              "see the query language in docs/api.md"},
-        "jql": {"type": "string", "minLength": 1, "maxLength": MAX_JQL_CHARS,
-                "description": "a JQL query, evaluated over the mirror as Jira would (see docs/jql.md); "
+        "jql": {"type": "string", "maxLength": MAX_JQL_CHARS,
+                "description": "a JQL query, evaluated over the mirror as Jira would (see docs/jql.md; "
+                               "an empty one, as in Jira, is every issue); "
                                "ANDed with the other filters (gone issues only with gone=true or any), "
                                "not with q or sort; next_cursor is then an offset. A query that does not "
                                "parse or that the mirror cannot answer is a 422 with its position; one "
@@ -529,8 +530,9 @@ NOTE = {
 # Saved filters (/api/v1/filters): a name, and JQL that parses, no longer than the parser reads.
 FILTER_NAME = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S",
                "description": "the filter's name: unique among the saving token's filters"}
-FILTER_JQL = {"type": "string", "minLength": 1, "maxLength": MAX_JQL_LENGTH,
-              "description": "a JQL query (docs/jql.md); one that does not parse is a 422 naming jql, "
+FILTER_JQL = {"type": "string", "maxLength": MAX_JQL_LENGTH,
+              "description": "a JQL query (docs/jql.md; empty: every issue); one that does not parse is a "
+                             "422 naming jql, "
                              "with the character in at"}
 NEW_FILTER = {
     "type": "object",
