@@ -30,6 +30,8 @@ _WORD = re.compile(r"[^\W_]+")
 _LATIN = "\u024f"
 # Letters that a word's folding changes beyond case: Latin ones with diacritics, ligatures,
 # and anything of compatibility (fullwidth forms).
+# What ends a sentence between two words: '.' or ':', then white space.
+_SENTENCE_END = re.compile(r"[.:][ \t\n\r]+\Z")
 _UNFOLDED = re.compile("[\u00c0-\u024f\u1e00-\u1eff\ufb00-\ufb06\uff00-\uffef]")
 
 
@@ -108,26 +110,26 @@ def snippet(columns: Sequence[str | None], phrases: Sequence[Phrase], shape: Sha
     cut = [(text or "", *_instances(text or "", phrases, column)) for column, text in enumerate(columns)]
     if shape is not None:
         held = _held(shape, {phrase for _, _, found in cut for _, _, phrase in found})
-        cut = [(text, spans, [one for one in found if one[2] in held]) for text, spans, found in cut]
+        cut = [(text, count, [one for one in found if one[2] in held]) for text, count, found in cut]
     best_score, best_column, best_start = 0, 0, 0
-    for column, (text, spans, found) in enumerate(cut):
-        if not found or spans is None:
+    for column, (text, count, found) in enumerate(cut):
+        if not found or count is None:
             continue
-        firsts = _sentence_starts(text, spans) if len(spans) > size else []
+        firsts = _sentence_starts(text) if count > size else []
         for start, _end, _phrase in found:
-            score, adjusted = _score(found, start, size, len(spans))
+            score, adjusted = _score(found, start, size, count)
             if score > best_score:
                 best_score, best_column, best_start = score, column, adjusted
             if firsts:
                 before = [first for first in firsts if first <= start][-1]
                 if before < start:
-                    score, _ = _score(found, before, size, len(spans))
+                    score, _ = _score(found, before, size, count)
                     score += 120 if before == 0 else 100
                     if score > best_score:
                         best_score, best_column, best_start = score, column, before
-    text, spans, found = cut[best_column]
-    if spans is None:
-        spans = [match.span() for match in _WORD.finditer(text)]
+    text, _count, found = cut[best_column]
+    # Where its words are, in the one field shown only (most of the cost of a snippet).
+    spans = [match.span() for match in _WORD.finditer(text)]
     return _marked(text, spans, [(start, end) for start, end, _ in found], best_start, size,
                    start_mark, end_mark, ellipsis)
 
@@ -148,9 +150,8 @@ def _held(shape: Shape, present: set[int]) -> set[int]:
     return set().union(*parts)
 
 
-def _instances(text: str, phrases: Sequence[Phrase],
-               column: int) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
-    """The column's words (their spans; None when not needed) and each match of a phrase
+def _instances(text: str, phrases: Sequence[Phrase], column: int) -> tuple[int | None, list[tuple[int, int, int]]]:
+    """How many words the column holds (None when not needed) and each match of a phrase
     in it: (first word, last word, which phrase), in order."""
     wanted = [(n, phrase) for n, phrase in enumerate(phrases)
               if phrase.words and (phrase.columns is None or column in phrase.columns)]
@@ -163,8 +164,8 @@ def _instances(text: str, phrases: Sequence[Phrase],
         wanted = [(n, phrase) for n, phrase in wanted if phrase.words[0] in folded]
     if not wanted:
         return None, []
-    spans = [match.span() for match in _WORD.finditer(text)]
-    words = [folded[a:b] for a, b in spans] if ascii_text else [fold_word(text[a:b]) for a, b in spans]
+    # (ASCII text folds letter for letter: its words are those of the folded text.)
+    words = _WORD.findall(folded) if ascii_text else [fold_word(word) for word in _WORD.findall(text)]
     found = []
     for n, phrase in wanted:
         length, first = len(phrase.words), phrase.words[0]
@@ -176,18 +177,15 @@ def _instances(text: str, phrases: Sequence[Phrase],
                                     else words[position + length - 1] == phrase.words[-1])):
                 found.append((position, position + length - 1, n))
     # In FTS5's order: by position, then by the phrase's place in the query.
-    return spans, sorted(found, key=lambda one: (one[0], one[2]))
+    return len(words), sorted(found, key=lambda one: (one[0], one[2]))
 
 
-def _sentence_starts(text: str, spans: list[tuple[int, int]]) -> list[int]:
+def _sentence_starts(text: str) -> list[int]:
     """The words that start a sentence: the first, and each after '.' or ':' and a space."""
-    starts = [0]
-    for position in range(1, len(spans)):
-        before = text[spans[position - 1][1]:spans[position][0]]
-        stripped = before.rstrip(" \t\n\r")
-        if stripped != before and stripped.endswith((".", ":")):
-            starts.append(position)
-    return starts
+    # What stands between the words: before the first, between each two, after the last.
+    between = _WORD.split(text)
+    return [0] + [position for position in range(1, len(between) - 1)
+                  if between[position] != " " and _SENTENCE_END.search(between[position])]
 
 
 def _score(found: list[tuple[int, int, int]], start: int, size: int, length: int) -> tuple[int, int]:
