@@ -69,8 +69,8 @@ ERROR_STATUSES: dict[int, tuple[str, dict]] = {
     422: ("Valid JSON that breaks the contract; field names the offending field", {}),
     429: ("The token has as many commands queued as HUB_QUEUED_COMMANDS_PER_TOKEN allows; retry later",
           {"Retry-After": {**_TEXT, "required": True}}),
-    503: ("The database stayed busy, or cannot be used (read-only, I/O error), or a JQL query ran past "
-          "HUB_JQL_TIMEOUT_SECONDS and was stopped; retry later",
+    503: ("The database stayed busy, or cannot be used (read-only, I/O error), or a JQL query or a search "
+          "(q) ran past HUB_JQL_TIMEOUT_SECONDS and was stopped; retry later",
           {"Retry-After": {**_TEXT, "required": False}}),
     507: ("The hub's disk is full; nothing was written", {}),
 }
