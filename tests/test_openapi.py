@@ -60,9 +60,11 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         name: schemas.SPRINT_LIST["properties"][name] for name in ("cursor", "limit", "state", "board")}
     worklogs = paths["/api/v1/issues/{key}/worklogs"]["get"]
     assert {p["name"] for p in worklogs["parameters"]} == {"key", "cursor", "limit", "render"}
-    for path in ("/api/v1/issues/{key}", "/api/v1/issues/{key}/comments"):
+    for path, names in (("/api/v1/issues/{key}", ("render",)),
+                        ("/api/v1/issues/{key}/comments", ("cursor", "limit", "render"))):
         assert {p["name"]: p["schema"] for p in paths[path]["get"]["parameters"] if p["in"] == "query"} == {
-            "render": schemas.RENDER}
+            name: (schemas.RENDERED if name == "render" else schemas.COMMENT_LIST)["properties"][name]
+            for name in names}
     filters = paths["/api/v1/filters"]
     assert filters["post"]["requestBody"]["content"]["application/json"]["schema"] == schemas.NEW_FILTER
     assert set(filters["post"]["responses"]) >= {"201", "409", "422"}

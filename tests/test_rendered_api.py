@@ -102,3 +102,24 @@ def test_a_page_of_hostile_comments_stops_converting_once_the_answers_budget_is_
     assert converted == bodies[:len(converted)]  # converted in order, then none
     for item in items[len(converted):]:
         assert item["body_html"].startswith('<p class="plain">'), item["body_html"][:80]
+
+
+def test_comments_come_a_page_at_a_time_with_their_total_when_a_limit_is_asked(hub):
+    bodies = [f"comment *{n}*" for n in range(7)]
+    load(hub, [issue("AURORA-12", comments=[comment(str(101 + n), body) for n, body in enumerate(bodies)])])
+    path = "/api/v1/issues/AURORA-12/comments"
+    whole = hub.api("GET", path).json  # without a limit, all of them, as before
+    assert [c["body"] for c in whole["items"]] == bodies and whole["next_cursor"] is None and whole["total"] == 7
+    seen, cursor = [], None
+    while True:
+        asked = {"limit": 3, "render": "html", **({"cursor": cursor} if cursor else {})}
+        page = hub.api("GET", path, params=asked).json
+        assert page["total"] == 7 and len(page["items"]) <= 3
+        seen += [(c["body"], c["body_html"]) for c in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [(body, f"<p>comment <strong>{n}</strong></p>\n") for n, body in enumerate(bodies)]
+    for wrong in ({"limit": 0}, {"limit": 501}, {"cursor": 0}, {"cursor": "x"}):
+        resp = hub.api("GET", path, params=wrong)
+        assert resp.status_code == 422 and next(iter(wrong)) in str(resp.json), (wrong, resp.json)

@@ -38,6 +38,8 @@ LINKED = f"Card form {IMAGE}"
 FILE = f"{IMAGE}.txt"
 AUTHOR = "<img src=x onerror=\"window.__injected = 'author'\"> Mallory"
 CREATED = "2026-10-22T13:05:11.000+0300"
+COMMENTS = 120  # the page reads 50 at a time (comments.js)
+MARKDOWN_LINK = "[click here](http://evil.example/phish) [x](/api/v1/attachments/9101/content)"
 
 CATALOGUES = {
     "statuses": [{"id": "1", "name": "Open", "category": "To Do", "category_key": "new"},
@@ -89,6 +91,10 @@ ISSUES = [
           assignee="<script>window.__injected = 'assignee'</script>"),
     state("AURORA-42", summary="Card API"),
     state("AURORA-44", summary="Checkout page, copied"),
+    # More comments than a page holds; the first is Markdown, which Jira shows as typed.
+    state("AURORA-50", summary="Long discussion", comments=[
+        {"id": str(20000 + n), "author": "petrov", "created": CREATED,
+         "body": MARKDOWN_LINK if n == 0 else f"Reply *{n}*"} for n in range(COMMENTS)]),
 ]
 
 
@@ -343,3 +349,24 @@ def test_the_issue_page_fits_a_phone_with_its_links_sub_tasks_and_attachments(br
         assert errors == [], errors
     finally:
         context.close()
+
+
+def test_comments_come_fifty_at_a_time_and_show_more_reads_the_next(page, site):
+    show(page, site, "AURORA-50", "Long discussion")
+    comments = page.locator("#comments > li")
+    more = page.get_by_role("button", name="Show more comments")
+    expect(comments).to_have_count(50)
+    expect(page.locator("#comment-count")).to_have_text(f"{COMMENTS} comments, 50 shown.")
+    # Markdown in Jira's text is text: no link, as Jira shows it.
+    expect(comments.first.locator(".wiki")).to_have_text(MARKDOWN_LINK)
+    expect(comments.first.get_by_role("link", name="click here")).to_have_count(0)
+    expect(comments.first.locator("a[href*='/api/v1/attachments/']")).to_have_count(0)
+    check_page(page, "issue", "comments-first-page")
+    more.click()
+    expect(comments).to_have_count(100)
+    expect(comments.nth(99).locator(".wiki strong")).to_have_text("99")
+    more.click()
+    expect(comments).to_have_count(COMMENTS)
+    expect(page.locator("#comment-count")).to_have_text(f"{COMMENTS} comments.")
+    expect(more).to_be_hidden()
+    expect(comments.last.locator(".wiki")).to_have_text(f"Reply {COMMENTS - 1}")

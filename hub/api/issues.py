@@ -82,11 +82,13 @@ class CommentsResource:
         self._issues = issues
         self._render = render
 
-    @query(schemas.RENDERED)
+    @query(schemas.COMMENT_LIST)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
-        """An issue's comments, oldest first; with ``render``, each body rendered too."""
-        page = shapes.named_page_of(shapes.comment, self._issues.comments(key))
-        form = req.context.query.get("render")
+        """An issue's comments, oldest first, with their ``total``: all of them, or with ``limit``
+        a page (``next_cursor`` for the next); with ``render``, each body rendered too."""
+        asked = dict(req.context.query)
+        form = asked.pop("render", None)
+        page = shapes.named_page_of(shapes.comment, self._issues.comments(key, **asked))
         if form is not None:
             items = page["items"]
             texts = self._render.texts(key, [item["body"] for item in items], form)

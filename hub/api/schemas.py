@@ -475,6 +475,10 @@ RENDER = {"enum": ["html", "markdown"],
                          "The raw fields stay as Jira holds them"}
 RENDERED = {"type": "object", "properties": {"render": RENDER}, "additionalProperties": False}
 WORKLOG_LIST = {"type": "object", "properties": {**_PAGE, "render": RENDER}, "additionalProperties": False}
+# An issue's comments: a page of ``limit`` when asked (the web page asks 50), else all of them.
+COMMENT_LIST = {"type": "object", "properties": {"cursor": ID, "limit": {"type": "integer", "minimum": 1,
+                                                                         "maximum": 500},
+                                                 "render": RENDER}, "additionalProperties": False}
 # GET /api/v1/issues/facets: the list's query (q, jql, every filter), no page or order.
 FACET_LIST_PATTERN = f"^({'|'.join(FACET_NAMES)})(,({'|'.join(FACET_NAMES)}))*$"
 FACET_QUERY = {

@@ -288,12 +288,21 @@ class IssueService:
                 .where((IssueLink.source_key == key) | (IssueLink.target_key == key))
                 .tuples())
 
-    def comments(self, key: str) -> dict:
-        """The comments (the rows), oldest first, with the :class:`Names` of their authors."""
+    def comments(self, key: str, *, cursor: int | None = None, limit: int | None = None) -> dict:
+        """The comments (the rows), oldest first, with the :class:`Names` of their authors: all of
+        them, or with ``limit`` a page of them after the ``cursor`` first (``next_cursor`` counts
+        the comments already shown). Every answer tells the issue's ``total`` of comments."""
         key = self._issue(key).key
-        rows = list(IssueComment.select().where(IssueComment.key == key)
-                    .order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id))
-        return listing(rows, names=self._names(row.author for row in rows))
+        comments = IssueComment.select().where(IssueComment.key == key)
+        total = comments.count()
+        query = comments.order_by(IssueComment.created_at.asc(nulls="LAST"), IssueComment.comment_id)
+        offset = cursor or 0
+        if offset or limit is not None:
+            query = query.limit(total if limit is None else limit).offset(offset)
+        rows = list(query)
+        shown = offset + len(rows)
+        return listing(rows, shown if limit is not None and shown < total else None, total=total,
+                       names=self._names(row.author for row in rows))
 
     def changes(self, key: str) -> dict:
         """The changelog (the rows), oldest first: one per changed field; with the

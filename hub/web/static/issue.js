@@ -4,6 +4,7 @@
 
 import * as api from "./api.js";
 import {attachmentsPanel} from "./attachments.js";
+import {FIRST_PAGE, commentsPanel, who} from "./comments.js";
 import {h, issueLink, newest, replace, say, status, table, time} from "./dom.js";
 import {customFieldTable, fieldRows, person} from "./fields.js";
 import {wikiBlock} from "./rendered.js";
@@ -17,7 +18,7 @@ export async function renderIssue(main, key, signal) {
     [issue, comments, changes] = await Promise.all([
       // The hub renders Jira's wiki text (render=html): sanitised HTML beside each raw field.
       api.request("GET", path, {query: {render: "html"}, signal}),
-      api.request("GET", `${path}/comments`, {query: {render: "html"}, signal}),
+      api.request("GET", `${path}/comments`, {query: FIRST_PAGE, signal}),
       api.request("GET", `${path}/changes`, {signal}),
     ]);
   } catch (error) {
@@ -53,7 +54,7 @@ export async function renderIssue(main, key, signal) {
           ? section("Sub-tasks", subtaskTable(issue.subtasks, issue.people || {})) : null,
         epicPanel(issue, signal))),
     section("Attachments", attachmentsPanel(issue.key, signal)),
-    section("Comments", commentList(comments.items, signal)),
+    section("Comments", commentsPanel(issue.key, comments, signal)),
     section("Worklogs", worklogsPanel(issue.key, signal)),
     section("Changelog", changelog(changes.items)),
     section("Notes", notesPanel(issue.key, signal)));
@@ -167,19 +168,6 @@ function epicPanel(issue, signal) {
 }
 
 // The author as a person reads them: the display name the hub knows, with the login.
-function who(item) {
-  if (!item.author) return "unknown";
-  return item.author_display && item.author_display !== item.author
-    ? `${item.author_display} (${item.author})` : item.author;
-}
-
-function commentList(items, signal) {
-  if (!items.length) return h("p", {class: "empty"}, "No comments.");
-  return h("ol", {class: "comments"}, items.map((comment) => h("li", {},
-    h("p", {class: "meta"}, who(comment), " · ", time(comment.created_at || comment.created)),
-    wikiBlock(comment.body_html, {}, signal))));
-}
-
 // A user field's change carries the login names of Jira's user keys when the hub knows them.
 function changed(string, name, raw) {
   if (string !== null && string !== undefined) return name && name !== string ? `${string} (${name})` : string;
