@@ -10,7 +10,9 @@ import sqlite3
 import pytest
 
 from hub.db import database
+from hub.errors import TooSlow
 from hub.services.fulltext import RANKED_MATCHES
+from hub.services.jql.bounded import bounded
 from tests.search_rows import index_everything, put
 from tests.support import comment, issue
 
@@ -125,3 +127,17 @@ def test_a_prefix_search_broader_than_the_ranked_matches_ranks_the_newest_and_co
     assert search(hub, "kiw*", limit=5, cursor=RANKED_MATCHES - 5)["next_cursor"] is None
     assert search(hub, "kiw*", limit=5, cursor=RANKED_MATCHES)["items"] == []
     assert [item["key"] for item in search(hub, "summary:kiw*", limit=1)["items"]] == ["OLD-1"]
+
+
+@sqlite_only  # SQLite's progress handler; PostgreSQL's client reads a statement's rows as it runs it
+def test_a_statement_stopped_while_its_rows_are_read_is_too_slow_not_a_500(hub):
+    """SQLite runs a statement as its rows are read: the bound can stop it in the client's
+    fetch, past Peewee's wrapping of errors, where sqlite3's own error reaches the caller
+    (a search for ``a*`` on a busy hub answered 500 so)."""
+    # The first row comes at once; the rest take millions of steps.
+    counting = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 100000000) "
+                "SELECT x FROM n")
+    with pytest.raises(TooSlow, match="The search ran longer than"), bounded(1e-6, what="The search"):
+        cursor = database.execute_sql(counting)
+        cursor.fetchall()
+    assert database.execute_sql("SELECT 1").fetchone() == (1,)

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,7 +49,9 @@ def _sqlite(seconds: float, what: str) -> Iterator[None]:
     connection.set_progress_handler(lambda: time.monotonic() > deadline, _STEPS)
     try:
         yield
-    except peewee.OperationalError as exc:
+    # sqlite3's own error when the statement was stopped while its rows were read: Peewee
+    # wraps only what executing it raised, and SQLite runs a statement as its rows are read.
+    except (peewee.OperationalError, sqlite3.OperationalError) as exc:
         if "interrupted" not in str(exc):
             raise
         raise _too_slow(seconds, what) from None
