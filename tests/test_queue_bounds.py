@@ -64,6 +64,14 @@ def test_an_identical_open_command_is_returned_rather_than_queued_twice(hub):
     assert Command.select().where(Command.status == "queued").count() == 3
 
 
+def test_an_open_refresh_answered_again_keeps_its_own_batch(hub):
+    batch = hub.api("POST", "/api/v1/batches", {"title": "sprint 12"}).json
+    first = post(hub, refresh("key = A-1"))
+    again = post(hub, {**refresh("key = A-1"), "batch_id": batch["id"]})
+    assert again.status_code == 200 and again.json["id"] == first.json["id"] and again.json["batch_id"] is None
+    assert hub.api("GET", f"/api/v1/batches/{batch['id']}").json["commands"] == {}
+
+
 def test_a_token_past_its_bound_of_queued_commands_gets_429_and_queues_nothing(make_hub):
     hub = make_hub(queued_commands_per_token=3)
     ids = [post(hub, refresh(f"key = A-{n}")).json["id"] for n in range(3)]
