@@ -16,7 +16,7 @@ def client(hub):
 def test_healthz_answers_without_a_token(client):
     resp = client.simulate_get("/healthz")
     assert resp.status_code == 200
-    assert resp.json == {"status": "ok", "schema_version": 13}
+    assert resp.json == {"status": "ok", "schema_version": 14}
 
 
 def test_unknown_path_is_a_json_404_with_title_and_description(client):
@@ -36,5 +36,5 @@ def test_get_app_takes_its_configuration_from_the_environment(tmp_path, monkeypa
 
     monkeypatch.setenv("HUB_DATA_DIR", str(tmp_path / "env-data"))
     client = falcon.testing.TestClient(get_app())
-    assert client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 13}
+    assert client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 14}
     assert (tmp_path / "env-data" / "hub.sqlite").exists()

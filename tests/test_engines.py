@@ -98,7 +98,7 @@ def test_nodes_starting_at_once_create_the_hub_once_and_print_one_admin_token(tm
         printed = [node for node in range(3) if (tmp_path / f"node{node}" / "admin.token").exists()]
         assert len(printed) == 1, printed
         assert server.execute("SELECT name, role FROM token", name) == [("admin", "admin")]
-        assert server.execute("SELECT value FROM setting WHERE key = 'schema_version'", name) == [("13",)]
+        assert server.execute("SELECT value FROM setting WHERE key = 'schema_version'", name) == [("14",)]
     finally:
         for node in nodes:
             stop(node)

@@ -65,7 +65,7 @@ def claimed_refresh(hub: Hub) -> int:
 
 
 def test_healthz_is_ok_on_a_hub_that_can_work(hub):
-    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 13}
+    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 14}
 
 
 def test_a_full_disk_is_503_on_healthz_and_507_naming_the_cause(tmp_path, caplog):

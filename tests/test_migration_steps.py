@@ -98,7 +98,7 @@ def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_pa
     assert settings["base_jql"] == old and settings["board_id"] == "4216"
     assert "jql_scope" not in settings
     assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
-    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("13",)
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("14",)
 
 
 def test_no_base_jql_gives_no_projects(tmp_path):

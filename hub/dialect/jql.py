@@ -13,7 +13,9 @@ What differs:
   ``jsonb_array_elements`` / ``->>`` over the same TEXT cast to ``jsonb``;
 - truth values: SQLite's conditions are integers (``1``, ``0``), PostgreSQL's booleans;
 - numbers: PostgreSQL's ``INTEGER`` is 32-bit and its ``REAL`` single precision, so
-  what SQLite casts to ``INTEGER`` / ``REAL`` is ``BIGINT`` / ``DOUBLE PRECISION`` there;
+  what SQLite casts to ``INTEGER`` / ``REAL`` is ``BIGINT`` / ``DOUBLE PRECISION`` there; a number
+  custom field's value is read by ``jira_number`` as SQLite's ``CAST`` reads it (text: its leading
+  number, else 0), where PostgreSQL's cast raises;
 - ``instr`` is ``strpos``; a unary ``+``, which keeps SQLite's planner off an index,
   is nothing; a page of matches is joined back to ``issue`` on its key, not its rowid
   (PostgreSQL's ``issue.rowid`` is a column of its own, an identity: the order issues came in,
@@ -81,6 +83,11 @@ class JqlSql:
     def extract(self, json: str, *keys: str) -> str:
         """The value at ``keys`` in the JSON text ``json`` (a string as its text)."""
         return f"json_extract({json}, '{_path(keys)}')"
+
+    def number(self, json: str, *keys: str) -> str:
+        """The value at ``keys`` in the JSON text ``json`` as a number custom field is compared:
+        what ``CAST(… AS REAL)`` makes of it on SQLite (a text by its leading number, else 0)."""
+        return self.extract(json, *keys)
 
     def flag(self, value: str, key: str) -> str:
         """1 when the member ``key`` of the object ``value`` is true, else 0."""
@@ -168,6 +175,12 @@ class PostgresJql(JqlSql):
     def extract(self, json: str, *keys: str) -> str:
         *within, last = keys
         return f"({_jsonb(json, tuple(within))} ->> '{last}')"
+
+    def number(self, json: str, *keys: str) -> str:
+        # jira_number (schema v14) reads the jsonb value as SQLite's CAST of json_extract reads it
+        # (a plain CAST of the text raised for any that is not a number), given as text, the type
+        # of the other fields' values: the compiler casts it, and compares it with '' for EMPTY.
+        return f"CAST(jira_number({_jsonb(json, keys)}) AS TEXT)"
 
     def sqlite_nulls(self, term: str) -> str:
         expression, _, way = term.rpartition(" ")

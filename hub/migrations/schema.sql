@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (13), as a new hub creates it.
+-- sdlc-hub database schema, current version (14), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database

@@ -37,7 +37,12 @@ class PostgresStep:
     apply: Callable
 
 
-STEPS: tuple[PostgresStep, ...] = ()
+# Imported here, below PostgresStep: a step module names no part of this package.
+from hub.migrations.postgres import v14_parallel_safe  # noqa: E402 (the steps follow the class they fill)
+
+STEPS: tuple[PostgresStep, ...] = (
+    PostgresStep(v14_parallel_safe.VERSION, "v14_parallel_safe", v14_parallel_safe.apply),
+)
 CURRENT_VERSION = STEPS[-1].version if STEPS else BASELINE_VERSION
 
 

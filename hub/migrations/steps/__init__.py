@@ -19,6 +19,7 @@ from hub.migrations.steps import (
     v11_moves,
     v12_saved_filters,
     v13_web_sessions,
+    v14_parallel_safe,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -36,5 +37,6 @@ STEPS: tuple[Step, ...] = tuple(
         v11_moves,
         v12_saved_filters,
         v13_web_sessions,
+        v14_parallel_safe,
     )
 )

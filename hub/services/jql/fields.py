@@ -133,6 +133,9 @@ def custom(fid: str, schema_type: str | None, custom_type: str | None, name: str
         kind = Kind.TEXT
     if kind is Kind.DATETIME:
         value = f"jira_utc({value})"  # kept as Jira wrote it, with its offset
+    elif kind is Kind.NUMBER:
+        # Read as SQLite's CAST(… AS REAL) reads it on either engine: text by its leading number, else 0.
+        value = engine.current().number("issue.custom_fields", fid, "value")
     # The custom field's value sits in its own column of custom_fields' JSON; its text is in
     # issue_fts' ``other`` (with the environment's and other text fields').
     return Field(name or fid, kind, value, fts="other", custom_id=fid, sortable=kind is not Kind.MULTI)
