@@ -124,3 +124,35 @@ def test_a_token_past_its_bound_of_saved_filters_gets_409_and_nothing_is_kept(ma
     assert hub.api("PATCH", f"/api/v1/filters/{kept[0]['id']}", {"name": "G0"}).status_code == 200
     assert hub.api("DELETE", f"/api/v1/filters/{kept[0]['id']}").status_code == 204
     assert save(hub, name="F2").status_code == 201
+
+
+def test_saves_at_once_keep_no_more_filters_than_the_bound(make_hub):
+    import threading
+
+    from hub.db import database
+    from hub.errors import Conflict
+    from hub.models import Token
+    from hub.services.filters import Owner
+
+    hub = make_hub(saved_filters_per_token=3)
+    token_id = Token.get(Token.name == "test-interface").id
+    start = threading.Barrier(8)
+    outcomes: list = []
+
+    def save_once(n: int) -> None:
+        try:
+            start.wait()
+            hub.built.services.filters.create(Owner(token_id, "interface"), f"F{n}", "project = AURORA")
+            outcomes.append("saved")
+        except Conflict:
+            outcomes.append("refused")
+        finally:
+            database.close()
+
+    threads = [threading.Thread(target=save_once, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["refused"] * 5 + ["saved"] * 3
+    assert len(hub.api("GET", "/api/v1/filters").json["items"]) == 3

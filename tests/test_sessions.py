@@ -329,3 +329,27 @@ def test_a_sign_in_past_the_tokens_bound_of_sessions_ends_its_oldest(make_hub):
     session_of(hub)
     assert with_cookie(hub, "GET", "/api/v1/me", sessions[1]).status_code == 401
     assert hub.built.services.sessions.count(interface_id) == 3
+
+
+def test_sign_ins_at_once_keep_no_more_sessions_than_the_bound(make_hub):
+    import threading
+
+    from hub.db import database
+
+    hub = make_hub(sessions_per_token=3)
+    start = threading.Barrier(8)
+
+    def sign_in_once() -> None:
+        try:
+            start.wait()
+            hub.built.services.sessions.start(hub.tokens["interface"])
+        finally:
+            database.close()
+
+    threads = [threading.Thread(target=sign_in_once) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    [(token_id,)] = db_rows(hub, "SELECT id FROM token WHERE name = 'test-interface'")
+    assert hub.built.services.sessions.count(token_id) == 3
