@@ -20,7 +20,7 @@ import pytest
 
 from tests.engines import free_port
 from tests.reaper import end_with_this_process
-from tests.support import prepared_hub, start, stop, wait_for_line, wait_until
+from tests.support import prepared_hub, rest_of_output, start, stop, wait_for_line, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"
@@ -166,4 +166,5 @@ def behind_nginx(tmp_path: Path, database_url: str | None = None, **settings: st
         yield site
     finally:
         stop_nginx(nginx)
-        assert stop(hub) == 0
+        code = stop(hub)
+        assert code == 0, f"hub serve ended with {code}: {rest_of_output(hub)[-3000:]}"
