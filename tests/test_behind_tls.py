@@ -39,7 +39,10 @@ def test_through_the_tls_site_chromium_signs_in_with_a_secure_cookie_and_lists_i
             page.on("console", lambda message: message.type == "error" and "401" not in message.text
                     and errors.append(message.text))
             page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-            page.goto(site.url + "/")
+            loaded = page.goto(site.url + "/")
+            # The safe headers reach the browser through the proxy.
+            assert loaded is not None
+            assert (loaded.headers["x-frame-options"], loaded.headers["x-content-type-options"]) == ("DENY", "nosniff")
             page.get_by_label("Token").fill(site.interface)
             page.get_by_role("button", name="Sign in").click()
             expect(page.get_by_role("heading", name="Issues")).to_be_visible()
