@@ -305,7 +305,9 @@ def test_the_matching_condition_finds_the_issues_a_query_finds_in_the_fields_nam
     fulltext = build_fulltext(hub.config)
     for q, fields, keys in [("kiwi", None, ["X-1", "X-2"]), ("kiwi", ("summary",), ["X-1"]),
                             ("kiwi fig", ("summary", "description"), ["X-1", "X-2"]),
-                            ("kiwi -fig", ("description",), ["X-2"]), ("fig -kiwi", None, []), ("!!!", None, [])]:
+                            ("kiwi -fig", ("description",), ["X-2"]), ("fig -kiwi", None, []), ("!!!", None, []),
+                            ("ki*", None, ["X-1", "X-2"]), ("ki*", ("summary",), ["X-1"]), ("fi* -kiwi", None, []),
+                            ("zz*", None, []), ("ki* fi*", ("description",), [])]:
         sql, params = fulltext.matching(q, fields)
         assert [key for (key,) in database.execute_sql(f"SELECT key FROM issue WHERE {sql} ORDER BY key",
                                                        params)] == keys, (q, fields)

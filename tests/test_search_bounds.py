@@ -109,6 +109,31 @@ def test_a_prefix_search_reads_the_index_once_per_page_not_once_per_row(hub):
     assert reads[1] == reads[25] and reads[1][0] > 0 and reads[1][1] == 0
 
 
+@sqlite_only  # FTS5's statements on its own tables
+def test_a_prefix_in_the_facets_query_is_read_from_the_index_once_for_all_their_counts(hub):
+    """The facets count a query's issues in several statements (the fields, status, priority,
+    resolution, sprints), and each merged a prefix's words anew: ``a*`` cost five readings."""
+    many_words(200)
+    connection = database.connection()
+
+    def lookups(run) -> tuple[int, object]:
+        """How many times FTS5 looked up its index's segments while ``run`` ran, and its answer."""
+        seen: list[str] = []
+        connection.set_trace_callback(seen.append)
+        try:
+            answer = run()
+        finally:
+            connection.set_trace_callback(None)
+        return sum("issue_fts_idx" in sql for sql in seen), answer
+
+    once, matches = lookups(lambda: database.execute_sql(
+        "SELECT count(*) FROM issue_fts WHERE issue_fts MATCH '\"a\"*'").fetchone()[0])
+    facets, resp = lookups(lambda: hub.api("GET", "/api/v1/issues/facets", params={"q": "a*"}))
+    assert resp.status_code == 200, resp.json
+    assert resp.json["total"] == matches > 150
+    assert facets == once > 0
+
+
 @sqlite_only  # FTS5's rebuild and exact count; PostgreSQL ranks a prefix as it ranks a word
 def test_a_prefix_search_broader_than_the_ranked_matches_ranks_the_newest_and_counts_them_all(hub):
     extra = 10

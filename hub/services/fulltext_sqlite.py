@@ -26,7 +26,7 @@ from hub.services.aliases import current_keys
 from hub.services.fulltext import RANKED_MATCHES, SUMMARY_FIELDS, WEIGHTS, Order
 from hub.services.issue_filters import Where
 from hub.services.pagination import listing
-from hub.services.search import Node, Term, fts5, fts_query, parse
+from hub.services.search import Node, Term, fts5, parse
 from hub.services.snippets import page_snippet, plan
 
 _BM25 = f"bm25(issue_fts, {', '.join(map(str, WEIGHTS))})"
@@ -67,6 +67,9 @@ _ROWS = ("SELECT " + ", ".join(f"issue.{name}" for name in SUMMARY_FIELDS) + ", 
          "WHERE issue.rowid = hit.doc AND text.doc = hit.doc ORDER BY {order}")
 _JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 _MATCHING = "issue.rowid IN (SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?)"
+# The same for a query with a prefix: its matches read once, then given as a JSON array of rowids.
+_MATCHED = "SELECT issue_fts.rowid FROM issue_fts WHERE issue_fts MATCH ?"
+_MATCHED_DOCS = "issue.rowid IN (SELECT value FROM json_each(?))"
 # What FTS5 says of a query it cannot read. fts_query writes only queries it
 # can; this is the last guard that keeps a user's text from becoming a 500.
 FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
@@ -103,11 +106,22 @@ class SqliteFullText:
         return result
 
     def matching(self, q: str, fields: tuple[str, ...] | None = None) -> tuple[str, list]:
-        words = fts_query(q)
+        tree = parse(q)
+        words = fts5(tree)
         if fields:
             columns = "{" + " ".join(fields) + "}" if len(fields) > 1 else fields[0]
             words = f"{columns} : ({words})"
-        return _MATCHING, [words]
+        if not _has_prefix(tree):
+            return _MATCHING, [words]
+        # The condition goes into several statements (the facets' counts, a JQL page and its
+        # total), and each would merge a prefix's words anew: the matches are read once, here.
+        try:
+            docs = [doc for (doc,) in database.execute_sql(_MATCHED, [words]).fetchall()]
+        except peewee.OperationalError as exc:
+            if not str(exc).startswith(FTS_SYNTAX):
+                raise
+            return _MATCHING, [words]  # each statement that runs it says so, as its caller reports
+        return _MATCHED_DOCS, [json.dumps(docs)]
 
 
 class _Search:
