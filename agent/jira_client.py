@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -117,6 +117,8 @@ class JiraClient:
         # The outcome of the last request to Jira, for the heartbeat (protocol v18): None before the first.
         self._reach_lock = threading.Lock()
         self._reach: dict | None = None
+        # Called when Jira answers again, or no longer does: the runner's heartbeat tells the hub at once.
+        self.on_reach: Callable[[], None] | None = None
 
     def reachability(self) -> dict | None:
         """``{reachable, checked_at, error}`` of the last request to Jira (None before the first): reachable
@@ -126,13 +128,18 @@ class JiraClient:
 
     def probe(self) -> None:
         """Ask Jira once whether it answers (``/rest/api/2/serverInfo``: cheap, and open to any caller),
-        without retries or the pacer, to keep :meth:`reachability` fresh while no command calls Jira."""
+        without retries or waiting on the pacer, to keep :meth:`reachability` fresh while no command
+        calls Jira. Its answer teaches the pacer all the same: a command waiting on a bucket Jira no
+        longer announces (the limit lifted or configured anew) learns it from the probe."""
+        ticket = self.pacer.unpaced()
         try:
             response = self.http.get("/rest/api/2/serverInfo", timeout=httpx.Timeout(10.0, connect=5.0))
         except httpx.TransportError as exc:
+            self.pacer.after(ticket, None)
             self._reached(False, f"{exc.__class__.__name__}: {exc}"[:500])
             return
         response.close()
+        self.pacer.after(ticket, response.headers, response.status_code)
         if response.status_code in UNREACHABLE_STATUSES:
             self._reached(False, f"Jira answered {response.status_code}")
         else:
@@ -149,7 +156,10 @@ class JiraClient:
         # Whole seconds in UTC: the hub's format for checked_at.
         checked_at = datetime.now(UTC).replace(microsecond=0).isoformat()
         with self._reach_lock:
+            turned = self._reach is None or self._reach["reachable"] != reachable
             self._reach = {"reachable": reachable, "checked_at": checked_at, "error": error}
+        if turned and self.on_reach:
+            self.on_reach()
 
     def close(self) -> None:
         self.http.close()

@@ -6,7 +6,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -35,7 +35,12 @@ class Backoff:
 
 def retry_after(response: httpx.Response) -> float | None:
     """Seconds from a ``Retry-After`` header (seconds or an HTTP date); None without one."""
-    value = response.headers.get("Retry-After")
+    return told_wait(response.headers)
+
+
+def told_wait(headers: Mapping[str, str]) -> float | None:
+    """Seconds from the ``Retry-After`` of an answer's headers (seconds or an HTTP date); None without one."""
+    value = headers.get("Retry-After")
     if not value:
         return None
     try:

@@ -11,6 +11,7 @@ import re
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -19,15 +20,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from agent import checks, mapping
 from agent.ahead import OneAhead
 from agent.config import AgentConfig
+from agent.heartbeat import LEAST_GAP, Status
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
 from agent.jira_client import CATALOGUE_PATHS, SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError, JiraSignInPage
+from agent.queries import BadCommand, search_where
 from agent.retry import GaveUp
 
 log = logging.getLogger("hub-agent")
 
 REFRESH, FETCH_ATTACHMENT, CHECK_ISSUES = "refresh", "fetch_attachment", "check_issues"
 NEIGHBOUR_BATCH = 100  # the hub takes at most 100 neighbours a page; one search fetches them
-_ORDER_BY = re.compile(r"ORDER\s+BY(\s|$)", re.I)
 
 
 class StartupError(Exception):
@@ -65,49 +67,6 @@ def known_zone(name: object) -> str | None:
     return name
 
 
-def updated_clause(updated_since: str, zone: str | None) -> str:
-    """``AND updated >= "yyyy/MM/dd HH:mm"``: JQL reads dates in the Jira user's time zone, to the minute,
-    so the instant is converted to that zone and floored (never later than asked)."""
-    moment = datetime.fromisoformat(updated_since)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        tz = ZoneInfo(zone) if zone else UTC
-    except (ZoneInfoNotFoundError, ValueError):
-        tz = UTC
-    return f' AND updated >= "{moment.astimezone(tz):%Y/%m/%d %H:%M}"'
-
-
-def strip_order(jql: str) -> str:
-    """The JQL without its ``ORDER BY`` (the first outside quoted strings): the agent orders by id."""
-    quote, cut, i = None, len(jql), 0
-    while i < len(jql):
-        ch = jql[i]
-        if quote:
-            if ch == "\\":
-                i += 1  # an escaped character, a quote among them, stays inside the string
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif (i == 0 or jql[i - 1].isspace() or jql[i - 1] == ")") and _ORDER_BY.match(jql, i):
-            cut = i  # JQL has one ORDER BY, at its end: what follows is the order
-            break
-        i += 1
-    return jql[:cut].strip()
-
-
-def search_where(jql: str, updated_since: str | None, zone: str | None) -> str:
-    """The command's JQL as the condition the keyset search narrows: its own ``ORDER BY`` dropped (the
-    search orders by id, the one order that stays put while issues are edited), narrowed by
-    ``updated_since``, in parentheses so that its ``OR`` binds inside."""
-    where = strip_order(jql.strip())
-    if updated_since:
-        moment = updated_clause(updated_since, zone)
-        where = f"({where}){moment}" if where else moment.removeprefix(" AND ")
-    return where
-
-
 def looks_like_html(content_type: str | None, expected_mime: str | None, head: bytes) -> bool:
     """An HTML page where a file was expected: an SSO proxy's login form answers 200 with one."""
     if (expected_mime or "").startswith("text/html"):
@@ -128,7 +87,7 @@ class Runner:
                                        password=config.jira_password, on_wait=self._jira_waits)
         self.stopping = threading.Event()
         self.cancelled: set[int] = set()
-        self.details: dict[int, str] = {}
+        self.status = Status()
         self.lock = threading.Lock()
         self.heartbeat_every = 30.0
         # An agent that has not called Jira for this long asks it once before a heartbeat, so that
@@ -136,13 +95,13 @@ class Runner:
         self.probe_every = 60.0
         self.time_zone: str | None = None
         self.custom = mapping.CustomFields()
-        self._problem: str | None = None
         # The main thread is in a call a signal may cut (a claim's long-poll, the start's checks).
         self._claiming = False
-        # Waits on Jira's rate limit: how many threads wait now, what the last said, and whether one
-        # ended since the last heartbeat (a wait shorter than the heartbeat's period is still told).
-        self._rate_waiting, self._rate_wait, self._rate_wait_ended = 0, "", False
-        self.jira.pacer.on_wait = self._rate_waits
+        # What the last heartbeat told (Status.news and Jira's reachability), and when it went.
+        self._told: tuple = ()
+        self._told_at = 0.0
+        self.jira.pacer.on_wait = self.status.rate_waits
+        self.jira.on_reach = self.status.changed.set
         # One flag for every wait: the pacer's, and the retries of both clients, so that a stop is not
         # held by a Jira or a hub that no longer answers (docs/agent.md, stopping).
         self.jira.pacer.stopping = self.jira.stopping = self.hub.stopping = self.stopping
@@ -172,6 +131,7 @@ class Runner:
         except (JiraError, GaveUp) as exc:
             raise StartupError(f"Jira: {exc}") from exc
         try:
+            self._told, self._told_at = self._news(), time.monotonic()
             self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone,
                                self.jira.reachability())
         except HubAuthError as exc:
@@ -183,25 +143,10 @@ class Runner:
     def stop(self) -> None:
         """Finish the pages in flight, then exit the loop."""
         self.stopping.set()
+        self.status.changed.set()  # the heartbeat loop ends at once
 
     def _jira_waits(self, reason: str) -> None:
-        self._problem = reason
-
-    def _rate_waits(self, message: str | None) -> None:
-        with self.lock:
-            if message:
-                self._rate_waiting += 1
-                self._rate_wait = message
-            else:
-                self._rate_waiting -= 1
-                self._rate_wait_ended = True
-
-    def _rate_detail(self) -> str | None:
-        """The rate-limit wait for this heartbeat: the one going on, or the last since the heartbeat before."""
-        with self.lock:
-            told = self._rate_wait if self._rate_waiting or self._rate_wait_ended else None
-            self._rate_wait_ended = False
-        return told
+        self.status.problem = reason
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -257,17 +202,35 @@ class Runner:
                     self.heartbeat_every = max(1.0, left / 3)  # a third of the lease: two may be lost
 
     def _heartbeats(self) -> None:
-        while not self.stopping.wait(self.heartbeat_every):
-            with self.lock:
-                detail = "; ".join(self.details.values()) or None
-                state = "working" if self.details else "idle"
-            told = [said for said in (self._rate_detail(), self._problem, detail) if said]
-            checked = self.jira.checked_age()
-            if checked is None or checked >= self.probe_every:
-                self.jira.probe()
-            self._beat(state, "; ".join(told) or None)
+        """A heartbeat every ``heartbeat_every`` seconds, and one at once (no closer than LEAST_GAP to
+        the last) when what it tells operators changed: a problem, a wait on the rate limit, Jira's
+        reachability (agent/heartbeat.py)."""
+        due = time.monotonic() + self.heartbeat_every
+        while not self.stopping.is_set():
+            # In slices: a stop set straight on the flag (not by stop()) is seen within a second.
+            woken = self.status.changed.wait(min(1.0, max(0.0, due - time.monotonic())))
+            self.status.changed.clear()
+            if self.stopping.is_set():
+                return
+            if time.monotonic() < due:
+                if not woken or self._news() == self._told:
+                    continue
+                if self.stopping.wait(max(0.0, self._told_at + LEAST_GAP - time.monotonic())):
+                    return
+            else:
+                checked = self.jira.checked_age()
+                if checked is None or checked >= self.probe_every:
+                    self.jira.probe()
+            self._beat(*self.status.report())
+            due = time.monotonic() + self.heartbeat_every
+
+    def _news(self) -> tuple:
+        reach = self.jira.reachability()
+        return *self.status.news(), reach["reachable"] if reach else None
 
     def _beat(self, state: str, detail: str | None) -> None:
+        # Taken before the report is sent: a change meanwhile wakes the loop and is told next.
+        self._told, self._told_at = self._news(), time.monotonic()
         try:
             cancelled = self.hub.heartbeat(state, detail, self.time_zone, self.jira.reachability())
         except (HubError, GaveUp) as exc:
@@ -277,6 +240,7 @@ class Runner:
             self.cancelled.update(cancelled)
 
     def _execute(self, command: Command, slots: threading.Semaphore) -> None:
+        self.status.begin(command.id)
         try:
             if command.type == REFRESH:
                 self.refresh(command)
@@ -286,27 +250,26 @@ class Runner:
                 self.check_issues(command)
             else:
                 self._fail(command, f"this agent does not run {command.type!r} commands")
-            self._problem = None  # Jira answered the whole command: what went wrong before is over
+            self.status.problem = None  # Jira answered the whole command: what went wrong before is over
         except Dropped as exc:
             log.info("command %s dropped: %s", command.id, exc)
         except Stopped as exc:
             log.info("command %s stopped: %s", command.id, exc)
         except (JiraAuthError, JiraSignInPage) as exc:  # every command would meet it: told in each heartbeat
-            self._problem = str(exc)
+            self.status.problem = str(exc)
             self._fail(command, str(exc))
         except GaveUp as exc:
             if self.stopping.is_set():  # cut short by the stop: the lease returns the command, not a failure
                 log.info("command %s stopped: %s", command.id, exc)
             else:
                 self._fail(command, str(exc))
-        except (JiraError, HubError) as exc:
+        except (JiraError, HubError, BadCommand) as exc:
             self._fail(command, str(exc))
         except Exception as exc:  # a bug must fail the one command and leave the loop running, not hang it
             log.exception("command %s", command.id)
             self._fail(command, f"agent error: {exc.__class__.__name__}: {exc}")
         finally:
-            with self.lock:
-                self.details.pop(command.id, None)
+            self.status.end(command.id)
             slots.release()
 
     def _fail(self, command: Command, error: str) -> None:
@@ -325,8 +288,7 @@ class Runner:
             raise Stopped("the agent is stopping; the lease returns the command to the queue")
 
     def _say(self, command: Command, detail: str) -> None:
-        with self.lock:
-            self.details[command.id] = detail
+        self.status.say(command.id, detail)
 
     # --- refresh ------------------------------------------------------------------------
 
@@ -337,8 +299,8 @@ class Runner:
         number of issues): the catalogues go with the run's first state page, and each page carries
         the users its issues name."""
         jql = command.params.get("jql")
-        if not jql:
-            raise JiraError(400, "the refresh has no params.jql")
+        if not jql or not isinstance(jql, str):
+            raise BadCommand("the refresh has no params.jql")
         query = search_where(jql, command.params.get("updated_since"), self.time_zone)
         history_at = datetime.now(UTC).replace(microsecond=0).isoformat()
         # Read again each run: a field made in Jira since the last one gets its name and type.

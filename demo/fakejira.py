@@ -9,7 +9,9 @@ the endpoints the agent uses: ``/myself``, ``/field``, the five catalogues (``/p
 ``/attachment/{id}`` and the ``content`` URLs. It can answer 429 with ``Retry-After``, 401 to a
 wrong credential, and an HTML login page in place of a file. ``rate_limit()`` runs a token bucket
 as Data Center 8.6+ does (announced in every answer's ``X-RateLimit-*`` headers, 429 when empty,
-the 429s counted), and ``sign_in`` makes REST calls answer an SSO proxy's login page. ``move(old, new)``
+the 429s counted; called again, the bucket is configured anew), ``spotty_limit()`` answers one
+request in N with a 429 and an empty bucket's headers and the rest with none (a proxy's limit),
+and ``sign_in`` makes REST calls answer an SSO proxy's login page. ``move(old, new)``
 moves an issue to a new key as Jira does (the same id, a changelog ``Key`` item, the old key
 still found). Issues carry every field ``*all`` returns on Jira Server, null where empty, as Jira
 does; ``demo/jirashapes.py`` has the field catalogue and the builders of values.
@@ -95,7 +97,8 @@ class FakeJira:
         self.files: dict[str, bytes] = {}
         self.traps: set[str] = set()  # attachment ids whose content URL answers a login page
         self.throttle = 0  # the next N requests answer 429
-        self.retry_after = 1  # seconds the 429 asks for
+        self.retry_after: int | None = 1  # seconds the 429 asks for; None: no Retry-After header
+        self.spotty: tuple[int, list[tuple[str, str]]] | None = None  # see spotty_limit()
         self.delay = 0.0  # seconds each search takes, for a run that is still going when a test acts
         self.linking = True  # False: issue linking is off, and /issueLinkType answers 404 as Jira does
         self.ignores_validate_query = False  # True: an unknown key is a 400 whatever validateQuery says
@@ -243,6 +246,17 @@ class FakeJira:
         self.bucket = Bucket(limit, fill_rate, interval)
         return self.bucket
 
+    def spotty_limit(self, every: int, limit: int = 9, fill_rate: int = 1, interval: int = 1,
+                     retry_after: int | None = 1) -> None:
+        """Answer one request in ``every`` with a 429 announcing an empty bucket of ``limit`` tokens
+        (``X-RateLimit-*``, and ``Retry-After`` unless None) and the others with no such header at all:
+        a proxy in front of Jira that limits the rate, or a Jira that limits some endpoints only."""
+        headers = [("X-RateLimit-Limit", str(limit)), ("X-RateLimit-Remaining", "0"),
+                   ("X-RateLimit-FillRate", str(fill_rate)), ("X-RateLimit-Interval-Seconds", str(interval))]
+        if retry_after is not None:
+            headers.append(("Retry-After", str(retry_after)))
+        self.spotty = (every, headers)
+
     # --- serving ----------------------------------------------------------------------
 
     def start(self) -> FakeJira:
@@ -275,10 +289,13 @@ class FakeJira:
             throttled = self.throttle > 0
             if throttled:
                 self.throttle -= 1
-            self.arrivals.append((time.monotonic(), throttled))
+            spotty = self.spotty is not None and len(self.requests) % self.spotty[0] == 0
+            self.arrivals.append((time.monotonic(), throttled or spotty))
         if throttled:
-            return self._answer(start_response, 429, {"errorMessages": ["Rate limit exceeded."]},
-                                [("Retry-After", str(self.retry_after))])
+            told = [] if self.retry_after is None else [("Retry-After", str(self.retry_after))]
+            return self._answer(start_response, 429, {"errorMessages": ["Rate limit exceeded."]}, told)
+        if spotty and self.spotty is not None:
+            return self._answer(start_response, 429, {"message": "Rate limit exceeded."}, self.spotty[1])
         if self.sign_in and (path.startswith("/rest/") or path == SIGN_IN_PATH):
             return self._sign_in_page(start_response, path)
         if self.bucket is not None:

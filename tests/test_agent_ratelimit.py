@@ -16,6 +16,7 @@ import pytest
 from agent.config import AgentConfig
 from agent.hub_client import Command
 from agent.jira_client import JiraClient, JiraError, JiraSignInPage
+from agent.pacing import Pacer
 from agent.retry import Backoff, GaveUp
 from agent.runner import Runner, StartupError
 from demo.fakejira import SIGN_IN_PATH, FakeJira
@@ -217,3 +218,159 @@ def test_a_429_whose_retry_after_is_0_is_backed_off_rather_than_tried_again_at_o
     assert client.myself()["name"] == "ivanov"
     times = [at for at, _ in jira.arrivals]
     assert min(later - earlier for earlier, later in itertools.pairwise(times)) >= 0.09  # half the first backoff
+
+
+def test_a_refresh_through_a_proxy_that_limits_one_request_in_nine_finishes(world):
+    url, interface, jira, runner = world
+    for n in range(1, 31):
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
+        jira.add_comment(f"AURORA-{n}", str(n * 10), "first")
+        jira.add_comment(f"AURORA-{n}", str(n * 10 + 1), "second")  # fetched alone: a request an issue
+    # One answer in nine a 429 announcing an empty bucket of 9 (1 a second); the others announce nothing.
+    jira.spotty_limit(9, limit=9, fill_rate=1, interval=1, retry_after=1)
+    for _ in range(2):  # the second run is the one that stalled, on the bucket of the first run's last 429
+        command = claimed(runner, url, interface)
+        refresh = threading.Thread(target=runner.refresh, args=(command,), daemon=True)
+        refresh.start()
+        refresh.join(timeout=300)  # a guard against a hang, not a measure: the run takes seconds
+        assert not refresh.is_alive()
+        done = call(url, interface, f"/api/v1/commands/{command.id}")
+        assert done["status"] == "done" and done["result"]["total"] == 30
+    assert sum(throttled for _, throttled in jira.arrivals) >= 8  # a run makes some 45 requests
+
+
+def test_a_refresh_whose_jira_changes_its_rate_limit_midway_finishes(world):
+    url, interface, jira, runner = world
+    for n in range(1, 61):
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
+        jira.add_comment(f"AURORA-{n}", str(n * 10), "first")
+        jira.add_comment(f"AURORA-{n}", str(n * 10 + 1), "second")
+    searches = itertools.count(1)
+
+    def change_the_limit(body):
+        number = next(searches)
+        if number == 1:
+            jira.spotty_limit(9)  # a proxy's limit: one 429 in nine with an empty bucket's headers
+        elif number == 3:
+            jira.spotty, jira.throttle, jira.retry_after = None, 1, None  # a 429 that says nothing at all
+        elif number == 5:
+            jira.rate_limit(20, 20, interval=1)  # Jira's own bucket, announced in every answer
+        elif number == 7:
+            jira.rate_limit(6, 3, interval=1)  # configured anew: a smaller Limit and FillRate
+        elif number == 9:
+            jira.bucket, jira.throttle, jira.retry_after = None, 1, 2  # lifted; a 429 with Retry-After alone
+        elif number == 11:
+            jira.spotty_limit(9, retry_after=None)  # 429s announcing an empty bucket, without Retry-After
+
+    jira.on_search = change_the_limit
+    command = claimed(runner, url, interface)
+    refresh = threading.Thread(target=runner.refresh, args=(command,), daemon=True)
+    refresh.start()
+    refresh.join(timeout=300)  # a guard against a hang, not a measure
+    assert not refresh.is_alive() and next(searches) > 12
+    done = call(url, interface, f"/api/v1/commands/{command.id}")
+    assert done["status"] == "done" and done["result"]["total"] == 60
+    assert call(url, interface, "/api/v1/issues/AURORA-60/comments")["items"][1]["id"] == "601"
+
+
+def test_an_answer_without_rate_limit_headers_ends_the_pacing_on_the_bucket_before_it(jira):
+    jira.rate_limit(3, 1, interval=60)
+    client = JiraClient(jira.url, token=jira.token)
+    client.myself()
+    client.myself()  # one token left: the third goes, a fourth would wait a minute on this bucket
+    jira.bucket = None  # the user is exempted from rate limiting: Jira announces no bucket any more
+    for _ in range(10):
+        client.myself()
+    assert client.pacer.waited == 0
+
+
+def test_a_429_without_rate_limit_headers_ends_the_pacing_on_the_bucket_before_it(jira):
+    jira.rate_limit(3, 1, interval=60)
+    client = JiraClient(jira.url, token=jira.token, backoff=Backoff(first=0.05, longest=0.1, attempts=4))
+    client.myself()
+    client.myself()
+    # A proxy in front of Jira now limits the rate: its 429 carries neither X-RateLimit-* nor Retry-After.
+    jira.bucket, jira.throttle, jira.retry_after = None, 1, None
+    for _ in range(10):
+        client.myself()
+    assert sum(throttled for _, throttled in jira.arrivals) == 1 and client.pacer.waited == 0
+
+
+def test_no_wait_on_the_rate_limit_is_longer_than_the_retry_after_jira_said(jira):
+    # A bucket of 9 refilled 1 token every 2 s: the pacer keeps one token aside, so its own estimate
+    # would wait two batches (4 s) where Jira's Retry-After says the next token comes within 2 s.
+    bucket = jira.rate_limit(9, 1, interval=2)
+    client = JiraClient(jira.url, token=jira.token)
+    told: list[str] = []
+    client.pacer.on_wait = lambda message: told.append(message) if message else None
+    for _ in range(13):
+        client.myself()
+    seconds = [int(re.match(r"waiting (\d+) s", message).group(1)) for message in told]
+    assert len(seconds) >= 3 and max(seconds) <= 2
+    assert bucket.refused == 0 and bucket.granted == 13
+
+
+def test_requests_whose_answers_never_came_hold_no_wait_past_the_bucket_refill():
+    pacer = Pacer()
+    ticket = pacer.before()
+    pacer.after(ticket, {"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-FillRate": "1",
+                         "X-RateLimit-Interval-Seconds": "0.2"})
+    for _ in range(50):  # sent, and lost to network errors: counted as spent, never answered
+        pacer.after(pacer.unpaced(), None)
+    # Counted against the bucket they would keep it empty for ever; the bucket itself is full in 0.4 s.
+    going = threading.Thread(target=pacer.before, daemon=True)
+    going.start()
+    going.join(timeout=30)  # a guard against a hang, not a measure
+    assert not going.is_alive() and pacer.waited > 0
+
+
+def test_a_wait_on_a_bucket_ends_when_an_answer_announces_it_configured_anew(jira):
+    jira.rate_limit(3, 1, interval=3600)
+    client = JiraClient(jira.url, token=jira.token)
+    for _ in range(3):
+        client.myself()  # the bucket is empty for an hour
+    waiting = threading.Event()
+    client.pacer.on_wait = lambda message: waiting.set() if message else None
+    asked = threading.Thread(target=client.myself, daemon=True)
+    asked.start()
+    assert waiting.wait(30)
+    raised = jira.rate_limit(50, 50, interval=1)  # the administrator raises the limit
+    client.probe()  # what the heartbeat does once Jira has not been called for a minute
+    asked.join(timeout=30)  # a guard against a hang, not a measure: the old bucket said an hour
+    assert not asked.is_alive() and raised.granted == 2 and raised.refused == 0
+
+
+def listed(url: str, interface: str) -> dict:
+    [agent] = [a for a in call(url, interface, "/api/v1/agents")["items"] if a["agent_id"] == "agent-paced"]
+    return agent
+
+
+def test_a_wait_on_the_rate_limit_is_told_at_once_as_working_not_at_the_next_periodic_heartbeat(world):
+    url, interface, jira, runner = world
+    jira.add_issue("AURORA-1", labels=["AWPCA"])
+    jira.rate_limit(3, 1, interval=3600)
+    for _ in range(3):
+        runner.jira.myself()  # the bucket is empty for an hour
+    runner.heartbeat_every = 3600  # no periodic heartbeat within the test
+    command = claimed(runner, url, interface)
+    heartbeats(runner)
+    running = threading.Thread(target=runner._execute, args=(command, threading.Semaphore(0)), daemon=True)
+    running.start()  # its first request, /field, waits on the bucket before any page
+    seen = wait_until(lambda: (lambda agent: agent if "on Jira's rate limit" in (agent["detail"] or "") else None)(
+        listed(url, interface)), message="the wait told to the hub")
+    assert seen["state"] == "working" and "(0 of 3 left)" in seen["detail"]
+    runner.stop()
+    running.join(timeout=30)
+    assert not running.is_alive()
+    assert call(url, interface, f"/api/v1/commands/{command.id}")["status"] == "claimed"  # its lease returns it
+
+
+def test_a_sign_in_page_is_told_at_once_not_at_the_next_periodic_heartbeat(world):
+    url, interface, jira, runner = world
+    jira.add_issue("AURORA-1", labels=["AWPCA"])
+    runner.heartbeat_every = 3600
+    command = claimed(runner, url, interface)
+    heartbeats(runner)
+    jira.sign_in = "page"
+    runner._execute(command, threading.Semaphore(0))
+    assert wait_until(lambda: "sign-in page" in agent_detail(url, interface), message="the sign-in page told")

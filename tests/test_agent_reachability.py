@@ -100,3 +100,22 @@ def test_the_agent_reports_nothing_of_jira_before_its_first_call(world):
     from agent.jira_client import JiraClient
 
     assert JiraClient(jira.url, token=jira.token).reachability() is None
+
+
+def test_jira_gone_down_is_told_at_once_not_at_the_next_periodic_heartbeat(world):
+    url, agent_token, interface, jira = world
+    runner = quick_runner(url, agent_token, jira, "agent-told", claim_wait=1)
+    runner.heartbeat_every = runner.probe_every = 3600  # neither a periodic heartbeat nor a probe in the test
+    loop = threading.Thread(target=runner.run, daemon=True)
+    loop.start()
+    try:
+        jira.process.kill()
+        jira.process.wait()
+        call(url, interface, "/api/v1/commands", {"type": "refresh"})  # the agent meets Jira gone
+        said = wait_until(lambda: (lambda seen: seen if seen and not seen["reachable"] else None)(
+            reported(url, interface, "agent-told")), message="Jira reported unreachable at once")
+        assert "Connect" in said["error"], said
+    finally:
+        runner.stop()
+        loop.join(timeout=30)
+    assert not loop.is_alive()

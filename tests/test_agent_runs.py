@@ -131,7 +131,7 @@ def test_a_jira_that_refuses_the_credentials_fails_the_command_with_a_clear_erro
     runner._execute(command, threading.Semaphore(0))
     failed = mirror(url, interface, f"/api/v1/commands/{command.id}")
     assert failed["status"] == "failed" and "Jira answered 401" in failed["error"]
-    assert "Jira answered 401" in runner._problem  # shown in the heartbeat detail
+    assert "Jira answered 401" in runner.status.problem  # shown in the heartbeat detail
 
 
 def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_its_own(world):
