@@ -355,11 +355,14 @@ def _segment_time(predicate: Predicate, s: str, e: str, author: str, *, now: dat
     if predicate.word == "by":
         return _author(predicate.operand, clause, author)
     first, last = _bounds(predicate, now=now, zone=zone, clause=clause)
+    # The end is named once (coalesce, not "IS NULL OR"): it is a correlated look-up for the
+    # segments a change began, which an engine would otherwise run twice per change.
+    ends_after = f"coalesce({e} > ?, {engine.current().true})"
     if predicate.word == "before":
         return f"({s} IS NULL OR {s} < ?)", [first]
     if predicate.word == "after":
-        return f"({e} IS NULL OR {e} > ?)", [last]
-    return f"(({s} IS NULL OR {s} <= ?) AND ({e} IS NULL OR {e} > ?))", [last, first]  # on, during
+        return ends_after, [last]
+    return f"(({s} IS NULL OR {s} <= ?) AND {ends_after})", [last, first]  # on, during
 
 
 def _change_time(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, list]:
