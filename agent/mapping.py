@@ -47,6 +47,19 @@ def find_custom_fields(fields: list[dict], planned_start: str = "Planned start",
                         described={f["id"]: f for f in fields if f.get("id")})
 
 
+_CUSTOM_FIELD_ID = re.compile(r"customfield_[1-9][0-9]{0,17}")
+
+
+def column_fields(custom: CustomFields) -> list[dict]:
+    """The page's ``catalogues.fields``: the custom fields the state object carries in fields of
+    its own (Sprint, Epic Link, the planned dates), each with this instance's id, so the hub can
+    answer JQL's ``cf[10510]`` as it answers ``"Epic Link"``."""
+    columns = (("sprint", custom.sprint), ("epic_key", custom.epic_link),
+               ("planned_start", custom.planned_start), ("planned_end", custom.planned_end))
+    return [{"id": fid, "name": (custom.described.get(fid) or {}).get("name") or fid, "column": column}
+            for column, fid in columns if fid and _CUSTOM_FIELD_ID.fullmatch(fid)]
+
+
 # The keys GreenHopper writes in a sprint's toString(); a split only before one of them lets names
 # and goals hold commas, brackets and "=".
 SPRINT_KEYS = ("id", "rapidViewId", "state", "name", "goal", "startDate", "endDate", "completeDate",

@@ -349,7 +349,8 @@ class Runner:
             self._send(command, states[cut:], neighbours[half - cut:], {})
 
     def _catalogues(self) -> dict[str, list[dict]]:
-        """Jira's five catalogues as the page's ``catalogues``. One Jira does not serve (a plugin
+        """Jira's five catalogues, and the custom fields the state keeps in fields of its own, as the
+        page's ``catalogues``. One Jira does not serve (a plugin
         in the way, a permission) is left out, so the hub keeps the one it holds; the refresh goes on."""
         found = {}
         for name in CATALOGUE_PATHS:
@@ -359,6 +360,8 @@ class Runner:
                 raise
             except JiraError as exc:
                 log.warning("catalogue %s left out: %s", name, exc)
+        # From Jira's field list, read with the run's start: no request of its own.
+        found["fields"] = mapping.column_fields(self.custom)
         return found
 
     def _state_pages(self, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:

@@ -146,6 +146,10 @@ CATALOGUES = {
                     enumerate(("Bug", "Story", "Task", "Epic", "Sub-task"), 1)],
     "link_types": [{"id": "10000", "name": "Blocks", "outward": "blocks", "inward": "is blocked by"},
                    {"id": "10001", "name": "Relates", "outward": "relates to", "inward": "relates to"}],
+    # The custom fields the mirror keeps in its own columns, by this instance's ids (cf[10510] …).
+    "fields": [{"id": "customfield_10510", "name": "Epic Link", "column": "epic_key"},
+               {"id": "customfield_11902", "name": "Sprint", "column": "sprint"},
+               {"id": "customfield_12000", "name": "Planned start", "column": "planned_start"}],
     "users": [{"name": "ivanov", "key": "JIRAUSER10100", "display_name": "Ivan Ivanov"},
               {"name": "petrov", "key": "JIRAUSER10101", "display_name": "Пётр Петров"},
               {"name": "sidorova", "key": "JIRAUSER10102", "display_name": "Анна Сидорова"}],
@@ -280,7 +284,8 @@ class Reference:
     def clause(self, clause, issue) -> bool:
         from hub.services.jql.tree import Empty, ValueList
 
-        name = clause.field.name.casefold() if clause.field.custom_id is None else "story points"
+        custom = {10002: "story points", 11902: "sprint"}
+        name = clause.field.name.casefold() if clause.field.custom_id is None else custom[clause.field.custom_id]
         op, operand = clause.operator, clause.operand
         if name == "summary":
             found = all(any(w.startswith(t.rstrip("*")) if t.endswith("*") else w == t

@@ -14,12 +14,14 @@ from agent.hub_client import Command
 from agent.runner import Runner
 from demo.fakejira import (
     CUSTOM,
+    END_FIELD,
     EPIC_FIELD,
     ISSUE_TYPES,
     LINK_TYPES,
     PRIORITIES,
     RESOLUTIONS,
     SPRINT_FIELD,
+    START_FIELD,
     STATUSES,
     TIME,
     FakeJira,
@@ -166,7 +168,10 @@ def test_a_full_refresh_mirrors_every_field_of_the_whole_issue(world):
         [(t["name"], {"outward": t["outward"], "inward": t["inward"]}) for t in LINK_TYPES]
     assert [(r[2], json.loads(r[4])["category_key"]) for r in catalogue if r[0] == "status"] == \
         [(s["name"], s["statusCategory"]["key"]) for s in STATUSES]
-    assert {r[0] for r in catalogue} == {"priority", "status", "resolution", "issue_type", "link_type"}
+    assert {r[0] for r in catalogue} == {"priority", "status", "resolution", "issue_type", "link_type", "field"}
+    # The custom fields kept in columns, by the instance's ids: what JQL's cf[N] of them reads.
+    assert {json.loads(r[4])["column"]: r[1] for r in catalogue if r[0] == "field"} == {
+        "sprint": SPRINT_FIELD, "epic_key": EPIC_FIELD, "planned_start": START_FIELD, "planned_end": END_FIELD}
     people = {name: (key, display) for name, key, display in rows(db, "SELECT name, user_key, display_name "
                                                                       "FROM jira_user")}
     named_people = ("ivanov", "petrov", "sidorova", "kuznetsov", "smirnova", "orlova", "volkov")
@@ -226,7 +231,7 @@ def test_a_catalogue_jira_refuses_is_left_out_and_the_hub_keeps_the_one_it_holds
     assert issue_row(db, "AURORA-3")["summary"] == "Edited"
     kinds = dict(rows(db, "SELECT kind, count(*) FROM jira_catalogue GROUP BY kind"))
     assert kinds == {"priority": len(PRIORITIES), "status": len(STATUSES), "resolution": len(RESOLUTIONS),
-                     "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES)}
+                     "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES), "field": 4}
 
 
 def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog, database_url):
@@ -247,7 +252,7 @@ def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog, databa
         assert rows(db, "SELECT key FROM issue WHERE neighbor = 0 ORDER BY key") == \
             [(f"AURORA-{n}",) for n in range(1, 8)]
         assert rows(db, "SELECT count(*) FROM issue_worklog WHERE key = 'AURORA-1'") == [(3,)]
-        assert rows(db, "SELECT count(DISTINCT kind) FROM jira_catalogue") == [(5,)]
+        assert rows(db, "SELECT count(DISTINCT kind) FROM jira_catalogue") == [(6,)]
     finally:
         jira.stop()
         assert stop(hub) == 0

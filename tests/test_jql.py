@@ -193,6 +193,13 @@ ROWS = [
     ('"Epic Link" = AURORA-10', "A2", "the epic's issues"),
     ('"epic link" = aurora-10', "A2", "a quoted field name folds"),
     ('"Epic Link" is EMPTY and project = AURORA', "A1 A3 A4 A5 A9 A10 A100 A101", "no epic"),
+    # -- the custom fields the mirror keeps in columns, by this instance's ids (the fields catalogue)
+    ("cf[10510] = AURORA-10", "A2", "Epic Link by its id"),
+    ("CF[10510] is EMPTY and project = AURORA", "A1 A3 A4 A5 A9 A10 A100 A101", "no epic, by id"),
+    ("cf[11902] in openSprints()", "A1 A2", "Sprint by its id"),
+    ("cf[11902] = 24", "A1 A2", "a sprint by id, through the Sprint field's id"),
+    ('"Planned start" is EMPTY and project = OTHER', "O1 O2 O3", "a planned date by its name"),
+    ("cf[12000] < 2026-01-01", "", "a planned date by its id: a day"),
     ("parent = AURORA-2", "A5", "sub-tasks"),
     ("parent in (AURORA-2, AURORA-1)", "A5", "IN"),
     ("parent is not EMPTY", "A5", "any sub-task"),
@@ -574,3 +581,16 @@ def test_an_empty_or_blank_jql_is_every_issue_as_in_jira(mirror, query):
     run = mirror.api("GET", f"/api/v1/filters/{saved.json['id']}/issues", params={"limit": 100})
     assert run.status_code == 200, run.json
     assert [item["key"] for item in run.json["items"]] == every
+
+
+def test_the_reference_agent_sends_the_ids_of_the_custom_fields_the_mirror_keeps_in_columns():
+    """What lets cf[N] of Sprint, Epic Link and the planned dates be read: the agent's ``fields``
+    catalogue, from Jira's own field list (the ids are the instance's)."""
+    from agent import mapping
+    from demo.fakejira import END_FIELD, EPIC_FIELD, FIELDS, SPRINT_FIELD, START_FIELD
+
+    sent = mapping.column_fields(mapping.find_custom_fields(FIELDS))
+    assert {entry["column"]: entry["id"] for entry in sent} == {
+        "sprint": SPRINT_FIELD, "epic_key": EPIC_FIELD, "planned_start": START_FIELD, "planned_end": END_FIELD}
+    assert {entry["name"] for entry in sent} >= {"Sprint", "Epic Link"}
+    assert mapping.column_fields(mapping.CustomFields()) == []

@@ -45,6 +45,7 @@ FIELDS = {
     "updated": (ORDERED, ["-1d", "-14d", '"2026-11-01"', "startOfDay()", "endOfDay(-1)"]),
     "duedate": (ORDERED, ["2026-11-01", "now()", "endOfWeek()", "'2026/11/05'"]),
     "cf[10002]": (ORDERED, ["3", "5", "8", "13.0"]),
+    "cf[11902]": (EQUALITY, ["24", '"AURORA Sprint 14"', "openSprints()", "closedSprints()"]),
     "summary": (("~", "!~"), ["safari", "receipts", '"crash*"', "export", "отчет"]),
 }
 ORDER_FIELDS = ("priority", "created", "updated", "key", "status", "assignee", "duedate")

@@ -14,6 +14,7 @@ from hub import vocabulary
 from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
 from hub.roles import ACTIONS
 from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
+from hub.services.catalogues import COLUMN_FIELDS
 from hub.services.facets import FACET_NAMES
 from hub.services.issue_filters import GONE_FILTERS, SORT_NAMES
 from hub.services.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
@@ -284,6 +285,11 @@ CATALOGUES = {
         "resolutions": _catalogue(),
         "issue_types": _catalogue(subtask={"type": ["boolean", "null"]}),
         "link_types": _catalogue(outward=NULLABLE_SHORT, inward=NULLABLE_SHORT),
+        # The custom fields the mirror keeps in columns of its own, by Jira's id (cf[N] in JQL).
+        "fields": array({"type": "object",
+                         "properties": {"id": {"type": "string", "pattern": r"^customfield_[1-9][0-9]{0,17}$"},
+                                        "name": SHORT, "column": {"enum": list(COLUMN_FIELDS)}},
+                         "required": ["id", "name", "column"]}, len(COLUMN_FIELDS), uniqueItems=True),
         "users": array({"type": "object",
                         "properties": {"name": SHORT, "key": NULLABLE_SHORT, "display_name": NULLABLE_SHORT},
                         "required": ["name"]}, MAX_CATALOGUE),

@@ -1,5 +1,6 @@
 """Jira's catalogues as agents report them: priorities, statuses, resolutions, issue types,
-link types (``jira_catalogue``), and the users the mirror names (``jira_user``).
+link types, the custom fields kept in columns of the mirror's own (``jira_catalogue``), and the
+users the mirror names (``jira_user``).
 
 Interfaces read them to word links as Jira does ("blocks" / "is blocked by"), to order by
 priority in Jira's configured order, and to read the user keys of a changelog as login names.
@@ -22,7 +23,11 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "resolutions": ("resolution", ()),
     "issue_types": ("issue_type", ("subtask",)),
     "link_types": ("link_type", ("outward", "inward")),
+    "fields": ("field", ("column",)),
 }
+# The mirror's columns that hold a custom field of Jira's (its id is the instance's own, sent in
+# the ``fields`` catalogue): JQL's ``cf[N]`` of such a field reads the column.
+COLUMN_FIELDS = ("sprint", "epic_key", "planned_start", "planned_end")
 
 class CatalogueService:
     """Keeps and reads Jira's catalogues and users."""

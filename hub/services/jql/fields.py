@@ -11,8 +11,9 @@ custom type, value; see ``agent/mapping.py``), by name or as ``cf[10012]``.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from hub.db import database
@@ -107,13 +108,38 @@ _CUSTOM_KINDS = {"number": Kind.NUMBER, "date": Kind.DATE, "datetime": Kind.DATE
 _TEXT_CUSTOM = ("textfield", "textarea", "url", "readonlyfield")
 # A field id as the protocol takes one: no quote or bracket that a JSON path or SQL would read.
 _FIELD_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.:\-]{0,254}")
+# The custom fields the mirror keeps in columns of its own (hub.services.catalogues.COLUMN_FIELDS),
+# by column: read there, whatever their id on the instance (the ``fields`` catalogue names it).
+_COLUMNS = {"sprint": _SYSTEM["sprint"], "epic_key": _SYSTEM["epic link"],
+            "planned_start": Field("Planned start", Kind.DATE, "issue.planned_start"),
+            "planned_end": Field("Planned end", Kind.DATE, "issue.planned_end")}
+_CATALOGUED = "SELECT jira_id, name, detail FROM jira_catalogue WHERE kind = 'field'"
+
+
+def _column(ref: FieldRef) -> Field | None:
+    """The column field ``ref`` names by its id (``cf[10510]``) or its name (``"Planned start"``),
+    as the agent's ``fields`` catalogue lists them; None when it names none."""
+    wanted = " ".join(ref.name.split()).casefold()
+    for jira_id, name, detail in database.execute_sql(_CATALOGUED).fetchall():
+        named = jira_id == f"customfield_{ref.custom_id}" if ref.custom_id is not None else name.casefold() == wanted
+        column = _COLUMNS.get(json.loads(detail or "{}").get("column")) if named else None
+        if column is not None:
+            # Sprint and Epic Link keep Jira's system names; a planned date is named as Jira names it.
+            return column if column.sql in ("issue.sprint", "issue.epic_key") else replace(column, name=name)
+    return None
+
+
 def field(ref: FieldRef) -> Field:
-    """The field ``ref`` names: a system field (case-insensitive, aliases), a custom field
-    by its name or ``cf[id]``; JqlError worded as Jira's when the mirror holds no such field."""
+    """The field ``ref`` names: a system field (case-insensitive, aliases), a custom field the
+    mirror keeps in a column (by id or name, :func:`_column`), another custom field by its name or
+    ``cf[id]``; JqlError worded as Jira's when the mirror holds no such field."""
+    system = _SYSTEM.get(" ".join(ref.name.split()).casefold()) if ref.custom_id is None else None
+    if system is not None:
+        return system
+    column = _column(ref)
+    if column is not None:
+        return column
     if ref.custom_id is None:
-        system = _SYSTEM.get(" ".join(ref.name.split()).casefold())
-        if system is not None:
-            return system
         # The first issue that holds a custom field of that name: its id and schema.
         row = database.execute_sql(engine.current().custom_by_name(), [ref.name.casefold()]).fetchone()
     else:
