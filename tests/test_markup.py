@@ -299,3 +299,31 @@ def test_past_the_answers_deadline_a_text_not_converted_before_is_plain_and_not_
     monkeypatch.undo()
     assert "<strong>bold</strong>" in to_html(text)  # the next answer converts it: nothing was kept
     assert "<strong>bold</strong>" in to_html(text, deadline=spent)  # and, converted once, it is served
+
+
+def _calls(text: str) -> int:
+    """The Python calls the grammar makes to convert ``text``: the work it does, the same on any machine."""
+    import sys
+
+    from hub.services.wiki_grammar import Context, transform
+
+    made = 0
+
+    def count(frame, event, arg):
+        nonlocal made
+        made += event == "call"
+
+    sys.setprofile(count)
+    try:
+        transform(markup._converters.html_markdown, text, Context(lambda login: None))
+    finally:
+        sys.setprofile(None)
+    return made
+
+
+@pytest.mark.parametrize("unit", ["[", "[~", "[^", "[a|", "[mailto:"])
+def test_a_text_of_brackets_costs_work_linear_in_its_length(unit):
+    # jira2markdown's links scanned, from each "[", every character to the text's end in Python:
+    # a kilobyte of "[" cost seconds, twice as much text four times the time.
+    once, twice = _calls(unit * (300 // len(unit))), _calls(unit * (600 // len(unit)))
+    assert twice < 2.3 * once, (once, twice)

@@ -24,7 +24,7 @@ from jira2markdown.markup.advanced import Code, Noformat, Panel
 from jira2markdown.markup.base import AbstractMarkup
 from jira2markdown.markup.headings import Headings
 from jira2markdown.markup.images import Image
-from jira2markdown.markup.links import Attachment, Link, Mention, Url
+from jira2markdown.markup.links import Attachment, Link, MailTo, Mention, Url
 from jira2markdown.markup.tables import Table
 from jira2markdown.markup.text_breaks import Ruler
 from jira2markdown.markup.text_effects import (
@@ -63,6 +63,7 @@ from pyparsing import (
 from hub.services.wiki_literal import (
     HubAttachment,
     HubLink,
+    HubMailTo,
     HubMonospaced,
     Italic,
     Literal,
@@ -388,6 +389,7 @@ def _elements(*, for_html: bool) -> MarkupElements:
     elements.replace(Headings, _Headings)
     # Markdown's syntax in Jira's text is text: see hub/services/wiki_literal.py.
     elements.replace(Link, HubLink)
+    elements.replace(MailTo, HubMailTo)
     elements.replace(Attachment, HubAttachment)
     elements.replace(Monospaced, HubMonospaced)
     elements.replace(EscSpecialChars, Literal)
