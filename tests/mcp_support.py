@@ -204,6 +204,11 @@ async def check_filters(client: Client, url: str, interface: str) -> None:
     await refused(client, "search_issues", {"jql": "status = "}, "422", "Error in the JQL Query",
                   "(field jql, line 1, character 10)")
     await refused(client, "search_issues", {"jql": "assignee = currentUser()"}, "currentUser()")
+    # An empty JQL is every issue, as Jira's search answers it; so is a filter saved empty.
+    every = [i["key"] for i in (await data(client, "search_issues", {}))["items"]]
+    assert [i["key"] for i in (await data(client, "search_issues", {"jql": ""}))["items"]] == every
+    empty = call(url, interface, "/api/v1/filters", {"name": "Everything", "jql": ""})
+    assert [i["key"] for i in (await data(client, "run_filter", {"filter_id": empty["id"]}))["items"]] == every
 
 
 async def check_commands(client: Client, url: str, agent: str) -> None:

@@ -94,7 +94,7 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                     {'type': 'null'}],
                                                           'default': None,
                                                           'title': 'Issue Type'},
-                                           'jql': {'anyOf': [{'maxLength': 10000, 'minLength': 1, 'type': 'string'},
+                                           'jql': {'anyOf': [{'maxLength': 10000, 'type': 'string'},
                                                              {'type': 'null'}],
                                                    'default': None,
                                                    'description': 'a JQL query, e.g. assignee = ivanov AND status in '

@@ -60,7 +60,7 @@ JQL_SUBSET = (
 async def search_issues(
     ctx: ToolContext,
     q: Annotated[str | None, Field(min_length=1, max_length=1000, description="words to search for")] = None,
-    jql: Annotated[str | None, Field(min_length=1, max_length=10_000, description=(
+    jql: Annotated[str | None, Field(max_length=10_000, description=(
         "a JQL query, e.g. assignee = ivanov AND status in (\"In Progress\", Review) ORDER BY priority DESC"
     ))] = None,
     project: Annotated[str | None, Field(min_length=1, max_length=255,
