@@ -438,7 +438,8 @@ ISSUE_LIST = {
         "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
               "description": "words to search for in key, summary, description, comments and other "
                              "(the environment and text custom fields); "
-                             "see the query language in docs/api.md"},
+                             "see the query language in docs/api.md. A search that runs past "
+                             "HUB_JQL_TIMEOUT_SECONDS is a 503 with Retry-After"},
         "jql": {"type": "string", "maxLength": MAX_JQL_CHARS,
                 "description": "a JQL query, evaluated over the mirror as Jira would (see docs/jql.md; "
                                "an empty one, as in Jira, is every issue); "

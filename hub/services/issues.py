@@ -153,7 +153,8 @@ class IssueService:
         Without ``q``, the rows are ``Issue`` rows, most recently added to the
         mirror first, and ``next_cursor`` is the last item's rowid. With ``q``, they
         are plain tuples (the SUMMARY_FIELDS, then the ``snippet``), best match
-        first (bm25), and ``next_cursor`` counts the matches already shown.
+        first (bm25), and ``next_cursor`` counts the matches already shown; TooSlow (503)
+        when the search takes longer than the JQL bound.
         ``sort`` orders either by a column (:func:`hub.services.issue_filters.sort_order`:
         ``priority`` by Jira's priorities, unknown last, then key; ``-name`` going down),
         and ``next_cursor`` counts the issues already shown. The first page
