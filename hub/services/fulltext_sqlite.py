@@ -9,9 +9,12 @@ issues, once per statement. So a page reads the index once: the page is chosen o
 index and the filters alone, then only its rows are read whole by rowid, with the text of
 their fields, and their snippets cut in Python. FTS5's own ``snippet()`` would run the
 query again for each row of the page (an external-content table finds a row's match so):
-the merge once per row. The first page's ``total`` is counted on the same pass. The
-caller bounds the whole in time (:func:`hub.services.jql.bounded.bounded`): SQLite's
-progress handler runs while FTS5 merges too, and stops it there.
+the merge once per row. The first page's ``total`` is counted on the same pass (but the
+matches older than the RANKED_MATCHES ranked, for a query without a prefix, whose second
+pass is cheap). :meth:`SqliteFullText.matching` reads a prefix's matches once too, for
+the several statements that use its condition. The caller bounds the whole in time
+(:func:`hub.services.jql.bounded.bounded`): SQLite's progress handler runs while FTS5
+merges too, and stops it there.
 """
 
 from __future__ import annotations
