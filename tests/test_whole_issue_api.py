@@ -220,9 +220,9 @@ def test_sprints_are_listed_active_future_closed_with_their_issues_counted(hub):
 
 def test_catalogues_are_read_in_jiras_order_as_the_agent_sent_them(hub):
     assert get(hub, "/api/v1/catalogues") == {"priorities": [], "statuses": [], "resolutions": [],
-                                              "issue_types": [], "link_types": []}
+                                              "issue_types": [], "link_types": [], "fields": []}
     load_v15(hub, [rich("AURORA-1")], catalogues=CATALOGUES)
-    expected = {name: entries for name, entries in CATALOGUES.items() if name != "users"}
+    expected = {"fields": [], **{name: entries for name, entries in CATALOGUES.items() if name != "users"}}
     assert get(hub, "/api/v1/catalogues") == expected
     # A catalogue sent again replaces the one held; one not sent is kept.
     load_v15(hub, [rich("AURORA-1")], catalogues={"priorities": [{"id": "9", "name": "Low"}]})
