@@ -75,10 +75,11 @@ HISTORY_FIELDS = ("status", "priority", "resolution", "assignee", "reporter", "f
 # engine (hub/dialect/jql.py) when a query is compiled, once per engine.
 @dataclass(frozen=True)
 class _Statements:
-    """A change's next change of its field (``next``), whether it is the field's first
-    (``first``), and the issue's field never changed (``unchanged``), in one engine's spelling."""
+    """That a change's segment is still open after an instant (``open_after``: no next change of
+    its field at or before it), whether it is the field's first (``first``), and the issue's field
+    never changed (``unchanged``), in one engine's spelling."""
 
-    next: str
+    open_after: str
     first: str
     same_version: str
     unchanged: str
@@ -89,6 +90,7 @@ class _Statements:
     version_id: str  # the id of ``v.value``
     version_name: str
     false: str
+    true: str
 
 
 @cache
@@ -97,9 +99,11 @@ def _statements(pieces: engine.JqlSql) -> _Statements:
     n_field = pieces.unindexed("n.field")
     vid = pieces.element("v.value", "id")
     return _Statements(
-        next=(f"(SELECT min(n.created_at) FROM issue_change n WHERE n.key = c.key AND {n_field} = c.field "
-              "AND n.created_at >= c.created_at AND (n.created_at > c.created_at OR "
-              f"{place.format(t='n')} > {place.format(t='c')}){{version}})"),
+        # Not "(the next change's time) > ?": asked as NOT EXISTS, PostgreSQL joins the field's
+        # changes once (a hash anti-join) where the next change's time was a look-up per change.
+        open_after=(f"NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = c.key AND {n_field} = c.field "
+                    "AND n.created_at >= c.created_at AND (n.created_at > c.created_at OR "
+                    f"{place.format(t='n')} > {place.format(t='c')}){{version}} AND n.created_at <= ?)"),
         first=(f"NOT EXISTS (SELECT 1 FROM issue_change n WHERE n.key = c.key AND {n_field} = c.field "
                "AND n.created_at <= c.created_at AND (n.created_at < c.created_at OR "
                f"{place.format(t='n')} < {place.format(t='c')}){{version}})"),
@@ -112,6 +116,7 @@ def _statements(pieces: engine.JqlSql) -> _Statements:
         version_id=vid,
         version_name=pieces.element("v.value", "name"),
         false=pieces.false,
+        true=pieces.true,
     )
 
 
@@ -161,22 +166,26 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
     st = _statements(engine.current())
     branches: list[str] = []
     params: list = []
-    # (the rows, the value's id and name, the segment's start, end and author, conditions)
-    for rows, vid, vname, start, end, author, where in (
+    # (the rows, the value's id and name, the segment's start, that it is open after ?, its
+    # author, conditions)
+    for rows, vid, vname, start, open_after, author, where in (
             ("issue_change c", "c.to_value", "c.to_string", "c.created_at",
-             st.next.format(version=st.same_version if versions else ""), "c.author",
+             st.open_after.format(version=st.same_version if versions else ""), "c.author",
              f"{st.c_field} = ?" + (" AND c.to_value IS NOT NULL" if versions else "")),
-            ("issue_change c", "c.from_value", "c.from_string", "NULL", "c.created_at", "NULL",
+            ("issue_change c", "c.from_value", "c.from_string", "NULL",
+             f"coalesce(c.created_at > ?, {st.true})", "NULL",
              f"{st.c_field} = ?" + (" AND c.to_value IS NULL" if versions else "") + " AND "
              + st.first.format(version=st.same_version if versions else "")),
             (f"issue, {st.versions}" if versions else "issue",
              st.version_id if versions else _current_id(field),
              st.version_name if versions else ("NULL" if field.kind == "user" else field.current),
-             "NULL", "NULL", "NULL", st.unchanged.format(version=st.held_version if versions else ""))):
+             "NULL", f"coalesce(NULL > ?, {st.true})", "NULL",
+             st.unchanged.format(version=st.held_version if versions else ""))):
         match, values = _matches(field, operand, vid, vname, clause)
         conditions, more = [where, match], [field.changelog, *values]
         for predicate in clause.predicates:
-            condition, given = _segment_time(predicate, start, end, author, now=now, zone=zone, clause=clause)
+            condition, given = _segment_time(predicate, start, open_after, author, now=now, zone=zone,
+                                             clause=clause)
             conditions.append(condition)
             more.extend(given)
         key = "issue.key" if rows.startswith("issue,") or rows == "issue" else "c.key"
@@ -348,21 +357,19 @@ def _bounds(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clau
     return iso(first), iso(last)
 
 
-def _segment_time(predicate: Predicate, s: str, e: str, author: str, *, now: datetime, zone: ZoneInfo,
+def _segment_time(predicate: Predicate, s: str, open_after: str, author: str, *, now: datetime, zone: ZoneInfo,
                   clause: Clause) -> tuple[str, list]:
-    """SQL that a segment [s, e) (SQL for its start and end, NULL: unbounded) meets the predicate
-    (BY: was begun by ``author``)."""
+    """SQL that a segment [s, e) meets the predicate (BY: was begun by ``author``): ``s`` is SQL for
+    its start (NULL: unbounded), ``open_after`` SQL with one ``?`` that the segment has not ended
+    at or before that instant (e is NULL or later)."""
     if predicate.word == "by":
         return _author(predicate.operand, clause, author)
     first, last = _bounds(predicate, now=now, zone=zone, clause=clause)
-    # The end is named once (coalesce, not "IS NULL OR"): it is a correlated look-up for the
-    # segments a change began, which an engine would otherwise run twice per change.
-    ends_after = f"coalesce({e} > ?, {engine.current().true})"
     if predicate.word == "before":
         return f"({s} IS NULL OR {s} < ?)", [first]
     if predicate.word == "after":
-        return ends_after, [last]
-    return f"(({s} IS NULL OR {s} <= ?) AND {ends_after})", [last, first]  # on, during
+        return open_after, [last]
+    return f"(({s} IS NULL OR {s} <= ?) AND {open_after})", [last, first]  # on, during
 
 
 def _change_time(predicate: Predicate, *, now: datetime, zone: ZoneInfo, clause: Clause) -> tuple[str, list]:
