@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.services.jql.parser import MAX_DEPTH
+from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER
 from tests.support import load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -132,3 +132,43 @@ def test_not_is_pushed_down_to_the_clauses_and_an_and_within_an_and_is_one_so_th
     assert reshaped("a = 1 AND (b = 1 AND (c = 1 OR d = 1))") == "(a & b & (c | d))"
     assert reshaped("(a = 1 OR b = 1) OR NOT (c = 1 AND d = 1)") == "(a | b | !c | !d)"
     assert isinstance(normal(parse("a = 1 OR b = 1").where), Or)
+
+
+def _padded(length: int) -> str:
+    """A query of exactly ``length`` characters."""
+    head = 'status = "'
+    return head + "x" * (length - len(head) - 1) + '"'
+
+
+WITHIN = {
+    "10,000 characters": _padded(MAX_LENGTH),
+    "500 clauses": " OR ".join(["status = Open"] * MAX_CLAUSES),
+    "a list of 1,000 values": "labels in (" + ", ".join(f"l{n}" for n in range(MAX_LIST)) + ")",
+    "100 keys of ORDER BY": "ORDER BY " + ", ".join(["key", "updated"] * (MAX_ORDER // 2)),
+}
+BEYOND = {
+    "10,001 characters": (_padded(MAX_LENGTH + 1), f"longer than {MAX_LENGTH} characters"),
+    "501 clauses": (" OR ".join(["status = Open"] * (MAX_CLAUSES + 1)), f"more than {MAX_CLAUSES} clauses"),
+    "a list of 1,001 values": ("labels in (" + ", ".join(f"l{n}" for n in range(MAX_LIST + 1)) + ")",
+                               f"more than {MAX_LIST} values"),
+    "101 keys of ORDER BY": ("ORDER BY " + ", ".join(["key"] * (MAX_ORDER + 1)), f"more than {MAX_ORDER} fields"),
+}
+
+
+def test_a_query_at_each_documented_limit_answers_and_saves_and_one_beyond_it_is_a_422_on_both_engines(make_hub):
+    hub = make_hub()
+    load(hub, _issues(3), version=16)
+    for name, query in WITHIN.items():
+        assert len(query) <= MAX_LENGTH, name
+        resp = hub.api("GET", "/api/v1/issues", params={"jql": query})
+        assert resp.status_code == 200, (name, resp.json)
+        saved = hub.api("POST", "/api/v1/filters", {"name": name, "jql": query})
+        assert saved.status_code == 201, (name, saved.json)
+        assert hub.api("GET", f"/api/v1/filters/{saved.json['id']}/issues").status_code == 200, name
+    for name, (query, words) in BEYOND.items():
+        resp = hub.api("GET", "/api/v1/issues", params={"jql": query})
+        assert resp.status_code == 422 and resp.json["field"] == "jql", (name, resp.json)
+        if name != "10,001 characters":  # refused by the request's schema, in its own words
+            assert words in resp.json["description"], (name, resp.json)
+        saved = hub.api("POST", "/api/v1/filters", {"name": name, "jql": query})
+        assert saved.status_code == 422, (name, saved.json)
