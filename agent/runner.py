@@ -209,7 +209,8 @@ class Runner:
         while not self.stopping.is_set():
             # In slices: a stop set straight on the flag (not by stop()) is seen within a second.
             woken = self.status.changed.wait(min(1.0, max(0.0, due - time.monotonic())))
-            self.status.changed.clear()
+            if woken:  # cleared before what changed is read: a change from here on wakes it again
+                self.status.changed.clear()
             if self.stopping.is_set():
                 return
             if time.monotonic() < due:
