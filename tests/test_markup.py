@@ -327,3 +327,11 @@ def test_a_text_of_brackets_costs_work_linear_in_its_length(unit):
     # a kilobyte of "[" cost seconds, twice as much text four times the time.
     once, twice = _calls(unit * (300 // len(unit))), _calls(unit * (600 // len(unit)))
     assert twice < 2.3 * once, (once, twice)
+
+
+@pytest.mark.parametrize("unit", ["*a ", "-a ", "+a ", "_a ", "??a ", "{color:red}a"])
+def test_a_line_of_text_effects_costs_work_linear_in_its_length(unit):
+    # From each opening whose every later token follows a space, jira2markdown's scan for the
+    # closing one tried each character to the line's end in Python (hub/services/wiki_effects.py).
+    once, twice = _calls(unit * (300 // len(unit))), _calls(unit * (600 // len(unit)))
+    assert twice < 2.3 * once, (once, twice)

@@ -60,6 +60,7 @@ from pyparsing import (
     printables,
 )
 
+from hub.services.wiki_effects import linear
 from hub.services.wiki_literal import (
     HubAttachment,
     HubLink,
@@ -284,16 +285,17 @@ class _Color(Color):
     """``{color:x}text{color}``: the text alone (Markdown has no colour)."""
 
     def colour(self, tokens: ParseResults) -> str | None:
-        return COLORS.get(str(tokens.get("color", "")).strip().lower())
+        return COLORS.get(str(tokens.get("color") or "").strip().lower())
 
     def action(self, tokens: ParseResults) -> str:
         return self.inline_markup.transform_string(tokens.text)
 
     @property
     def expr(self) -> ParserElement:
-        # Any colour value (a hostile one included) ends at its "}": the value chooses a class or nothing.
-        return Combine("{color" + Optional(":" + SkipTo("}").set_results_name("color")) + "}"
-                       + SkipTo("{color}").set_results_name("text") + "{color}").set_parse_action(self.action)
+        # Any colour value (a hostile one included) ends at its "}": the value chooses a class or
+        # nothing. One regular expression: pyparsing's SkipTo tried every character to the text's
+        # end in Python from each opening (quadratic in a text of openings).
+        return Regex(r"\{color(?::(?P<color>[^}]*))?\}(?P<text>(?s:.*?))\{color\}").set_parse_action(self.action)
 
 
 class _HtmlColor(_Color):
@@ -401,7 +403,7 @@ def _elements(*, for_html: bool) -> MarkupElements:
         elements.replace(Subscript, _HtmlSubscript)
         elements.replace(Underline, _HtmlUnderline)
         elements.replace(InlineQuote, _HtmlCitation)
-    return elements
+    return MarkupElements([linear(element) for element in elements])
 
 
 class _LookBehind(PrecededBy):
