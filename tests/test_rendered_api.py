@@ -83,7 +83,7 @@ def test_an_unknown_form_is_refused_by_name(hub):
 HOSTILE_UNITS = ["[~", "[", "[^", "{{", "[a|", "!a|", "*", "\n#"]
 
 
-def test_a_page_of_hostile_comments_stops_converting_once_the_answers_budget_is_spent(hub, monkeypatch):
+def test_a_page_of_hostile_comments_stops_converting_once_the_answers_budget_is_spent(hub, monkeypatch, caplog):
     # 300 distinct hostile comments of 10 KB, none converted before: the answer's budget of time is
     # spent on the first few; every later one is shown as plain text (p.plain) without its
     # conversion even being begun, whatever the cache holds, so the answer costs that budget and
@@ -102,6 +102,9 @@ def test_a_page_of_hostile_comments_stops_converting_once_the_answers_budget_is_
     assert converted == bodies[:len(converted)]  # converted in order, then none
     for item in items[len(converted):]:
         assert item["body_html"].startswith('<p class="plain">'), item["body_html"][:80]
+    # And the log says so, for the operator.
+    assert any("rendering AURORA-12: one answer's 5 s of CPU were spent on 300 texts" in record.getMessage()
+               for record in caplog.records), [record.getMessage() for record in caplog.records]
 
 
 def test_comments_come_a_page_at_a_time_with_their_total_when_a_limit_is_asked(hub):

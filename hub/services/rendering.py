@@ -7,6 +7,7 @@ need from the mirror, once per answer."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable
 
@@ -14,6 +15,8 @@ from hub.services import markup
 from hub.services.attachments import AttachmentService
 from hub.services.catalogues import CatalogueService
 from hub.vocabulary import READY
+
+log = logging.getLogger(__name__)
 
 #: The forms a text can be rendered in (the ``render`` query parameter).
 FORMS = ("html", "markdown")
@@ -39,11 +42,18 @@ class RenderService:
         # cache or shown as plain text, never converted (markup._convert).
         until = time.thread_time() + ANSWER_SECONDS
         if form == "markdown":
-            return [None if text is None else markup.to_markdown(text, users=names, deadline=until)
-                    for text in texts]
-        attachments = self._attachments_of(key)
-        return [None if text is None else markup.to_html(text, attachments=attachments, users=names, deadline=until)
-                for text in texts]
+            rendered = [None if text is None else markup.to_markdown(text, users=names, deadline=until)
+                        for text in texts]
+        else:
+            attachments = self._attachments_of(key)
+            rendered = [None if text is None else markup.to_html(text, attachments=attachments, users=names,
+                                                                 deadline=until)
+                        for text in texts]
+        if time.thread_time() >= until:
+            # For the operator: a page of such texts is hostile, or longer than it should be.
+            log.warning("rendering %s: one answer's %.0f s of CPU were spent on %d texts; those not "
+                        "converted before are shown as plain text", key, ANSWER_SECONDS, len(texts))
+        return rendered
 
     def _attachments_of(self, key: str) -> dict[str, markup.AttachmentRef]:
         found: dict[str, markup.AttachmentRef] = {}
