@@ -18,7 +18,7 @@ import re
 from jira2markdown.markup.base import AbstractMarkup
 from jira2markdown.markup.links import Attachment, Link, MailTo
 from jira2markdown.markup.text_effects import Monospaced, QuotedElement
-from pyparsing import ParseException, ParserElement, ParseResults, Regex, Token
+from pyparsing import ParseException, ParserElement, ParseResults, Token
 
 # The characters that start or end Markdown's inline constructs (and a table's cells), and
 # those that start a block at a line's start (a heading, a list, a quote, a heading's underline).
@@ -99,12 +99,44 @@ def words(text: str, loc: int, tokens: ParseResults) -> str:
     return run
 
 
+class _Enclosed(Token):
+    """Text between ``opening`` and the first ``closing`` after it (within the line, if
+    ``in_line``), found by ``str.find``: from each opening pyparsing's ``SkipTo`` tried every
+    character to the text's end in Python, and a regular expression scans it twice in C, so
+    that a text of openings cost time quadratic in its length. ``inner``, if given, must match
+    the whole text between (its named groups are the results' names); the results are the
+    text between alone (``bare``) or the whole of it."""
+
+    def __init__(self, opening: str, closing: str, *, inner: re.Pattern | None = None,
+                 in_line: bool = False, bare: bool = False) -> None:
+        super().__init__()
+        self.opening, self.closing, self.inner, self.in_line, self.bare = opening, closing, inner, in_line, bare
+        self.mayIndexError = False
+        self.errmsg = f"no {opening}…{closing}"
+
+    def parseImpl(self, instring, loc=0, do_actions=True):
+        if not instring.startswith(self.opening, loc):
+            raise ParseException(instring, loc, self.errmsg, self)
+        start = loc + len(self.opening)
+        stop = instring.find("\n", start) if self.in_line else -1
+        end = instring.find(self.closing, start, len(instring) if stop < 0 else stop)
+        found = None if end < 0 or self.inner is None else self.inner.fullmatch(instring, start, end)
+        if end < 0 or (self.inner is not None and found is None):
+            raise ParseException(instring, loc, self.errmsg, self)
+        after = end + len(self.closing)
+        tokens = ParseResults([instring[start:end] if self.bare else instring[loc:after]])
+        for name, value in (found.groupdict() if found is not None else {}).items():
+            if value is not None:
+                tokens[name] = value
+        return after, tokens
+
+
 class HubLink(Link):
     """``[text|http://…]`` and ``[http://…]`` as a link whose URL nothing in it can end early;
     any other ``[text|target]`` (``javascript:``, ``#anchor``, a page's name) is the text as typed."""
 
     def action(self, tokens: ParseResults) -> str:
-        alias = self.markup.transform_string(tokens.get("alias") or "")
+        alias = self.markup.transform_string(tokens.get("alias", ""))
         url = tokens.url
         if url.lower().startswith("www."):
             url = f"https://{url}"
@@ -115,24 +147,19 @@ class HubLink(Link):
 
     @property
     def expr(self) -> ParserElement:
-        # jira2markdown's "[" + Optional(SkipTo("|", fail_on="]") + "|") + SkipTo("]") + "]", read
-        # by one regular expression: the same matches, without pyparsing's scan of every character
-        # to the text's end from each "[" (a text of "[" cost seconds a kilobyte, quadratic).
-        return Regex(r"\[(?:(?P<alias>[^|\]]*)\|)?(?P<url>[^\]]*)\]").set_parse_action(self.action)
+        # jira2markdown's "[" + Optional(SkipTo("|", fail_on="]") + "|") + SkipTo("]") + "]": the
+        # same matches, in time linear in a text of "[" (which cost seconds a kilobyte).
+        return _Enclosed("[", "]", inner=re.compile(r"(?:(?P<alias>[^|]*)\|)?(?P<url>.*)", re.S)
+                         ).set_parse_action(self.action)
 
 
 class HubMailTo(MailTo):
-    """``[text|mailto:…]``, read by one regular expression (see :class:`HubLink`)."""
-
-    def action(self, tokens: ParseResults) -> str:
-        if tokens.get("alias") is None:  # the regular expression's group that did not take part
-            del tokens["alias"]
-        return super().action(tokens)
+    """``[text|mailto:…]``, in time linear in a text of "[" (see :class:`HubLink`)."""
 
     @property
     def expr(self) -> ParserElement:
-        return Regex(r"\[(?:(?P<alias>[^|\]]*)\|)?mailto:(?P<email>[A-Za-z0-9@._+-]+)\]").set_parse_action(
-            self.action)
+        return _Enclosed("[", "]", inner=re.compile(r"(?:(?P<alias>[^|]*)\|)?mailto:(?P<email>[A-Za-z0-9@._+-]+)")
+                         ).set_parse_action(self.action)
 
 
 class HubAttachment(Attachment):
@@ -144,7 +171,7 @@ class HubAttachment(Attachment):
 
     @property
     def expr(self) -> ParserElement:
-        return Regex(r"\[\^(?P<filename>[^\]]*)\]").set_parse_action(self.action)
+        return _Enclosed("[^", "]", inner=re.compile(r"(?P<filename>.*)", re.S)).set_parse_action(self.action)
 
 
 class HubMonospaced(Monospaced):
@@ -156,6 +183,11 @@ class HubMonospaced(Monospaced):
         ticks = "`" * (longest + 1)
         padding = " " if text.startswith("`") or text.endswith("`") else ""
         return f"{ticks}{padding}{text}{padding}{ticks}"
+
+    @property
+    def expr(self) -> ParserElement:
+        # jira2markdown's QuotedString("{{", end_quote_char="}}"): within the line, in linear time.
+        return _Enclosed("{{", "}}", in_line=True, bare=True).set_parse_action(self.action)
 
 
 class Italic(QuotedElement):
