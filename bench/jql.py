@@ -16,6 +16,10 @@ through ``issue_change_field_key`` (v12), as SQLite chooses for it.
 With ``--postgres``, the same rows are then written into a PostgreSQL database (``--postgres-url``,
 or one on a throw-away server as the tests start one) and each filter is timed over HTTP on a hub
 served on it, beside SQLite's HTTP figure, its first page checked against the raw SQLite answer.
+The history operators (``HISTORY``: WAS, WAS IN, WAS NOT, CHANGED with BEFORE, AFTER, ON, DURING,
+BY, FROM, TO) are timed over HTTP on each engine, with no raw query beside them: with
+``--postgres`` each one's PostgreSQL p50 over SQLite's is printed (target at most 3x), and the
+two engines' first pages and totals must agree.
 
     python bench/jql.py [--issues 100000] [--rounds 20] [--postgres [--postgres-url URL]]
 """
@@ -136,6 +140,25 @@ def filters() -> list[Filter]:
                "EXISTS (SELECT 1 FROM json_each(issue.labels) WHERE value = ?) AND issue.priority IN (?, ?)",
                ("backend", "Blocker", "Critical"), f"{BY_PRIORITY}, issue.jira_updated_at DESC"),
     ]
+
+
+# The history operators with their predicates, timed over HTTP on each engine (no raw query
+# stands beside them): with --postgres, PostgreSQL's p50 over SQLite's is printed for each, the
+# target at most 3x, and the two engines' pages must agree.
+HISTORY = (
+    'status WAS Open BEFORE "2026/06/01"',
+    'status WAS IN (Review, "In Progress") BEFORE "2026/06/01"',
+    'status WAS "In Progress" AFTER "2026/10/01"',
+    'status WAS Review ON "2026/09/15"',
+    'status WAS Review DURING ("2026/09/01", "2026/10/01")',
+    f"status WAS Review BY {LOGINS[1]}",
+    'status WAS NOT Done BEFORE "2026/06/01"',
+    'status CHANGED FROM Review TO "In Progress"',
+    f'status CHANGED BY {LOGINS[0]} AFTER "2026/10/01"',
+    'status CHANGED DURING ("2026/09/01", "2026/10/01")',
+    'assignee CHANGED BEFORE "2026/03/01"',
+    'resolution CHANGED TO Fixed ON "2026/10/15"',
+)
 
 
 def jira_time(moment: datetime) -> str:
@@ -454,16 +477,56 @@ def main() -> int:
                 print(f"  !!! MISMATCH: the hub and the raw query disagree: {difference}")
             summary.append((f, raw, over_http, "MISMATCH" if difference else "same keys"))
         print_summary(summary)
+        history = history_times(port, token, args.rounds)
     if args.postgres:
-        mismatches += on_postgres(builder, args, answers)
+        mismatches += on_postgres(builder, args, answers, history)
     if mismatches:
         print(f"!!! {mismatches} filters answered otherwise over HTTP than by the raw query")
     return 1 if mismatches else 0
 
 
-def on_postgres(builder: Builder, args, answers: dict) -> int:
+def history_times(port: int, token: str, rounds: int) -> dict[str, tuple[float, tuple[list[str], int]] | None]:
+    """Each of :data:`HISTORY` over HTTP on the hub at ``port``: its p50 and its first page's keys
+    and total (None when it did not answer 200), printed as they come."""
+    found: dict[str, tuple[float, tuple[list[str], int]] | None] = {}
+    print(f"\n{'history operator':<64} {'HTTP p50':>10} {'total':>7}")
+    for jql in HISTORY:
+        http_times(port, token, jql, 1)
+        times, status, body = http_times(port, token, jql, rounds)
+        if status != 200:
+            print(f"{jql:<64} answered {status}: {body.get('description') or body.get('title')}")
+            found[jql] = None
+            continue
+        page = ([item["key"] for item in body["items"]], body.get("total"))
+        found[jql] = (statistics.median(times), page)
+        print(f"{jql:<64} {statistics.median(times) * 1000:7.1f} ms {page[1]:>7}")
+    return found
+
+
+def print_history_ratios(sqlite: dict, postgres: dict) -> int:
+    """PostgreSQL's p50 over SQLite's for each history operator (target at most 3x) and whether
+    the engines' pages agree; how many disagreed."""
+    mismatches = 0
+    print(f"\n{'history operator':<64} {'PostgreSQL':>10} {'SQLite':>9} {'ratio':>7}")
+    for jql in HISTORY:
+        theirs, ours = postgres.get(jql), sqlite.get(jql)
+        if theirs is None or ours is None:
+            print(f"{jql:<64} {'-' if theirs is None else 'ok':>10} {'-' if ours is None else 'ok':>9}  (no answer)")
+            mismatches += 1
+            continue
+        ratio = theirs[0] / ours[0]
+        same = theirs[1] == ours[1]
+        mismatches += not same
+        print(f"{jql:<64} {theirs[0] * 1000:7.1f} ms {ours[0] * 1000:6.1f} ms {ratio:6.2f}x "
+              f"{verdict(ratio <= 3, '<= 3x')}" + ("" if same else f"  !!! MISMATCH: total {theirs[1][1]} "
+                                                   f"on PostgreSQL, {ours[1][1]} on SQLite"))
+    return mismatches
+
+
+def on_postgres(builder: Builder, args, answers: dict, history: dict) -> int:
     """The filters over HTTP on a hub on PostgreSQL holding the same rows, each beside SQLite's
-    HTTP p50 and checked against the raw SQLite answer; how many answered otherwise."""
+    HTTP p50 and checked against the raw SQLite answer, then the history operators beside SQLite's;
+    how many answered otherwise."""
     mismatches = 0
     with postgres_database(args.postgres_url, prefix="hub_bench_jql") as url:
         previous = os.environ.get("HUB_DATABASE_URL")
@@ -493,6 +556,7 @@ def on_postgres(builder: Builder, args, answers: dict) -> int:
                     beside = f"{sqlite_p50 * 1000:8.1f} ms" if sqlite_p50 is not None else "      —"
                     print(f"{f.jql[:60]:<60} {statistics.median(times) * 1000:12.1f} ms {beside}"
                           + (f"  !!! MISMATCH: {difference}" if difference else ""))
+                mismatches += print_history_ratios(history, history_times(port, token, args.rounds))
         finally:
             if previous is None:
                 os.environ.pop("HUB_DATABASE_URL", None)

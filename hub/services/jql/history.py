@@ -234,7 +234,7 @@ def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) ->
         if predicate.word in ("from", "to"):
             side = predicate.word
             condition, values = _matches(field, predicate.operand, f"{side}_value", f"{side}_string", clause,
-                                         empty_versions=True)
+                                         empty_versions=True, within=True)
         else:
             condition, values = _change_time(predicate, now=now, zone=zone, clause=clause)
         conditions.append(condition)
@@ -243,8 +243,9 @@ def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) ->
 
 
 def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clause, *,
-             empty_versions: bool = False) -> tuple[str, list]:
-    """SQL that a value (columns ``vid``, ``vname``) is ``operand`` or one of its list."""
+             empty_versions: bool = False, within: bool = False) -> tuple[str, list]:
+    """SQL that a value (columns ``vid``, ``vname``) is ``operand`` or one of its list; ``within``
+    a subquery's conditions, where NULL already fails the row, as it is written (see _author)."""
     items = operand.items if isinstance(operand, ValueList) else (operand,)
     parts: list[str] = []
     params: list = []
@@ -269,6 +270,8 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
         if field.changelog == "resolution" and "unresolved" in {text.casefold() for text in texts}:
             # Jira's "Unresolved" is no resolution, as in resolution = Unresolved.
             parts.append(f"({vid} IS NULL AND {vname} IS NULL)")
+    if within:
+        return f"({' OR '.join(parts)})", params
     # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
     return f"coalesce({' OR '.join(parts)}, {engine.current().false})", params
 
@@ -301,10 +304,13 @@ def _author(operand: Operand, clause: Clause, column: str = "author") -> tuple[s
     texts = [item.text for item in items if isinstance(item, Value)]
     folded = _unique([text.casefold() for text in texts])
     users = _user_spellings(folded)
+    # Always among a subquery's conditions, never negated alone: a NULL author fails the row as
+    # false would. Not wrapped in coalesce(…, false), which hid from PostgreSQL's planner how few
+    # changes one author made (it sorted every issue for status CHANGED BY … AFTER …).
     if users is not None:
         terms = _unique([*users, *texts])
-        return f"coalesce({column} IN ({_marks(terms)}), {engine.current().false})", terms
-    return f"coalesce(casefold({column}) IN ({_marks(folded)}), {engine.current().false})", folded
+        return f"{column} IN ({_marks(terms)})", terms
+    return f"casefold({column}) IN ({_marks(folded)})", folded
 
 
 def _catalogue_spellings(kind: str, folded: list[str], texts: list[str]) -> tuple[list[str], list[str]] | None:
