@@ -41,6 +41,7 @@ from jira2markdown.markup.text_effects import (
 from pyparsing import (
     CaselessLiteral,
     Combine,
+    FollowedBy,
     Forward,
     LineEnd,
     LineStart,
@@ -53,7 +54,6 @@ from pyparsing import (
     Regex,
     SkipTo,
     StringEnd,
-    StringStart,
     Token,
     White,
     Word,
@@ -242,8 +242,11 @@ class _Emoticon(AbstractMarkup):
     def expr(self) -> ParserElement:
         words = sorted(EMOTICONS, key=len, reverse=True)
         pattern = "|".join(re.escape(word) for word in words)
-        return (StringStart() | PrecededBy(Regex(r"[\s(\[>]"), retreat=1)) + Regex(
-            rf"(?:{pattern})(?![\w])").set_parse_action(lambda tokens: EMOTICONS[tokens[0]])
+        # At the text's start or after a space or an opening bracket: one regular expression, which
+        # fails at once where no emoticon begins (StringStart() | PrecededBy(…) cost a tenth of a
+        # millisecond at every position of the text).
+        return Regex(rf"(?:(?<![\s\S])|(?<=[\s(\[>]))(?:{pattern})(?![\w])").set_parse_action(
+            lambda tokens: EMOTICONS[tokens[0]])
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -373,6 +376,11 @@ class _Image(Image):
     def action(self, tokens: ParseResults) -> str:
         name = tokens.url.strip()
         return f"![{escape(name)}]({destination(name)})"
+
+    @property
+    def expr(self) -> ParserElement:
+        # Its look-behind is tried only where a "!" is.
+        return FollowedBy("!") + super().expr
 
 
 def _elements(*, for_html: bool) -> MarkupElements:
