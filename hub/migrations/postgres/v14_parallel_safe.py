@@ -13,7 +13,8 @@
   ``json_extract`` gives: a JSON number as it is, ``true``/``false`` as 1/0, a string by its longest
   leading decimal number (leading spaces skipped; none: 0, as ``'abc'``), an array or object
   (SQLite's JSON text) 0, JSON null and no value NULL. ``CAST(text AS DOUBLE PRECISION)`` raised for
-  any text that is not a number (a 503), where SQLite answers 0.
+  any text that is not a number (a 503), where SQLite answers 0. ``sqlite_real(text)`` is that
+  cast of a text, which ``jira_number`` calls.
 
 A step is frozen once released: the functions' text is here, not read from elsewhere.
 """
