@@ -246,6 +246,25 @@ def test_notes_are_added_edited_and_deleted(web):
     assert call(web.site["url"], web.site["interface"], "/api/v1/issues/AURORA-2/notes")["items"] == []
 
 
+def test_a_note_of_another_token_is_shown_without_edit_or_delete_and_an_admin_may_change_it(web):
+    call(web.site["url"], web.site["admin"], "/api/v1/issues/AURORA-3/notes", {"body": "Ops checked the export"})
+    web.sign_in()
+    page = web.page
+    page.goto(web.site["url"] + "/#/issue/AURORA-3")
+    notes = page.locator(".notes .note-item")
+    expect(notes).to_have_count(1)
+    expect(notes.first).to_contain_text("Ops checked the export")
+    expect(notes.first).to_contain_text("ops")
+    # The hub answers 403 to any token but the author's or an admin's: the page offers neither.
+    expect(notes.first.get_by_role("button")).to_have_count(0)
+    web.page.context.clear_cookies()
+    web.sign_in("admin")
+    page.goto(web.site["url"] + "/#/issue/AURORA-3")
+    notes.first.get_by_role("button", name="Delete").click()
+    page.get_by_role("button", name="Confirm delete").click()
+    expect(page.get_by_text("No notes yet.")).to_be_visible()
+
+
 def scripted_agent(url: str, token: str, go: threading.Event, done: dict, count: int = 1) -> None:
     """An agent that claims ``count`` fetches, waits for ``go``, then uploads PDF for each and finishes them."""
     commands = []
@@ -357,6 +376,10 @@ def test_operations_show_agents_queue_runs_and_store_and_enqueue_and_cancel(web)
     page.get_by_role("button", name="Enqueue a full refresh").click()
     expect(page.get_by_role("status").first).to_contain_text("Full refresh queued: command")
     command_id = re.search(r"command (\d+)", page.get_by_role("status").first.text_content()).group(1)
+    # One full refresh at a time: asked again, the hub answers with the open one.
+    page.get_by_role("button", name="Enqueue a full refresh").click()
+    expect(page.get_by_role("status").first).to_contain_text(
+        f"A full refresh is already open: command {command_id} is queued.")
     cancel = page.get_by_role("button", name=f"Cancel command {command_id}")
     expect(cancel).to_be_visible()
     web.screenshot("ops", "command-queued")

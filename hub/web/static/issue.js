@@ -189,14 +189,20 @@ function notesPanel(key, signal) {
   const form = h("form", {class: "note-form"},
     h("label", {for: "new-note"}, "New note"), text, h("button", {type: "submit"}, "Add note"));
 
+  // Only a note's author (its token's name) or an admin may change it: the hub answers anyone
+  // else 403, so the page offers them no Edit or Delete.
+  const mayChange = api.me()
+    .then((who) => (note) => who.role === "admin" || note.author === who.name)
+    .catch(() => () => false);
+
   // Read again after each change: two quick changes' reads may be answered out of order.
   const read = newest();
   async function load() {
     const current = read();
     try {
-      const notes = await api.request("GET", path, {signal});
+      const [notes, may] = await Promise.all([api.request("GET", path, {signal}), mayChange]);
       if (!current()) return;
-      replace(list, notes.items.map(noteItem));
+      replace(list, notes.items.map((note) => noteItem(note, may(note))));
       if (!notes.items.length) list.append(h("li", {class: "empty"}, "No notes yet."));
     } catch (error) {
       if (error.name !== "AbortError") say(line, `Could not read the notes: ${error.message}`, true);
@@ -215,14 +221,14 @@ function notesPanel(key, signal) {
     }
   }
 
-  function noteItem(note) {
+  function noteItem(note, mayChange) {
     const item = h("li", {class: "note-item"});
     const show = () => replace(item,
       h("p", {class: "body"}, note.body),
       h("p", {class: "meta"}, note.author, " · ", time(note.updated_at)),
-      h("div", {class: "buttons"},
+      mayChange ? h("div", {class: "buttons"},
         h("button", {type: "button", class: "secondary", onclick: edit}, "Edit"),
-        h("button", {type: "button", class: "secondary", onclick: remove}, "Delete")));
+        h("button", {type: "button", class: "secondary", onclick: remove}, "Delete")) : null);
     const edit = () => {
       const id = `note-${note.id}`;
       const area = h("textarea", {id, rows: 3, value: note.body, required: true});

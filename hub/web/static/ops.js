@@ -138,8 +138,13 @@ export async function renderOps(main, signal) {
   refresh?.addEventListener("click", async () => {
     refresh.disabled = true;
     try {
-      await act("enqueue a refresh", () => api.request("POST", "/api/v1/commands", {body: {type: "refresh"}, signal}),
-        (command) => `Full refresh queued: command ${command.id}.`);
+      // 200 with the open one when a full refresh is already queued or running (one at a time).
+      await act("enqueue a refresh", async () => {
+        const response = await api.request("POST", "/api/v1/commands", {body: {type: "refresh"}, signal, raw: true});
+        return {command: await response.json(), open: response.status === 200};
+      }, ({command, open}) => (open
+        ? `A full refresh is already open: command ${command.id} is ${command.status}.`
+        : `Full refresh queued: command ${command.id}.`));
     } finally {
       refresh.disabled = false;
     }
