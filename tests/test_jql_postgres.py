@@ -284,3 +284,52 @@ def test_a_bounded_jql_query_on_postgresql_is_not_jit_compiled(hub):
 
     with bounded(5):
         assert database.execute_sql("SHOW jit").fetchone() == ("off",)
+
+
+# -- a counted page ------------------------------------------------------------------------------------
+
+def _steps(n: int) -> list[tuple[str, str, str, str]]:
+    """Issue n's status changes: Open → In Progress → Review, every third one sent back from
+    Review to In Progress."""
+    steps = [("1", "Open", "3", "In Progress"), ("3", "In Progress", "10001", "Review")]
+    return [*steps, ("10001", "Review", "3", "In Progress")] if n % 3 == 0 else steps
+
+
+def _days(n: int) -> list[int]:
+    """The days of September of issue n's changes: one a day from the (n % 20 + 1)th."""
+    return [n % 20 + 1 + s for s in range(len(_steps(n)))]
+
+
+def _walked(n: int) -> list[dict]:
+    """Issue n's changelog: :func:`_steps` on :func:`_days`."""
+    changes = zip(_steps(n), _days(n), strict=True)
+    return [{"id": str(40000 + n * 10 + s), "author": "ivanov", "created": f"2026-09-{day:02d}T09:00:00.000+0000",
+             "items": [{"field": "status", "field_type": "jira", "from": a, "from_string": b, "to": c,
+                        "to_string": d}]} for s, ((a, b, c, d), day) in enumerate(changes)]
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+@pytest.mark.parametrize(("jql", "matches"), [
+    ('status CHANGED FROM Review TO "In Progress"', lambda n: n % 3 == 0),
+    ('status CHANGED DURING ("2026/09/05", "2026/09/08")', lambda n: any(5 <= day <= 8 for day in _days(n))),
+    ('status CHANGED BEFORE "2026/09/04"', lambda n: min(_days(n)) < 4),
+])
+def test_the_first_page_of_a_history_query_counts_every_match_and_the_next_pages_follow_it(
+        parallel_hub, jql, matches):
+    """The first page counts its matches apart from its LIMIT on PostgreSQL (planned for every
+    row, under a parallel plan here): the same total and the same pages as SQLite's, which count
+    them in the page's pass, and the later pages (no count) take up where it ended."""
+    with_projects()
+    load(parallel_hub, [issue(f"AURORA-{n}", status="In Progress" if n % 3 == 0 else "Review", changes=_walked(n))
+                        for n in range(1, 61)], version=16)
+    expected = [f"AURORA-{n}" for n in range(60, 0, -1) if matches(n)]  # key DESC: no ORDER BY
+    first = parallel_hub.api("GET", "/api/v1/issues", params={"jql": jql, "limit": 7})
+    assert first.status_code == 200, first.json
+    assert first.json["total"] == len(expected) > 7
+    keys, page = [item["key"] for item in first.json["items"]], first.json
+    while page["next_cursor"] is not None:
+        page = parallel_hub.api("GET", "/api/v1/issues",
+                                params={"jql": jql, "limit": 7, "cursor": page["next_cursor"]}).json
+        assert "total" not in page
+        keys += [item["key"] for item in page["items"]]
+    assert keys == expected

@@ -22,6 +22,9 @@ What differs:
   which the list pages by);
 - NULLs sort first going up on SQLite and last on PostgreSQL: :func:`sqlite_nulls`
   gives an ORDER BY term SQLite's place for them on both.
+- a page that counts every match: PostgreSQL plans a query with a LIMIT to stop early, even
+  where a window count needs every row, so :func:`counted` fences the matches off from the
+  page's LIMIT there (``OFFSET 0``), and they are planned for all of them.
 """
 
 from __future__ import annotations
@@ -116,6 +119,12 @@ class JqlSql:
         """An ORDER BY term ``<expression> ASC|DESC`` with NULLs where SQLite puts them."""
         return term
 
+    def counted(self, columns: str, matches: str) -> str:
+        """A SELECT of ``columns`` (named, not ``total``) of ``matches`` (``<table> WHERE …``),
+        each row also carrying the count of every row (``total``), for a page's ORDER BY and
+        LIMIT to follow: the count taken on the same pass that finds the rows for the sorter."""
+        return f"SELECT {columns}, count(*) OVER () AS total FROM {matches}"
+
     def sorts_every_match(self, sql: str, params: list) -> bool:
         """Whether the engine's plan for ``sql`` (a query with ORDER BY) sorts every row it
         finds, no index giving the order: then a page of it visits every match anyway, and
@@ -187,6 +196,14 @@ class PostgresJql(JqlSql):
         if way.upper() not in _WAYS:
             expression, way = term, "ASC"
         return f"{expression} {way} NULLS {'FIRST' if way.upper() == 'ASC' else 'LAST'}"
+
+    def counted(self, columns: str, matches: str) -> str:
+        # The page's LIMIT would have the matches planned to stop early (walking every issue in
+        # the order's sort and testing each against a history subquery) though the count needs
+        # them all: behind OFFSET 0 they are planned on their own, for every row (a CHANGED
+        # FROM … TO … on 100,000 issues: 0.4 s, then 0.1 s; a plan that stops early is still
+        # chosen where no count is asked, for the later pages).
+        return f"SELECT *, count(*) OVER () AS total FROM (SELECT {columns} FROM {matches} OFFSET 0) AS matched"
 
     def sorts_every_match(self, sql: str, params: list) -> bool:
         # A count over the window of the page's matches, on the pass that finds them: one

@@ -412,11 +412,11 @@ def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
     pieces = engine.current()
     terms = [term.rsplit(" ", 1) for term in order]  # the compiler's "<expression> ASC|DESC"
     keys = ", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms))
-    counted = ", count(*) OVER () AS total" if total else ""
+    columns, matches = f"{pieces.row} AS doc, {keys}", f"issue WHERE {filters}"
+    chosen = pieces.counted(columns, matches) if total else f"SELECT {columns} FROM {matches}"
     inner = ", ".join(pieces.sqlite_nulls(f"o{n} {way}") for n, (_, way) in enumerate(terms))
     outer = ", ".join(pieces.sqlite_nulls(f"hit.o{n} {way}") for n, (_, way) in enumerate(terms))
-    return (f"SELECT issue.*{', hit.total' if total else ''} FROM (SELECT {pieces.row} AS doc, {keys}{counted} "
-            f"FROM issue WHERE {filters} ORDER BY {inner} LIMIT ? OFFSET ?) AS hit "
+    return (f"SELECT issue.*{', hit.total' if total else ''} FROM ({chosen} ORDER BY {inner} LIMIT ? OFFSET ?) AS hit "
             f"{pieces.join} issue ON {pieces.row} = hit.doc ORDER BY {outer}")
 
 
