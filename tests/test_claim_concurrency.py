@@ -64,7 +64,7 @@ def seeded(config: Config, count: int) -> list[int]:
     signal = WorkSignal()
     commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(config.files_dir), signal),
                               signal)
-    return [commands.enqueue_refresh(f"key = A-{i}").id for i in range(count)]
+    return [commands.enqueue("refresh", {"jql": f"key = A-{i}"})[0].id for i in range(count)]
 
 
 def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):

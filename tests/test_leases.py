@@ -39,7 +39,7 @@ def queue(make_hub, clock):
 
 def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):
     dispatcher, commands = queue
-    command = commands.enqueue_refresh("key = A-1")
+    command = commands.enqueue("refresh", {"jql": "key = A-1"})[0]
     [first] = dispatcher.claim("agent-1", 14)
     assert first["lease_until"] == "2026-11-02T09:01:00+00:00"
 
@@ -63,7 +63,7 @@ def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):
 
 def test_the_periodic_expiry_requeues_and_after_max_deliveries_fails(queue, clock):
     dispatcher, commands = queue
-    command = commands.enqueue_refresh("key = A-1")
+    command = commands.enqueue("refresh", {"jql": "key = A-1"})[0]
     for delivery in (1, 2, 3):
         [claimed] = dispatcher.claim(f"agent-{delivery}", 14)
         assert claimed["deliveries"] == delivery
@@ -79,7 +79,7 @@ def test_the_periodic_expiry_requeues_and_after_max_deliveries_fails(queue, cloc
 
 def test_heartbeats_and_reports_extend_the_lease(queue, clock):
     dispatcher, commands = queue
-    command = commands.enqueue_refresh("key = A-1")
+    command = commands.enqueue("refresh", {"jql": "key = A-1"})[0]
     dispatcher.claim("agent-1", 14)
     for _ in range(5):
         clock.advance(LEASE - 10)
@@ -95,7 +95,7 @@ def test_heartbeats_and_reports_extend_the_lease(queue, clock):
 def test_a_late_report_before_expiry_ran_is_still_accepted(queue, clock):
     """Past its lease but not yet taken back, the command is still the agent's."""
     dispatcher, commands = queue
-    command = commands.enqueue_refresh("key = A-1")
+    command = commands.enqueue("refresh", {"jql": "key = A-1"})[0]
     dispatcher.claim("agent-1", 14)
     clock.advance(LEASE * 2)
     held = dispatcher.held(command.id, None, "agent-1", 1)
@@ -107,7 +107,7 @@ def test_expiry_task_runs_through_huey(queue, clock):
     from worker import tasks
 
     dispatcher, commands = queue
-    commands.enqueue_refresh("key = A-1")
+    commands.enqueue("refresh", {"jql": "key = A-1"})[0]
     dispatcher.claim("agent-1", 14)
     Command.update(lease_until="2000-01-01T00:00:00+00:00").execute()
 

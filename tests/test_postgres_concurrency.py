@@ -147,7 +147,7 @@ def refreshes(count: int) -> list[int]:
     signal = WorkSignal()
     commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(Path("/nonexistent")), signal),
                               signal)
-    return [commands.enqueue_refresh(f"key = AURORA-{n}").id for n in range(count)]
+    return [commands.enqueue("refresh", {"jql": f"key = AURORA-{n}"})[0].id for n in range(count)]
 
 
 def test_processes_claiming_at_once_get_each_command_once(db, tmp_path):

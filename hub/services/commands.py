@@ -198,21 +198,6 @@ class CommandService:
             )
         return base
 
-    def enqueue_refresh(self, jql: str | None = None, batch_id: int | None = None, *,
-                        updated_since: str | None = None) -> Command:
-        """Queue a ``refresh``, always a new one and unbounded (the hub's own; an
-        interface's goes through :meth:`enqueue`); without ``jql`` it loads the base JQL
-        (a full run, unless ``updated_since``, a UTC time in the hub's format, makes it
-        incremental)."""
-        with database.atomic():
-            if jql is None:
-                jql = self._require_base(self._projects.base_jql())
-            if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
-                raise ContractError(f"batch {batch_id} does not exist", "batch_id")
-            command = self._insert_refresh(jql, updated_since, batch_id)
-        self._signal.notify()
-        return command
-
     def enqueue_base_refresh(self, plan: Callable[[str], str | Literal[False] | None]) -> Command | None:
         """Queue a refresh of the base JQL as ``plan(base_jql)`` decides: False for
         none, None for a full run, a UTC time for an incremental run since then.
