@@ -26,7 +26,7 @@ from pathlib import Path
 
 from hub import startup
 from hub.config import Config
-from hub.services.backup import backup, restore
+from hub.services.operations.backup import backup, restore
 
 T = "2026-11-30T03:00:00+00:00"
 TARGET = 3.0

@@ -32,7 +32,7 @@ transaction per page, each round into an emptied mirror, then the search backlog
 drained): what loading costs on PostgreSQL without the HTTP request and its JSON
 around it. A round over HTTP ends when the search index holds every page (the served
 hub computes a page's vectors after the page commits, on a thread of its own:
-hub/services/search_backlog.py); the verdict is on that
+hub/services/search/fulltext_backlog.py); the verdict is on that
 figure when the hub cannot be served on PostgreSQL (the line says why), and with
 ``--no-postgres-http``.
 
@@ -59,7 +59,7 @@ from bench.figures import verdict
 from bench.page import JIRA_TIME, rich_issue
 from bench.server import KeepAlive, hub_command, serve, stop, throwaway_postgres
 from hub.clock import jira_to_utc
-from hub.services.mirror import custom_text
+from hub.services.mirror.loading import custom_text
 
 TARGET = 0.4
 POSTGRES_TARGET = 0.3
@@ -184,7 +184,7 @@ class ThroughHttp:
 
 def _wait_until_indexed(url: str) -> None:
     """Until PostgreSQL's search index holds every page sent (the hub computes the vectors
-    after each page commits, hub/services/search_backlog.py): a round ends there."""
+    after each page commits, hub/services/search/fulltext_backlog.py): a round ends there."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
@@ -320,8 +320,8 @@ class PostgresSide:
         truncate = f"TRUNCATE {', '.join(COLUMNS)}"
         if self._hub:
             from hub.db import database
-            from hub.services.mirror import MirrorService, RunContext
-            from hub.services.search_backlog import PostgresSearchBacklog
+            from hub.services.mirror.loading import MirrorService, RunContext
+            from hub.services.search.fulltext_backlog import PostgresSearchBacklog
 
             database.initialize(self._db)
             database.execute_sql(truncate)

@@ -25,7 +25,7 @@ import falcon.testing
 from hub import startup
 from hub.api.app import create_app
 from hub.config import Config
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
 
 JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 

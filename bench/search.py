@@ -189,8 +189,8 @@ def postgres_raw_times(url: str, word: str, count: int, limit: int = 50) -> list
     import psycopg
 
     from hub.db import open_postgres, qmark_to_format
-    from hub.services import fulltext_postgres as pg
-    from hub.services.search import parse
+    from hub.services.search import fulltext_postgres as pg
+    from hub.services.search.text_query import parse
 
     db = open_postgres(url)
     try:

@@ -75,7 +75,7 @@ def main() -> int:
 
     from bench.nodes import Nodes
     from bench.server import postgres_server_for
-    from hub.services.dispatch import POLL_SECONDS
+    from hub.services.commands.dispatch import POLL_SECONDS
 
     server = postgres_server_for(args.database_url)
     work = Path(tempfile.mkdtemp(prefix="hub-bench-wakeups-"))

@@ -29,36 +29,36 @@ from hub.clock import Clock
 from hub.config import Config
 from hub.db import open_hub_database
 from hub.metrics import Metrics
-from hub.services.agents import AgentService
-from hub.services.attachments import AttachmentService
-from hub.services.batches import BatchService
-from hub.services.catalogues import CatalogueService
-from hub.services.cleanup import CleanupService
-from hub.services.collector import HubCollector
-from hub.services.commands import CommandService
-from hub.services.dispatch import Dispatcher
-from hub.services.facets import FacetService
-from hub.services.files import FileStore, LocalFileStore
-from hub.services.filters import FilterService
-from hub.services.fulltext import FullText
-from hub.services.fulltext_postgres import PostgresFullText
-from hub.services.fulltext_sqlite import SqliteFullText
-from hub.services.health import HealthService, write_probe
-from hub.services.issues import IssueService
-from hub.services.jql_zone import JqlZone
-from hub.services.mirror import MirrorService
-from hub.services.overview import OverviewService
-from hub.services.periods import PeriodService
-from hub.services.projects import ProjectService
-from hub.services.refresh_schedule import RefreshSchedule
-from hub.services.rendering import RenderService
-from hub.services.reports import ReportService
-from hub.services.search_backlog import PostgresSearchBacklog, SearchBacklog
-from hub.services.sessions import SessionService
-from hub.services.sprints import SprintService
-from hub.services.sync_runs import SyncRunService
-from hub.services.tokens import TokenService
-from hub.services.work_signal import PostgresWorkSignal, WorkSignal
+from hub.services.access.sessions import SessionService
+from hub.services.access.tokens import TokenService
+from hub.services.commands.agents import AgentService
+from hub.services.commands.batches import BatchService
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.queue import CommandService
+from hub.services.commands.reports import ReportService
+from hub.services.commands.schedule import RefreshSchedule
+from hub.services.commands.sync_runs import SyncRunService
+from hub.services.commands.work_signal import PostgresWorkSignal, WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.cleanup import CleanupService
+from hub.services.files.store import FileStore, LocalFileStore
+from hub.services.issues.reading import IssueService
+from hub.services.issues.saved_filters import FilterService
+from hub.services.issues.sprints import SprintService
+from hub.services.markup.rendering import RenderService
+from hub.services.mirror.catalogues import CatalogueService
+from hub.services.mirror.loading import MirrorService
+from hub.services.mirror.projects import ProjectService
+from hub.services.operations.health import HealthService, write_probe
+from hub.services.operations.metrics_collector import HubCollector
+from hub.services.operations.overview import OverviewService
+from hub.services.operations.periods import PeriodService
+from hub.services.search.facets import FacetService
+from hub.services.search.fulltext import FullText
+from hub.services.search.fulltext_backlog import PostgresSearchBacklog, SearchBacklog
+from hub.services.search.fulltext_postgres import PostgresFullText
+from hub.services.search.fulltext_sqlite import SqliteFullText
+from hub.services.search.jql.zone import JqlZone
 from worker.instance import HubHuey, huey
 
 
@@ -131,7 +131,7 @@ def open_store(config: Config) -> FileStore:
     """The attachment file store ``config`` names: ``files/`` in the data dir, or the
     S3 bucket of ``HUB_STORE_URL`` (read through this node's cache in the data dir)."""
     if config.store_url:
-        from hub.services.s3store import S3FileStore
+        from hub.services.files.store_s3 import S3FileStore
 
         return S3FileStore.from_url(config.store_url, config.data_dir / "cache" / "files",
                                     config.store_cache_bytes)
@@ -242,13 +242,13 @@ def backups(config: Config, clock: Clock | None = None):
     """``hub backup`` / ``hub restore`` for ``config``'s engine: the data dir's ``hub.sqlite``
     (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``) with
     the hub's file store (:func:`open_store`)."""
-    from hub.services.backup import SqliteBackups
+    from hub.services.operations.backup import SqliteBackups
 
     if not config.database_url:
         # files/ unless HUB_STORE_URL names an object store, whose files are listed, not copied.
         store = open_store(config) if config.store_url else None
         return SqliteBackups(config.data_dir, clock, store, config.store_url)
-    from hub.services.backup_postgres import PostgresBackups
+    from hub.services.operations.backup_postgres import PostgresBackups
 
     return PostgresBackups(config.database_url, open_store(config), config.data_dir,
                            store_url=config.store_url, bindir=config.pg_bindir, clock=clock)

@@ -14,16 +14,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub import engines, logs
-from hub.cli_move import add_migrate_to
+from hub import engine_check, logs
+from hub.cli_migrate_to import add_migrate_to
 from hub.config import VARIABLES, Config, ConfigError
-from hub.engines import EngineUnavailable
+from hub.engine_check import EngineUnavailable
 from hub.errors import HubError
 from hub.migrations import MigrationError, MigrationResult
-from hub.services.backup import NotEmpty, UnsafePath, WrongEngine
-from hub.services.moving import MoveRefused
-from hub.services.pg_tools import ToolMissing
-from hub.services.pg_tools import where as _where
+from hub.services.operations.backup import NotEmpty, UnsafePath, WrongEngine
+from hub.services.operations.migrate_to import MoveRefused
+from hub.services.operations.pg_tools import ToolMissing
+from hub.services.operations.pg_tools import where as _where
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
 
 log = logging.getLogger("hub")
@@ -188,9 +188,9 @@ def require_hub(config: Config) -> None:
     ``restore`` make one. Run from the wrong directory, any other command would
     otherwise create a second, empty hub in ``./hub-data`` and act on that."""
     if config.database_url:
-        if engines.holds_hub(config.database_url):
+        if engine_check.holds_hub(config.database_url):
             return
-        raise NoHub(f"no hub in the database at {engines.redact(config.database_url)} (HUB_DATABASE_URL): "
+        raise NoHub(f"no hub in the database at {engine_check.redact(config.database_url)} (HUB_DATABASE_URL): "
                     "nothing done. Create one there with 'hub migrate'")
     if config.db_path.is_file():
         return
@@ -202,7 +202,7 @@ def require_hub(config: Config) -> None:
 
 def _start(config: Config) -> None:
     """What ``serve``, ``worker`` and ``migrate`` check first: every engine named can be used."""
-    engines.check(config)
+    engine_check.check(config)
 
 
 def _prepare(config: Config, *, quiet: bool = False) -> MigrationResult:
@@ -224,7 +224,7 @@ def _open(config: Config) -> None:
 
 
 def _token_add(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     _open(config)
     token = TokenService().add(args.name, args.role)
@@ -235,7 +235,7 @@ def _token_add(config: Config, args: argparse.Namespace) -> int:
 
 def _token_list(config: Config, args: argparse.Namespace) -> int:
     from hub.api import shapes
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     _open(config)
     for item in map(shapes.token, TokenService().list()):
@@ -244,7 +244,7 @@ def _token_list(config: Config, args: argparse.Namespace) -> int:
 
 
 def _token_revoke(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     _open(config)
     TokenService().revoke(args.name)
@@ -254,7 +254,7 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
 
 def _agent_list(config: Config, args: argparse.Namespace) -> int:
     from hub.api import shapes
-    from hub.services.agents import AgentService
+    from hub.services.commands.agents import AgentService
 
     _open(config)
     agents, cursor = AgentService.from_config(config), None
@@ -280,7 +280,7 @@ def _jira_reach(jira: dict | None) -> str:
 
 
 def _agent_remove(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.agents import AgentService
+    from hub.services.commands.agents import AgentService
 
     _open(config)
     AgentService.from_config(config).remove(args.agent_id)
@@ -289,7 +289,7 @@ def _agent_remove(config: Config, args: argparse.Namespace) -> int:
 
 
 def _project_add(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.projects import ProjectService
+    from hub.services.mirror.projects import ProjectService
 
     _open(config)
     projects = ProjectService()
@@ -299,7 +299,7 @@ def _project_add(config: Config, args: argparse.Namespace) -> int:
 
 
 def _project_list(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.projects import ProjectService
+    from hub.services.mirror.projects import ProjectService
 
     _open(config)
     projects = ProjectService()
@@ -311,7 +311,7 @@ def _project_list(config: Config, args: argparse.Namespace) -> int:
 
 
 def _project_remove(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.projects import ProjectService
+    from hub.services.mirror.projects import ProjectService
 
     _open(config)
     projects = ProjectService()
@@ -321,7 +321,7 @@ def _project_remove(config: Config, args: argparse.Namespace) -> int:
 
 
 def _scope_set(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.projects import ProjectService
+    from hub.services.mirror.projects import ProjectService
 
     _open(config)
     projects = ProjectService()
@@ -331,7 +331,7 @@ def _scope_set(config: Config, args: argparse.Namespace) -> int:
 
 
 def _scope_show(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.projects import ProjectService
+    from hub.services.mirror.projects import ProjectService
 
     _open(config)
     projects = ProjectService()
@@ -385,7 +385,7 @@ def _restore(config: Config, args: argparse.Namespace) -> int:
 
 def _cleanup(config: Config, args: argparse.Namespace) -> int:
     from hub.assembly import open_store
-    from hub.services.cleanup import CleanupService
+    from hub.services.files.cleanup import CleanupService
 
     _open(config)
     cleanup = CleanupService(open_store(config), config.files_quota_bytes, config.files_max_age_days)
@@ -402,7 +402,7 @@ def _cleanup(config: Config, args: argparse.Namespace) -> int:
 def _first_admin_token(config: Config) -> None:
     """On a hub with no tokens: make one admin token, print it once, keep it in a 0600 file."""
     from hub.datadir import PRIVATE_FILE_MODE
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     token = TokenService().create_first_admin()
     if token is None:
@@ -417,7 +417,7 @@ def _first_admin_token(config: Config) -> None:
 
 def describe_migration(config: Config, result: MigrationResult) -> str:
     """One line for the operator: old → new version and the backup path."""
-    where = engines.redact(config.database_url) if config.database_url else config.db_path
+    where = engine_check.redact(config.database_url) if config.database_url else config.db_path
     if result.old_version is None:
         return f"created {where} at schema v{result.new_version}"
     if not result.changed:

@@ -192,7 +192,7 @@ def _url_or_unset(schemes: tuple[str, ...], unset: str) -> Callable[[str, str], 
     """A URL with one of ``schemes`` (``postgresql://…``), or nothing: None, the local default.
 
     Checked for shape only here; whether the engine answers, and is new enough,
-    is checked when the hub starts (:mod:`hub.engines`).
+    is checked when the hub starts (:mod:`hub.engine_check`).
     """
 
     def parse(name: str, raw: str) -> str | None:

@@ -7,7 +7,7 @@ Two kinds of figures, by where the truth lives:
   :class:`Metrics` (prometheus-client's counters are thread-safe);
 - everything the database or the file store knows (the queue, deliveries,
   lease expiries, sync-run durations, cleanup removals, agents, the store) is
-  read at scrape time by :class:`hub.services.collector.HubCollector`, so that
+  read at scrape time by :class:`hub.services.operations.metrics_collector.HubCollector`, so that
   events of a separate ``hub worker`` process, and of earlier runs of the hub,
   are counted too.
 

@@ -174,7 +174,7 @@ class Hub:
         from hub import startup
         from hub.api.app import create_app
         from hub.assembly import build
-        from hub.services.tokens import TokenService
+        from hub.services.access.tokens import TokenService
 
         startup.prepare(config)
         self.config = config

@@ -215,7 +215,7 @@ class Reference:
         return [issue["key"] for issue in hits]
 
     def node(self, node, issue) -> bool:
-        from hub.services.jql.tree import And, Not, Or
+        from hub.services.search.jql.tree import And, Not, Or
 
         if isinstance(node, And):
             return all(self.node(operand, issue) for operand in node.operands)
@@ -253,8 +253,8 @@ class Reference:
 
     def matches(self, name: str, held, value) -> bool:
         """Whether one held value is the operand's ``value`` (a Value or a Function)."""
-        from hub.services.jql import dates
-        from hub.services.jql.tree import Function
+        from hub.services.search.jql import dates
+        from hub.services.search.jql.tree import Function
 
         if isinstance(value, Function):
             fname = value.name.casefold()
@@ -282,7 +282,7 @@ class Reference:
         return held.casefold() == text.casefold()
 
     def clause(self, clause, issue) -> bool:
-        from hub.services.jql.tree import Empty, ValueList
+        from hub.services.search.jql.tree import Empty, ValueList
 
         custom = {10002: "story points", 11902: "sprint"}
         name = clause.field.name.casefold() if clause.field.custom_id is None else custom[clause.field.custom_id]
@@ -314,7 +314,7 @@ class Reference:
     def compare(self, name: str, op: str, held, operand) -> bool:
         import operator
 
-        from hub.services.jql import dates
+        from hub.services.search.jql import dates
 
         test = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}[op]
         if name == "priority":
@@ -331,7 +331,7 @@ class Reference:
 
     @staticmethod
     def key_clause(op: str, operand, issue) -> bool:
-        from hub.services.jql.tree import ValueList
+        from hub.services.search.jql.tree import ValueList
 
         if op in (">", ">=", "<", "<="):
             project, _, number = operand.text.upper().rpartition("-")

@@ -125,8 +125,8 @@ def pages_of(seed: int, worker: int, count: int, moving: bool = False) -> list[d
 def load_one(worker: int, number: int, content: dict, log: bool) -> None:
     """Load one page in its own transaction (and log it, with ``log``)."""
     from hub.db import database
-    from hub.services.catalogues import CatalogueService
-    from hub.services.mirror import MirrorService, RunContext
+    from hub.services.mirror.catalogues import CatalogueService
+    from hub.services.mirror.loading import MirrorService, RunContext
 
     run = RunContext(full=False, started_at=START, now=content["now"])
     with database.atomic():
@@ -147,7 +147,7 @@ def load_rounds(data_dir: str, database_url: str | None, worker: int, seed: int,
 
     from hub.config import Config
     from hub.db import open_hub_database
-    from hub.services.jql.bounded import sqlstate
+    from hub.services.search.jql.bounded import sqlstate
 
     contents = pages_of(seed, worker, rounds * pages, moving)
     db = open_hub_database(Config(data_dir=Path(data_dir), database_url=database_url))

@@ -363,7 +363,7 @@ def added_tokens(config: Config, *names_and_roles: tuple[str, str]) -> list[str]
     ``hub token add`` makes one (tests/test_cli.py runs that command itself): starting a
     process per token cost the suite minutes."""
     from hub.db import open_hub_database
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     db = open_hub_database(config)
     try:

@@ -17,8 +17,8 @@ from mcp import Client
 
 from agent.hub_client import MAX_DETAIL_CHARS, HubClient
 from hub.mcp.server import build_server
-from hub.services.agents import AgentService
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
+from hub.services.commands.agents import AgentService
 from tests.conftest import MovableClock
 from tests.dbfactory import make_db
 from tests.engine_support import engine_env, execute

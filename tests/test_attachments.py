@@ -133,7 +133,7 @@ def test_failed_and_cancelled_fetches_read_as_failed_with_the_error(hub):
 
 
 def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub, store):
-    from hub.services.cleanup import CleanupService
+    from hub.services.files.cleanup import CleanupService
 
     listed(hub, attachment("1", "a.pdf"), attachment("2", "copy-of-a.pdf"))
     sha1, sha2 = fetched(hub, "1"), fetched(hub, "2")
@@ -338,7 +338,7 @@ def test_states_follow_new_and_changing_commands_of_many_attachments(hub):
 def test_states_read_fetches_through_the_attachment_index(hub):
     """Both fetch lookups seek the partial expression index; nothing scans a table."""
     from hub.db import database
-    from hub.services.attachments import GIVEN_UP, OPEN, STATES_SQL
+    from hub.services.files.attachments import GIVEN_UP, OPEN, STATES_SQL
 
     params = (*GIVEN_UP, *GIVEN_UP, '["1", "2"]', *OPEN)
     plan = [row[3] for row in database.execute_sql("EXPLAIN QUERY PLAN " + STATES_SQL, params)]
@@ -353,7 +353,7 @@ def test_states_on_postgresql_can_read_fetches_through_the_attachment_index(hub)
     """The expression is the index's: with scans priced out, both lookups use it."""
     from hub.db import database
     from hub.dialect import POSTGRES
-    from hub.services.attachments import GIVEN_UP, OPEN, states_sql
+    from hub.services.files.attachments import GIVEN_UP, OPEN, states_sql
 
     params = (*GIVEN_UP, *GIVEN_UP, '["1", "2"]', *OPEN)
     with database.atomic():

@@ -12,9 +12,9 @@ import pytest
 
 from hub.db import open_database
 from hub.migrations import CURRENT_VERSION
-from hub.services.attachments import AttachmentService
-from hub.services.files import LocalFileStore
-from hub.services.work_signal import WorkSignal
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.store import LocalFileStore
 from tests.support import (
     Client,
     created_hub,

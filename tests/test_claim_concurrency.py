@@ -18,12 +18,12 @@ import pytest
 from hub import startup
 from hub.config import Config
 from hub.db import open_hub_database
-from hub.services.attachments import AttachmentService
-from hub.services.commands import CommandService
-from hub.services.files import LocalFileStore
-from hub.services.projects import ProjectService
-from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
+from hub.services.access.tokens import TokenService
+from hub.services.commands.queue import CommandService
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.store import LocalFileStore
+from hub.services.mirror.projects import ProjectService
 from tests.engine_support import rows
 from tests.support import start, stop, wait_for_line, wait_until
 
@@ -38,8 +38,8 @@ CLAIMER = textwrap.dedent(
     from pathlib import Path
     from hub.config import Config
     from hub.db import open_hub_database
-    from hub.services.work_signal import WorkSignal
-    from hub.services.dispatch import Dispatcher
+    from hub.services.commands.work_signal import WorkSignal
+    from hub.services.commands.dispatch import Dispatcher
 
     data_dir, go, name, url = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     open_hub_database(Config(data_dir=data_dir, database_url=url or None, busy_timeout_seconds=60))

@@ -13,9 +13,9 @@ from hub import dialect, startup
 from hub.api.app import create_app
 from hub.config import Config
 from hub.db import database
-from hub.services.dispatch import Dispatcher
-from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
+from hub.services.access.tokens import TokenService
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.work_signal import WorkSignal
 from tests.conftest import MovableClock
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from hub.models import AttachmentFile, IssueAttachment
-from hub.services.cleanup import CleanupService
+from hub.services.files.cleanup import CleanupService
 from tests.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 from tests.support import run_hub
 

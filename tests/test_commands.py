@@ -11,11 +11,11 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def service(hub):
-    from hub.services.attachments import AttachmentService
-    from hub.services.commands import CommandService
-    from hub.services.files import LocalFileStore
-    from hub.services.projects import ProjectService
-    from hub.services.work_signal import WorkSignal
+    from hub.services.commands.queue import CommandService
+    from hub.services.commands.work_signal import WorkSignal
+    from hub.services.files.attachments import AttachmentService
+    from hub.services.files.store import LocalFileStore
+    from hub.services.mirror.projects import ProjectService
 
     signal = WorkSignal()
     return CommandService(ProjectService(), AttachmentService(LocalFileStore(hub.config.files_dir), signal),

@@ -108,16 +108,16 @@ def test_nodes_starting_at_once_create_the_hub_once_and_print_one_admin_token(tm
 def test_a_server_older_than_the_hub_needs_or_without_its_extension_is_refused(monkeypatch):
     """The real server, held to a version it is below and an extension it lacks: each check says
     which, in one line (no older server or one without unaccent is at hand to start)."""
-    from hub import engines
+    from hub import engine_check
 
     server, reason = postgres_server()
     require(reason)
     url = server.url("postgres")
-    engines.check_database(url)  # as it is, the server is enough
-    monkeypatch.setattr(engines, "MIN_POSTGRES_VERSION", 990000)
-    with pytest.raises(engines.EngineUnavailable, match=r"is version \d+.*the hub needs 99 or later"):
-        engines.check_database(url)
-    monkeypatch.setattr(engines, "MIN_POSTGRES_VERSION", 140000)
-    monkeypatch.setattr(engines, "REQUIRED_EXTENSIONS", ("unaccent", "no_such_extension"))
-    with pytest.raises(engines.EngineUnavailable, match=r"lacks the extension\(s\) no_such_extension \("):
-        engines.check_database(url)
+    engine_check.check_database(url)  # as it is, the server is enough
+    monkeypatch.setattr(engine_check, "MIN_POSTGRES_VERSION", 990000)
+    with pytest.raises(engine_check.EngineUnavailable, match=r"is version \d+.*the hub needs 99 or later"):
+        engine_check.check_database(url)
+    monkeypatch.setattr(engine_check, "MIN_POSTGRES_VERSION", 140000)
+    monkeypatch.setattr(engine_check, "REQUIRED_EXTENSIONS", ("unaccent", "no_such_extension"))
+    with pytest.raises(engine_check.EngineUnavailable, match=r"lacks the extension\(s\) no_such_extension \("):
+        engine_check.check_database(url)

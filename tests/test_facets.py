@@ -175,7 +175,7 @@ def test_filters_compare_the_catalogues_spellings_on_the_index(hub):
     """With the catalogue reported, a status in any case is looked up on the status index."""
     mirror(hub)
     from hub.db import database
-    from hub.services.issue_filters import conditions
+    from hub.services.search.conditions import conditions
 
     [(sql, params)] = conditions(status="open", gone="any")
     assert "casefold" not in sql and params == ["Open", "open"]
@@ -189,7 +189,7 @@ def test_filters_on_postgresql_can_compare_the_catalogues_spellings_on_the_index
     (twelve issues are read faster by a scan, which the planner rightly prefers otherwise)."""
     mirror(hub)
     from hub.db import database
-    from hub.services.issue_filters import conditions
+    from hub.services.search.conditions import conditions
 
     [(sql, params)] = conditions(status="open", gone="any")
     assert "casefold" not in sql and params == ["Open", "open"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
 from tests.support import issue, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -132,7 +132,7 @@ def test_saves_at_once_keep_no_more_filters_than_the_bound(make_hub):
     from hub.db import database
     from hub.errors import Conflict
     from hub.models import Token
-    from hub.services.filters import Owner
+    from hub.services.issues.saved_filters import Owner
 
     hub = make_hub(saved_filters_per_token=3)
     token_id = Token.get(Token.name == "test-interface").id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hub.models import Command
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
 from tests.support import claim, db_rows, enqueue, issue, report
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

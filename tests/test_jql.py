@@ -17,8 +17,8 @@ from hub import startup
 from hub.api.app import create_app
 from hub.assembly import build
 from hub.config import Config
-from hub.services.issues import key_order
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
+from hub.services.issues.reading import key_order
 from tests.engine_support import engine_database
 from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, mark_gone
 from tests.support import load
@@ -517,8 +517,8 @@ def test_no_value_of_a_query_is_in_its_sql_only_in_its_parameters(mirror):
     from zoneinfo import ZoneInfo
 
     from hub.assembly import build_fulltext
-    from hub.services.jql.compiler import compile_query
-    from hub.services.jql.parser import parse
+    from hub.services.search.jql.compiler import compile_query
+    from hub.services.search.jql.parser import parse
     from tests.jql_reference import NOW
 
     marker = "zq9marker"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER
+from hub.services.search.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER
 from tests.support import load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -108,9 +108,9 @@ def test_a_query_nested_beyond_the_documented_depth_is_a_422_when_run_and_when_s
 
 
 def test_not_is_pushed_down_to_the_clauses_and_an_and_within_an_and_is_one_so_the_sql_stays_shallow():
-    from hub.services.jql.parser import parse
-    from hub.services.jql.shape import normal
-    from hub.services.jql.tree import And, Clause, Not, Or
+    from hub.services.search.jql.parser import parse
+    from hub.services.search.jql.shape import normal
+    from hub.services.search.jql.tree import And, Clause, Not, Or
 
     def shown(node) -> str:
         if isinstance(node, Clause):

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hub.services.jql.dates import day, is_date_function, moment, span
-from hub.services.jql.tree import Empty, Function, JqlError, Value, ValueList
+from hub.services.search.jql.dates import day, is_date_function, moment, span
+from hub.services.search.jql.tree import Empty, Function, JqlError, Value, ValueList
 
 THURSDAY = datetime(2026, 10, 22, 10, 5, 11, tzinfo=UTC)   # Moscow 13:05, Berlin 12:05 (CEST)
 LATE = datetime(2026, 10, 22, 22, 30, tzinfo=UTC)           # already Friday the 23rd in Moscow

@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from hub.db import database
-from hub.services.jql import dates
-from hub.services.jql.history import compile_history, is_history
-from hub.services.jql.tree import Clause, Empty, FieldRef, Function, JqlError, Predicate, Value, ValueList
+from hub.services.search.jql import dates
+from hub.services.search.jql.history import compile_history, is_history
+from hub.services.search.jql.tree import Clause, Empty, FieldRef, Function, JqlError, Predicate, Value, ValueList
 from tests.support import issue, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

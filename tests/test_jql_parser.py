@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from hub.services.jql.parser import parse
-from hub.services.jql.tree import (
+from hub.services.search.jql.parser import parse
+from hub.services.search.jql.tree import (
     And,
     Clause,
     Empty,

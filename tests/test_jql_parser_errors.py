@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hub.services.jql.lexer import KEYWORDS, PREFIX, RESERVED_CHARS, RESERVED_WORDS
-from hub.services.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER, parse
-from hub.services.jql.tree import Clause, FieldRef, JqlError, Not, Value, ValueList
+from hub.services.search.jql.lexer import KEYWORDS, PREFIX, RESERVED_CHARS, RESERVED_WORDS
+from hub.services.search.jql.parser import MAX_CLAUSES, MAX_DEPTH, MAX_LENGTH, MAX_LIST, MAX_ORDER, parse
+from hub.services.search.jql.tree import Clause, FieldRef, JqlError, Not, Value, ValueList
 
 OPERATORS = "'=', '!=', '<', '>', '<=', '>=', '~', '!~', 'IN', 'NOT IN', 'IS' and 'IS NOT'"
 ESCAPES = "\\', \\\", \\t, \\n, \\r, \\\\, '\\ ' and \\uXXXX"

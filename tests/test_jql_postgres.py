@@ -280,7 +280,7 @@ def test_a_bounded_jql_query_on_postgresql_is_not_jit_compiled(hub):
     """JIT compilation of a history clause's plan took 3–4 s of the 5 s bound on a 20,000-issue
     mirror (``status WAS Review ON …`` answered 503); the bounded transaction turns it off."""
     from hub.db import database
-    from hub.services.jql.bounded import bounded
+    from hub.services.search.jql.bounded import bounded
 
     with bounded(5):
         assert database.execute_sql("SHOW jit").fetchone() == ("off",)

@@ -13,8 +13,8 @@ from hub import startup
 from hub.api.app import create_app
 from hub.assembly import build
 from hub.config import Config
-from hub.services.jql.parser import parse
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
+from hub.services.search.jql.parser import parse
 from tests.engine_support import engine_database
 from tests.jql_reference import CATALOGUES, GONE, ISSUES, NEIGHBOURS, FixedClock, Reference, mark_gone
 from tests.support import load

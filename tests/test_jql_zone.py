@@ -9,7 +9,7 @@ import pytest
 
 from agent.runner import known_zone
 from hub.config import Config
-from hub.services.jql_zone import jql_zone
+from hub.services.search.jql.zone import jql_zone
 from tests.support import db_rows
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

@@ -6,12 +6,12 @@ import pytest
 
 from hub.errors import Conflict
 from hub.models import Command, SyncRun
-from hub.services.attachments import AttachmentService
-from hub.services.commands import CommandService
-from hub.services.dispatch import Dispatcher
-from hub.services.files import LocalFileStore
-from hub.services.projects import ProjectService
-from hub.services.work_signal import WorkSignal
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.queue import CommandService
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.store import LocalFileStore
+from hub.services.mirror.projects import ProjectService
 from tests.conftest import MovableClock
 from tests.support import wait_until
 

@@ -1,4 +1,4 @@
-"""Jira's wiki markup rendered on the hub (hub/services/markup.py): a corpus of wiki text in the
+"""Jira's wiki markup rendered on the hub (hub/services/markup/convert.py): a corpus of wiki text in the
 shapes real Jira Server instances hold (CRLF line ends, headings without their space, logins that
 are e-mail addresses, code with `||` in it) renders with no markup left over and the structure
 Jira gives it; hostile text never becomes script; Markdown for assistants, plain text for snippets.
@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-from hub.services import markup
-from hub.services.markup import AttachmentRef, snippet_text, to_html, to_markdown, to_text
+from hub.services.markup import convert as markup
+from hub.services.markup.convert import AttachmentRef, snippet_text, to_html, to_markdown, to_text
 
 # Descriptions and comments as teams write them in Jira Server (written for these tests).
 CORPUS = {
@@ -305,7 +305,7 @@ def _calls(text: str) -> int:
     """The Python calls the grammar makes to convert ``text``: the work it does, the same on any machine."""
     import sys
 
-    from hub.services.wiki_grammar import Context, transform
+    from hub.services.markup.wiki_grammar import Context, transform
 
     made = 0
 
@@ -332,6 +332,6 @@ def test_a_text_of_brackets_costs_work_linear_in_its_length(unit):
 @pytest.mark.parametrize("unit", ["*a ", "-a ", "+a ", "_a ", "??a ", "{color:red}a"])
 def test_a_line_of_text_effects_costs_work_linear_in_its_length(unit):
     # From each opening whose every later token follows a space, jira2markdown's scan for the
-    # closing one tried each character to the line's end in Python (hub/services/wiki_effects.py).
+    # closing one tried each character to the line's end in Python (hub/services/markup/wiki_effects.py).
     once, twice = _calls(unit * (300 // len(unit))), _calls(unit * (600 // len(unit)))
     assert twice < 2.3 * once, (once, twice)

@@ -10,10 +10,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hub.api.app import create_app
-from hub.services.cleanup import CleanupService
-from hub.services.dispatch import Dispatcher
-from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
+from hub.services.access.tokens import TokenService
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.cleanup import CleanupService
 from tests.conftest import MovableClock
 from tests.support import (
     PDF,

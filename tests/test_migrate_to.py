@@ -278,7 +278,7 @@ def test_a_row_whose_foreign_key_names_a_row_that_is_gone_is_said_before_anythin
 
 
 def test_files_go_into_the_store_named_checked_against_their_sha256(make_hub, pg, tmp_path):
-    from hub.services.moving import HubMove, MoveFailed
+    from hub.services.operations.migrate_to import HubMove, MoveFailed
 
     server, database = pg
     hub = make_hub()
@@ -347,7 +347,7 @@ def test_a_text_that_is_not_utf8_fails_the_copy_and_a_file_that_is_not_a_databas
 
 
 def test_the_files_go_first_while_the_hub_serves_and_the_move_copies_only_those_since(make_hub, pg, tmp_path):
-    from hub.services.moving import HubMove
+    from hub.services.operations.migrate_to import HubMove
 
     server, database = pg
     hub = make_hub()
@@ -372,7 +372,7 @@ def test_the_files_go_first_while_the_hub_serves_and_the_move_copies_only_those_
 
 
 def test_a_hub_that_writes_while_it_is_moved_fails_the_move_rather_than_lose_the_write(make_hub, pg):
-    from hub.services.moving import HubMove, MoveFailed
+    from hub.services.operations.migrate_to import HubMove, MoveFailed
 
     server, database = pg
     hub = make_hub()

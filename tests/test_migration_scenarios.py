@@ -13,7 +13,7 @@ from hub import startup
 from hub.config import Config
 from hub.db import open_database
 from hub.migrations import CURRENT_VERSION, migrate
-from hub.services.projects import ProjectService
+from hub.services.mirror.projects import ProjectService
 from tests.dbfactory import (
     COMMENT_CREATED,
     COMMENT_CREATED_UTC,

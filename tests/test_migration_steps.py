@@ -15,9 +15,9 @@ from hub.db import open_database
 from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
-from hub.services.projects import compose_base_jql
-from hub.services.sync_runs import SyncRunService
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
+from hub.services.commands.sync_runs import SyncRunService
+from hub.services.mirror.projects import compose_base_jql
 from tests.dbfactory import T0, V6_TOKEN, V6_TOKEN_RECORD, make_db
 
 
@@ -218,9 +218,9 @@ def test_a_v4_database_with_comments_at_the_calendars_ends_migrates(tmp_path):
 def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
     """The step indexes the fetch_attachment commands already there; commands of other
     types are never parsed, so a v3 refresh whose params are not JSON does not stop it."""
-    from hub.services.attachments import AttachmentService
-    from hub.services.files import LocalFileStore
-    from hub.services.work_signal import WorkSignal
+    from hub.services.commands.work_signal import WorkSignal
+    from hub.services.files.attachments import AttachmentService
+    from hub.services.files.store import LocalFileStore
 
     db = make_db(tmp_path / "v6.sqlite", 6)
     conn = sqlite3.connect(db)

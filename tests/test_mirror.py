@@ -164,7 +164,7 @@ def test_fields_not_sent_are_kept_and_changes_are_upserted(hub):
 
 
 def test_neighbour_marking_is_idempotent_and_needs_a_loaded_issue(hub):
-    from hub.services.sync_runs import SyncRunService
+    from hub.services.commands.sync_runs import SyncRunService
 
     with_projects()
     load(hub, [issue("X-1"), issue("X-2")], jql=BASE)

@@ -18,7 +18,7 @@ from hub import startup
 from hub.config import Config
 from hub.db import database, open_hub_database
 from hub.dialect.mirror import _KEY_LOCKS, _lock_number
-from hub.services.mirror import MirrorService, RunContext
+from hub.services.mirror.loading import MirrorService, RunContext
 from tests import mirror_load
 from tests.support import wait_until
 

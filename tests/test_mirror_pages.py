@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-import hub.services.mirror
+import hub.services.mirror.loading
 from hub import startup
 from hub.db import database, open_hub_database
 from hub.dialect import current
 from hub.dialect.mirror import connection, insertion_order, mirror_sql
-from hub.services.aliases import current_issue, current_keys, moved_from
-from hub.services.mirror import MirrorService, RunContext
-from hub.services.sprints import SprintService
+from hub.services.issues.sprints import SprintService
+from hub.services.mirror.aliases import current_issue, current_keys, moved_from
+from hub.services.mirror.loading import MirrorService, RunContext
 from tests.support import JIRA_TIME, claim, db_rows, enqueue, issue, jira_id, report, rich
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -62,7 +62,7 @@ def statements(monkeypatch, issues: list[dict], neighbors: list[dict] = (), full
     run = RunContext(full=full, started_at=START, now=START)
     with database.atomic(), monkeypatch.context() as patch:
         counting = Counting(connection())
-        patch.setattr(hub.services.mirror, "connection", lambda: counting)
+        patch.setattr(hub.services.mirror.loading, "connection", lambda: counting)
         MirrorService().load_page(issues, list(neighbors), run)
     return counting.sent
 

@@ -9,12 +9,12 @@ import random
 
 import pytest
 
-import hub.services.mirror
+import hub.services.mirror.loading
 from hub import startup
 from hub.db import database, open_hub_database
 from hub.dialect import current
 from hub.dialect.mirror import connection
-from hub.services.mirror import MirrorService, RunContext
+from hub.services.mirror.loading import MirrorService, RunContext
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -156,7 +156,7 @@ def test_a_page_of_whole_issues_takes_the_same_few_statements_whatever_its_size(
     def statements(page: list[dict]) -> list[str]:
         with database.atomic(), monkeypatch.context() as patch:
             counting = Counting(connection())
-            patch.setattr(hub.services.mirror, "connection", lambda: counting)
+            patch.setattr(hub.services.mirror.loading, "connection", lambda: counting)
             MirrorService().load_page(page, [], RunContext(full=False, started_at=START, now=START))
         return counting.sent
 

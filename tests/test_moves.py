@@ -7,7 +7,7 @@ import pytest
 
 from hub.db import database
 from hub.dialect.mirror import insertion_order
-from hub.services.search import fts_query
+from hub.services.search.text_query import fts_query
 from tests.support import JIRA_TIME, attachment, comment, db_rows, fetched, issue, jira_id, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

@@ -15,8 +15,8 @@ import pytest
 
 from hub.config import Config
 from hub.db import database
-from hub.services.periods import PeriodService, period_start
-from hub.services.work_signal import PostgresWorkSignal
+from hub.services.commands.work_signal import PostgresWorkSignal
+from hub.services.operations.periods import PeriodService, period_start
 from tests.cluster import rows, run_cluster, shared_store
 from tests.engines import require
 from tests.nodes import (
@@ -121,7 +121,7 @@ def test_a_command_enqueued_through_one_node_wakes_a_long_poll_on_another(hub, m
 
     from hub.api.app import create_app
     from hub.assembly import build
-    from hub.services import dispatch
+    from hub.services.commands import dispatch
 
     # Another node: its own services and work signal (its own listening connection) on the
     # same database. A claim there looks again only after a minute, unless the signal wakes it.

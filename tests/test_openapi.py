@@ -11,8 +11,8 @@ from openapi_spec_validator import validate
 
 from hub.api import schemas
 from hub.api.openapi import SEGMENT
-from hub.services.projects import LABEL_PATTERN
-from hub.services.tokens import NAME_PATTERN
+from hub.services.access.tokens import NAME_PATTERN
+from hub.services.mirror.projects import LABEL_PATTERN
 
 # The tests that read the document, or send what its schemas refuse before any service runs,
 # need no engine; those whose requests the services answer run on both.

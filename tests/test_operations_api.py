@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from hub.services.agents import AgentService
+from hub.services.commands.agents import AgentService
 from tests.conftest import MovableClock
 from tests.engine_support import engine_env
 from tests.support import BASE, claim, db_rows, enqueue, issue, listed, report, run_hub, with_projects
@@ -229,7 +229,7 @@ def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers
 
 
 def test_the_metrics_tell_each_reporting_agents_jira_reachability(hub):
-    from hub.services.tokens import TokenService
+    from hub.services.access.tokens import TokenService
 
     beat(hub, "agent-up", jira={"reachable": True})
     beat(hub, "agent-down", jira={"reachable": False, "error": "Jira answered 503"})

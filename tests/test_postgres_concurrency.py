@@ -23,11 +23,11 @@ from hub.clock import Clock, iso
 from hub.config import Config
 from hub.db import open_hub_database
 from hub.models import Command, Issue, IssueAttachment, SyncRun
-from hub.services.attachments import AttachmentService
-from hub.services.commands import CommandService
-from hub.services.files import LocalFileStore
-from hub.services.projects import ProjectService
-from hub.services.work_signal import WorkSignal
+from hub.services.commands.queue import CommandService
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.store import LocalFileStore
+from hub.services.mirror.projects import ProjectService
 from tests.support import wait_until, with_projects
 
 pytestmark = pytest.mark.backends("postgresql")
@@ -46,13 +46,13 @@ RACER = textwrap.dedent(
     from hub.db import database, open_postgres
     from hub.errors import Conflict
     from hub.models import Command
-    from hub.services.attachments import AttachmentService
-    from hub.services.commands import CommandService
-    from hub.services.dispatch import Dispatcher
-    from hub.services.files import LocalFileStore
-    from hub.services.projects import ProjectService
-    from hub.services.refresh_schedule import RefreshSchedule
-    from hub.services.work_signal import WorkSignal
+    from hub.services.files.attachments import AttachmentService
+    from hub.services.commands.queue import CommandService
+    from hub.services.commands.dispatch import Dispatcher
+    from hub.services.files.store import LocalFileStore
+    from hub.services.mirror.projects import ProjectService
+    from hub.services.commands.schedule import RefreshSchedule
+    from hub.services.commands.work_signal import WorkSignal
 
     url, data, go, name, job, arg = sys.argv[1:7]
     open_postgres(url)

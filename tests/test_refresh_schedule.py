@@ -10,11 +10,11 @@ import pytest
 from hub.config import Config, ConfigError
 from hub.errors import ContractError
 from hub.models import Command, Issue, SyncRun
-from hub.services.attachments import AttachmentService
-from hub.services.commands import CommandService
-from hub.services.files import LocalFileStore
-from hub.services.projects import ProjectService
-from hub.services.work_signal import WorkSignal
+from hub.services.commands.queue import CommandService
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.files.attachments import AttachmentService
+from hub.services.files.store import LocalFileStore
+from hub.services.mirror.projects import ProjectService
 from tests.conftest import MovableClock
 from tests.support import BASE, claim, db_rows, enqueue, issue, report, with_projects
 from worker import tasks

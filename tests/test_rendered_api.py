@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from hub.services import markup
+from hub.services.markup import convert as markup
 from tests.support import attachment, comment, fetched, issue, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")

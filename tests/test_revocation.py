@@ -17,9 +17,9 @@ import waitress
 
 from hub.errors import Unauthenticated
 from hub.server import waitress_settings
-from hub.services.dispatch import Dispatcher
-from hub.services.tokens import TokenService
-from hub.services.work_signal import WorkSignal
+from hub.services.access.tokens import TokenService
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.work_signal import WorkSignal
 from tests.engine_support import engine_env
 from tests.support import (
     attachment,

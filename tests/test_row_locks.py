@@ -103,7 +103,7 @@ def test_a_batch_made_while_its_project_is_removed_finds_it_gone(hub):
 def test_two_saves_of_one_filter_name_at_once_make_one_filter(hub):
     from hub.db import database
     from hub.errors import Conflict
-    from hub.services.filters import Owner
+    from hub.services.issues.saved_filters import Owner
 
     filters = hub.built.services.filters
     with psycopg.connect(hub.config.database_url) as conn:

@@ -16,8 +16,8 @@ import pytest
 
 from hub.errors import TooLarge, Unavailable
 from hub.models import AttachmentFile
-from hub.services.cleanup import CleanupService
-from hub.services.s3store import S3FileStore, s3_client
+from hub.services.files.cleanup import CleanupService
+from hub.services.files.store_s3 import S3FileStore, s3_client
 from tests.engines import require
 from tests.s3 import StoreView, s3_server
 from tests.support import (

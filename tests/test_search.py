@@ -9,9 +9,9 @@ import pytest
 
 from hub.db import database
 from hub.errors import ContractError
-from hub.services.fulltext import RANKED_MATCHES
-from hub.services.mirror import MirrorService, RunContext
-from hub.services.search import fts_query
+from hub.services.mirror.loading import MirrorService, RunContext
+from hub.services.search.fulltext import RANKED_MATCHES
+from hub.services.search.text_query import fts_query
 from tests.dbfactory import COMMENT_CREATED_UTC, make_db
 from tests.search_rows import index_agrees as rows_agree
 from tests.search_rows import index_everything, put
@@ -316,7 +316,7 @@ def test_the_matching_condition_finds_the_issues_a_query_finds_in_the_fields_nam
 @pytest.mark.backends("postgresql")
 def test_any_q_is_refused_or_becomes_a_query_postgresql_runs(hub):
     """Random text of the language's own symbols: never a PostgreSQL error, which would be a 500."""
-    from hub.services.fulltext_postgres import PostgresFullText
+    from hub.services.search.fulltext_postgres import PostgresFullText
 
     put([issue("A-1", summary="a b", description="OR c", comments=[comment("1", "ё")])])
     fulltext = PostgresFullText()
@@ -386,7 +386,7 @@ def test_a_search_planned_once_for_any_words_still_runs_on_constants(hub):
     any parameters: the search's statements hold its words as constants, so such a plan is the
     one planned for them (the GIN index or the newest issues by their statistics), and its
     rows never compute a query's tsquery."""
-    from hub.services.fulltext_postgres import PostgresFullText
+    from hub.services.search.fulltext_postgres import PostgresFullText
 
     mirror(hub, [issue("X-1", summary="kiwi"), issue("X-2", summary="fig", description="kiwi fig")])
     database.execute_sql("SET plan_cache_mode = force_generic_plan")

@@ -1,4 +1,4 @@
-"""PostgreSQL's search index caught up after the pages (hub/services/search_backlog.py):
+"""PostgreSQL's search index caught up after the pages (hub/services/search/fulltext_backlog.py):
 a page marks the keys whose text it changes and the vectors are computed after it
 commits, by the node's thread or, for what a killed node left, by the worker's task.
 Search finds what a page wrote as soon as it commits, whether or not the backlog has
@@ -15,8 +15,8 @@ import pytest
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.services.mirror import MirrorService, RunContext
-from hub.services.search_backlog import PostgresSearchBacklog
+from hub.services.mirror.loading import MirrorService, RunContext
+from hub.services.search.fulltext_backlog import PostgresSearchBacklog
 from tests.search_rows import index_agrees
 from tests.support import comment, issue, jira_id, load, wait_until
 

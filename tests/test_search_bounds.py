@@ -11,8 +11,8 @@ import pytest
 
 from hub.db import database
 from hub.errors import TooSlow
-from hub.services.fulltext import RANKED_MATCHES
-from hub.services.jql.bounded import bounded
+from hub.services.search.fulltext import RANKED_MATCHES
+from hub.services.search.jql.bounded import bounded
 from tests.search_rows import index_everything, put
 from tests.support import comment, issue
 

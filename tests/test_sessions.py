@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from hub.services.tokens import TokenService
+from hub.services.access.tokens import TokenService
 from tests.conftest import MovableClock
 from tests.engine_support import engine_env, execute, stored_text, writer_holding
 from tests.support import attachment, db_rows, fetched, listed, run_hub

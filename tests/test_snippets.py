@@ -1,4 +1,4 @@
-"""The PostgreSQL search's snippets (hub.services.snippets) are FTS5's: compared with
+"""The PostgreSQL search's snippets (hub.services.search.snippets) are FTS5's: compared with
 ``snippet()`` of an FTS5 table in memory over random texts and queries."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 import sqlite3
 
-from hub.services.fulltext_postgres import compile_q
-from hub.services.search import fold, fts_query, parse
-from hub.services.snippets import snippet
+from hub.services.search.fulltext_postgres import compile_q
+from hub.services.search.snippets import snippet
+from hub.services.search.text_query import fold, fts_query, parse
 
 WORDS = ["kiwi", "apple", "pear", "plum", "fig", "lime", "Kiwi", "APPLE", "café", "ёлка", "елка", "отчёт"]
 BETWEEN = [" ", " ", " ", ", ", ". ", ": ", "\n", " - ", "! "]

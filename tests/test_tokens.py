@@ -11,7 +11,7 @@ import pytest
 from hub.api.whoami import actions_by_role
 from hub.errors import Conflict, ContractError, NotFound
 from hub.roles import ACTIONS, ADMIN, INTERFACE
-from hub.services.tokens import TokenService, new_token
+from hub.services.access.tokens import TokenService, new_token
 from tests.engine_support import stored_text
 from tests.support import created_hub, run_hub
 

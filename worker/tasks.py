@@ -9,7 +9,7 @@ consumer built elsewhere.
 
 Periodic tasks run once per period however many workers run (:func:`periodic`):
 each worker's consumer enqueues them on their schedule, and the copy that runs
-first in a period claims it (:mod:`hub.services.periods`); the others return
+first in a period claims it (:mod:`hub.services.operations.periods`); the others return
 None. Called directly (``task.call_local()``), a task runs as asked.
 """
 
@@ -158,7 +158,7 @@ def _due(cron: str | None, now: datetime | None) -> bool:
 def clean_file_store(now: datetime | None = None) -> dict | None:
     """On HUB_CLEANUP_CRON (checked every minute, since the schedule is a setting
     and tasks are declared before settings are read): keep the file store in
-    bounds (see hub.services.cleanup). None when it is not the time."""
+    bounds (see hub.services.files.cleanup). None when it is not the time."""
     config = _config()
     if not _due(config.cleanup_cron, now):
         return None
@@ -168,7 +168,7 @@ def clean_file_store(now: datetime | None = None) -> dict | None:
 @periodic(EVERY_MINUTE, MINUTE)
 def enqueue_incremental_refresh(now: datetime | None = None) -> dict | None:
     """On HUB_REFRESH_CRON (checked every minute, like clean_file_store): queue an
-    incremental refresh of the base JQL (see hub.services.refresh_schedule).
+    incremental refresh of the base JQL (see hub.services.commands.schedule).
     The command queued, or None: not the time, one open already, no base JQL,
     or a full refresh is due this same minute (it loads everything anyway)."""
     config = _config()

@@ -12,11 +12,11 @@ from hub.api import schemas, shapes
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
-from hub.services.agents import AgentService
-from hub.services.batches import BatchService
+from hub.services.access.tokens import TokenService
+from hub.services.commands.agents import AgentService
+from hub.services.commands.batches import BatchService
+from hub.services.mirror.projects import ProjectService
 from hub.services.pagination import listing
-from hub.services.projects import ProjectService
-from hub.services.tokens import TokenService
 
 
 class BatchesResource:

@@ -12,9 +12,9 @@ from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
 from hub.errors import ContractError, TooLarge
-from hub.services.dispatch import Dispatcher
-from hub.services.files import is_sha256
-from hub.services.reports import ReportService
+from hub.services.commands.dispatch import Dispatcher
+from hub.services.commands.reports import ReportService
+from hub.services.files.store import is_sha256
 
 
 class HeartbeatResource:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import falcon
 
 from hub import startup
-from hub.api import admin, agent, attachments, errors, filters, interface, issues
+from hub.api import admin, agent, attachments, commands, errors, filters, issues
 from hub.api.auth import AuthMiddleware
 from hub.api.headers import SafeHeaders
 from hub.api.health import HealthResource
@@ -65,14 +65,14 @@ def routes(services: Services, config: Config,
         ("/agent/v1/commands/{command_id:id}/file",
          agent.FileResource(s.reports, config.max_upload_bytes)),
         # interfaces
-        ("/api/v1/commands", interface.CommandsResource(s.commands)),
-        ("/api/v1/commands/{command_id:id}", interface.CommandResource(s.commands)),
-        ("/api/v1/commands/{command_id:id}/cancel", interface.CancelResource(s.commands)),
-        ("/api/v1/commands/{command_id:id}/retry", interface.RetryResource(s.commands)),
-        ("/api/v1/sync-runs", interface.SyncRunsResource(s.runs)),
-        ("/api/v1/agents", interface.AgentsResource(s.agents)),
+        ("/api/v1/commands", commands.CommandsResource(s.commands)),
+        ("/api/v1/commands/{command_id:id}", commands.CommandResource(s.commands)),
+        ("/api/v1/commands/{command_id:id}/cancel", commands.CancelResource(s.commands)),
+        ("/api/v1/commands/{command_id:id}/retry", commands.RetryResource(s.commands)),
+        ("/api/v1/sync-runs", commands.SyncRunsResource(s.runs)),
+        ("/api/v1/agents", commands.AgentsResource(s.agents)),
         ("/api/v1/agents/{agent_id}", admin.AgentResource(s.agents)),
-        ("/api/v1/overview", interface.OverviewResource(s.overview)),
+        ("/api/v1/overview", commands.OverviewResource(s.overview)),
         ("/api/v1/issues", issues.IssuesResource(s.issues)),
         ("/api/v1/issues/facets", issues.FacetsResource(s.facets)),
         ("/api/v1/issues/{key}", issues.IssueResource(s.issues, s.render)),

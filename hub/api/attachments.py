@@ -19,7 +19,7 @@ from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
 from hub.conditional import etag_matches
 from hub.errors import Conflict
-from hub.services.attachments import AttachmentService, Content
+from hub.services.files.attachments import AttachmentService, Content
 from hub.services.pagination import listing
 
 _HEADER = {"schema": {"type": "string"}}

@@ -32,8 +32,8 @@ from collections.abc import Iterable
 import falcon
 
 from hub.roles import ADMIN, AGENT, ANY, INTERFACE, METRICS, PUBLIC
-from hub.services.sessions import SessionService
-from hub.services.tokens import Principal, TokenService
+from hub.services.access.sessions import SessionService
+from hub.services.access.tokens import Principal, TokenService
 
 # The role sets are defined in hub.roles; resources keep importing them from here.
 __all__ = ["ADMIN", "AGENT", "ANY", "INTERFACE", "METRICS", "NO_STORE", "PRIVATE_PATHS", "PUBLIC",

@@ -29,7 +29,7 @@ from hub.errors import (
     Unauthenticated,
     Unavailable,
 )
-from hub.services.health import HealthService
+from hub.services.operations.health import HealthService
 
 log = logging.getLogger(__name__)
 

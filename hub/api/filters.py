@@ -8,7 +8,7 @@ from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
-from hub.services.filters import FilterService, Owner
+from hub.services.issues.saved_filters import FilterService, Owner
 
 
 def _owner(req: falcon.Request) -> Owner:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import falcon
 
 from hub.api.auth import PUBLIC
-from hub.services.health import HealthService
+from hub.services.operations.health import HealthService
 
 
 class HealthResource:

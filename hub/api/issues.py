@@ -8,11 +8,11 @@ from hub.api import schemas, shapes
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
-from hub.services.catalogues import CatalogueService
-from hub.services.facets import FacetService
-from hub.services.issues import IssueService
-from hub.services.rendering import RenderService
-from hub.services.sprints import SprintService
+from hub.services.issues.reading import IssueService
+from hub.services.issues.sprints import SprintService
+from hub.services.markup.rendering import RenderService
+from hub.services.mirror.catalogues import CatalogueService
+from hub.services.search.facets import FacetService
 
 
 class IssuesResource:

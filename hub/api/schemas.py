@@ -13,14 +13,14 @@ from typing import cast
 from hub import vocabulary
 from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
 from hub.roles import ACTIONS
-from hub.services.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
-from hub.services.catalogues import COLUMN_FIELDS
-from hub.services.facets import FACET_NAMES
-from hub.services.issue_filters import GONE_FILTERS, SORT_NAMES
-from hub.services.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
-from hub.services.projects import LABEL_PATTERN
-from hub.services.sync_runs import CHECK_KEYS
-from hub.services.tokens import NAME_PATTERN
+from hub.services.access.tokens import NAME_PATTERN
+from hub.services.commands.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
+from hub.services.commands.sync_runs import CHECK_KEYS
+from hub.services.mirror.catalogues import COLUMN_FIELDS
+from hub.services.mirror.projects import LABEL_PATTERN
+from hub.services.search.conditions import GONE_FILTERS, SORT_NAMES
+from hub.services.search.facets import FACET_NAMES
+from hub.services.search.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
 from hub.vocabulary import (
     BOARD_TYPES,
     COMMAND_STATUSES,
@@ -424,7 +424,7 @@ UPLOAD_QUERY = {
 
 # The longest ``q``: a search of a few dozen words and phrases (see docs/api.md).
 MAX_QUERY_CHARS = 1000
-# The longest ``jql``: the parser's own bound (hub.services.jql.parser.MAX_LENGTH).
+# The longest ``jql``: the parser's own bound (hub.services.search.jql.parser.MAX_LENGTH).
 MAX_JQL_CHARS = 10_000
 # The list's filters added for the facets (issue 20): each facet's values can be picked as a filter.
 ISSUE_FILTERS_MORE = {
@@ -474,7 +474,7 @@ ISSUE_LIST = {
     },
     "additionalProperties": False,
 }
-# Wiki text rendered by the hub (hub/services/markup.py), beside the raw field.
+# Wiki text rendered by the hub (hub/services/markup/convert.py), beside the raw field.
 RENDER = {"enum": ["html", "markdown"],
           "description": "html: also each wiki field as sanitised HTML (`description_html`, `environment_html`, "
                          "`body_html`, `comment_html`): images from the issue's attachments, mentions by display "

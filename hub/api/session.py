@@ -23,7 +23,7 @@ from hub.api.auth import PUBLIC, REQUEST_HEADER, SESSION_COOKIE, over_tls
 from hub.api.openapi import responds
 from hub.api.validation import accepts
 from hub.clock import iso
-from hub.services.sessions import SessionService
+from hub.services.access.sessions import SessionService
 
 _SET_COOKIE = {"Set-Cookie": {"description": f"{SESSION_COOKIE}=…; HttpOnly; SameSite=Strict; Path=/; "
                               "Max-Age (HUB_SESSION_HOURS); Secure over TLS", "required": True,

@@ -26,13 +26,21 @@ from hub.models import (
     SyncRun,
     Token,
 )
-from hub.services.agents import ListedAgent
-from hub.services.batches import CountedBatch
-from hub.services.facets import Facets, FacetValue
-from hub.services.filters import Filter
-from hub.services.issues import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, USER_FIELDS, IssueDetail, Link, Listed, Names
-from hub.services.sprints import IssueSprint, ListedSprint
-from hub.services.sync_runs import ListedRun
+from hub.services.commands.agents import ListedAgent
+from hub.services.commands.batches import CountedBatch
+from hub.services.commands.sync_runs import ListedRun
+from hub.services.issues.reading import (
+    JSON_SUMMARY_FIELDS,
+    SUMMARY_FIELDS,
+    USER_FIELDS,
+    IssueDetail,
+    Link,
+    Listed,
+    Names,
+)
+from hub.services.issues.saved_filters import Filter
+from hub.services.issues.sprints import IssueSprint, ListedSprint
+from hub.services.search.facets import Facets, FacetValue
 
 
 def command(row: Command) -> dict:
@@ -221,7 +229,7 @@ def listed_run(item: ListedRun) -> dict:
 
 
 def overview(figures: dict) -> dict:
-    """The hub at a glance (:meth:`hub.services.overview.OverviewService.overview`),
+    """The hub at a glance (:meth:`hub.services.operations.overview.OverviewService.overview`),
     its last runs in their shape."""
     last_runs = {kind: optional(lambda row, kind=kind: {**run(row), "kind": kind}, row)
                  for kind, row in figures["last_runs"].items()}
@@ -239,7 +247,7 @@ def page_of(shape: Callable, listed: dict) -> dict:
 
 
 def named_page_of(shape: Callable, listed: dict) -> dict:
-    """A listing whose service told the :class:`~hub.services.issues.Names` of its people
+    """A listing whose service told the :class:`~hub.services.issues.reading.Names` of its people
     (``names``): each item in its shape, which reads them."""
     rest = {k: v for k, v in listed.items() if k != "names"}
     return {**rest, "items": [shape(row, listed["names"]) for row in listed["items"]]}

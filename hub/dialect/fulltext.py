@@ -1,13 +1,13 @@
 """The statements that keep the full-text index in step with the mirror, per engine.
 
-The mirror's loader (:mod:`hub.services.mirror`, :mod:`hub.services.mirror_moves`)
+The mirror's loader (:mod:`hub.services.mirror.loading`, :mod:`hub.services.mirror.moves`)
 calls these around a page's writes: :func:`page_unindex` before it changes or removes
 issues whose text the index holds, :func:`page_index` after. Each statement takes one
 parameter, the keys as a JSON array. On SQLite the index is FTS5 with external
 content (``issue_fts`` over the view ``issue_search``), which must be told the
 old text to remove it. On PostgreSQL the index is a table of tsvectors computed
-from the view ``issue_search`` (see :mod:`hub.services.fulltext_postgres`); a page
-there only marks its keys stale, and :mod:`hub.services.search_backlog` indexes them
+from the view ``issue_search`` (see :mod:`hub.services.search.fulltext_postgres`); a page
+there only marks its keys stale, and :mod:`hub.services.search.fulltext_backlog` indexes them
 with :func:`index` once the page has committed. A statement that is None is not run.
 """
 
@@ -57,7 +57,7 @@ _POSTGRES_INDEX: str | None = (
     "ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, head = excluded.head, body = excluded.body")
 _POSTGRES_UNINDEX: str | None = f"DELETE FROM issue_fts WHERE key IN {_POSTGRES_KEYS}"
 # What a state page runs instead of those on PostgreSQL: the bound keys marked stale
-# (issue_fts_stale), for hub.services.search_backlog to index once the page commits.
+# (issue_fts_stale), for hub.services.search.fulltext_backlog to index once the page commits.
 # A page holds its keys' locks, so no other transaction marks or unmarks them meanwhile.
 _POSTGRES_MARK = (f"INSERT INTO issue_fts_stale (key) SELECT key FROM {_POSTGRES_KEYS} AS k(key) ORDER BY key "
                   "ON CONFLICT (key) DO NOTHING")

@@ -1,7 +1,7 @@
 """The pieces of JQL's, the issue list's and the facets' SQL that differ by engine.
 
-The compiler (:mod:`hub.services.jql`), the list's filters and orders
-(:mod:`hub.services.issue_filters`) and the list itself (:mod:`hub.services.issues`)
+The compiler (:mod:`hub.services.search.jql`), the list's filters and orders
+(:mod:`hub.services.search.conditions`) and the list itself (:mod:`hub.services.issues.reading`)
 write their SQL once; where SQLite and PostgreSQL spell a thing differently they ask
 :func:`current` for the piece, at the time they build a query (never at import: the
 engine is known once the database is opened). SQLite's pieces are the text these

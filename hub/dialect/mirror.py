@@ -1,6 +1,6 @@
-"""The mirror loader's SQL, per engine: what :mod:`hub.services.mirror`,
-:mod:`hub.services.mirror_moves`, :mod:`hub.services.catalogues`,
-:mod:`hub.services.sprints` and :mod:`hub.services.aliases` send.
+"""The mirror loader's SQL, per engine: what :mod:`hub.services.mirror.loading`,
+:mod:`hub.services.mirror.moves`, :mod:`hub.services.mirror.catalogues`,
+:mod:`hub.services.issues.sprints` and :mod:`hub.services.mirror.aliases` send.
 
 The loader writes a page in a few statements on the raw DB-API connection
 (:func:`connection`): on SQLite the ``sqlite3`` connection itself, as before;
@@ -24,7 +24,7 @@ What the engines do differently beyond spelling:
   side by side. A move writes rows of keys the page does not name (the old key
   found by the state's Jira id, the issues pointing at it): the page then starts
   again holding those too, never waiting for a key out of that order
-  (:class:`hub.services.mirror_moves.KeysToHold`). Rows that are no issue's
+  (:class:`hub.services.mirror.moves.KeysToHold`). Rows that are no issue's
   (sprints, users) are written in key order, so that two pages naming the same
   ones lock them in the same order and cannot deadlock. A catalogue a page
   replaces is locked by its kind.
@@ -136,7 +136,7 @@ class MirrorSql:
     delete_attachment_ids: str
     held_attachments: str
     upsert_attachment: str
-    moves_page: str  # see hub.services.mirror_moves
+    moves_page: str  # see hub.services.mirror.moves
     # The parameters of moves_page from the page's (key, id) pairs and the old keys its
     # changelogs name, each a JSON array.
     moves_page_params: Callable[[str, str], tuple]
@@ -222,7 +222,7 @@ class MirrorSql:
 
         Then, for issue keys, the rows of those issues: every one the page will write, in key
         order, before it writes any. Writers that hold no key locks (the markings of many
-        issues at once, hub.services.sync_runs and reports) lock rows in key order too, so
+        issues at once, hub.services.commands.sync_runs and reports) lock rows in key order too, so
         neither waits for a row while holding one past it; a page that locked its rows as it
         wrote them (a move re-keys the epics and parents pointing at the old key, in the
         order a scan finds them, then the page writes its own issues) could.
@@ -432,7 +432,7 @@ def _build(engine: type[_Sqlite] | type[_Postgres]) -> MirrorSql:
             "LEFT JOIN attachment_file AS f ON f.attachment_id = asked.value"),
         upsert_attachment=upsert("issue_attachment", "attachment_id, key, filename, size, mime_type, author, "
                                  "created, created_at", "attachment_id"),
-        # See hub.services.mirror_moves: the page's (key, id) pairs, bound once on SQLite
+        # See hub.services.mirror.moves: the page's (key, id) pairs, bound once on SQLite
         # (?1), then the old keys its changelogs name.
         moves_page=(
             f"SELECT 0, s.value ->> 0, i.key, i.id FROM {engine.elements('s', 1)} "

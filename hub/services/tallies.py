@@ -7,7 +7,7 @@ count, and they happen in whichever process runs the periodic tasks; ``GET
 
 - ``tally.lease_expired.requeued``, ``tally.lease_expired.failed``
 - ``tally.cleanup.<rule>.files``, ``tally.cleanup.<rule>.bytes`` (rules of
-  :mod:`hub.services.cleanup`)
+  :mod:`hub.services.files.cleanup`)
 """
 
 from __future__ import annotations

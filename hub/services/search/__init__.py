@@ -1,0 +1,2 @@
+"""Search: the list's conditions and orders (``conditions``), ``q`` (``text_query``, read into a
+tree; ``fulltext`` and one module per engine run it; ``snippets``), JQL (``jql``) and facets."""
