@@ -88,14 +88,14 @@ def timed_gets(port: int, token: str, path: str, count: int) -> tuple[list[float
 
 
 def throwaway_postgres():
-    """A PostgreSQL server started as the tests start theirs (``tests/engines.py``, in the
+    """A PostgreSQL server started as the tests start theirs (``tests/support/engines.py``, in the
     checkout beside ``bench/``), once per run and stopped at exit: ``(server, None)``, or
     ``(None, why)`` when none can be had."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     try:
-        from tests.engines import postgres_server
+        from tests.support.engines import postgres_server
     except ImportError as exc:
-        return None, f"no tests/engines.py to start a server with ({exc})"
+        return None, f"no tests/support/engines.py to start a server with ({exc})"
     return postgres_server()
 
 
@@ -108,7 +108,7 @@ def postgres_server_for(url: str | None):
         import threading
 
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from tests.engines import PostgresServer
+        from tests.support.engines import PostgresServer
 
         return PostgresServer(url, itertools.count(1), threading.Lock())
     server, reason = throwaway_postgres()

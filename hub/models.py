@@ -5,7 +5,7 @@ view) has no model: the loader writes it and the issue service reads it in SQL.
 
 The models describe the schema for queries; they do not create it. The schema
 belongs to :mod:`hub.migrations` (``schema.sql`` for a new database, the steps
-for a deployed one), and ``tests/test_models.py`` checks that the two agree.
+for a deployed one), and ``tests/storage/test_models.py`` checks that the two agree.
 What the mirror's columns hold is told in docs/agent-protocol.md (the state an
 agent reports) and docs/attachments.md; times the hub writes are UTC
 ISO-8601 strings, Jira's own time strings are kept as Jira sent them.

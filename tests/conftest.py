@@ -10,6 +10,7 @@ import pytest
 
 from hub.config import Config
 from tests.support import BROWSER_ARGS, chromium
+from tests.support.hubs import Hub
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -63,7 +64,7 @@ def postgres_template():
     """A database migrated once per run, copied for each test that runs on PostgreSQL;
     the server and the template's name."""
     from hub.migrations.postgres import migrate_postgres
-    from tests.engines import postgres_server, require
+    from tests.support.engines import postgres_server, require
 
     server, reason = postgres_server()
     require(reason)
@@ -94,7 +95,7 @@ def module_database_url(backend, request) -> str | None:
     """For a module whose tests share one hub, and so make ``backend`` a module-scoped
     fixture of their own: None on SQLite (the data dir's file), else the URL of a
     PostgreSQL database of the module's own at the current schema, dropped after."""
-    from tests.engine_support import engine_database
+    from tests.support.engine_rows import engine_database
 
     with engine_database(request, backend) as url:
         yield url
@@ -127,82 +128,6 @@ def data_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def config(data_dir: Path, database_url) -> Config:
     return Config(data_dir=data_dir, database_url=database_url)
-
-
-class MovableClock:
-    """A clock for lease tests: now() is what the test says it is."""
-
-    def __init__(self, start: str = "2026-11-02T09:00:00+00:00"):
-        from datetime import datetime
-
-        self.moment = datetime.fromisoformat(start)
-
-    def now(self):
-        return self.moment
-
-    def advance(self, seconds: float) -> None:
-        from datetime import timedelta
-
-        self.moment += timedelta(seconds=seconds)
-
-
-class TickingClock(MovableClock):
-    """Real time to start with, then one second later at every reading, so that
-    each event a test causes has its own time (the hub writes whole seconds)."""
-
-    def __init__(self):
-        from hub.clock import Clock, iso
-
-        super().__init__(iso(Clock().now()))
-
-    def now(self):
-        self.advance(1)
-        return self.moment
-
-
-class Hub:
-    """A migrated hub on its own data dir, with a TestClient and one token per role.
-
-    The one app the tests build: ``clock`` sets the time (a TickingClock by
-    default), ``on_full_run_done`` replaces the worker's enqueue (by default the
-    real task, run inline: Huey is in immediate mode in tests).
-    """
-
-    def __init__(self, config: Config, *, clock=None, on_full_run_done=None):
-        import falcon.testing
-
-        from hub import startup
-        from hub.api.app import create_app
-        from hub.assembly import build
-        from hub.services.access.tokens import TokenService
-
-        startup.prepare(config)
-        self.config = config
-        self.clock = clock or TickingClock()
-        if on_full_run_done is None:
-            from worker.tasks import mark_neighbours as on_full_run_done
-        # The worker's tasks run on what is built here: this hub's settings, services and clock.
-        self.built = build(config, on_full_run_done, self.clock)
-        self.app = create_app(self.built)
-        self.client = falcon.testing.TestClient(self.app)
-        tokens = TokenService()
-        self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}
-
-    def close(self) -> None:
-        """Let go of what the build opened (:meth:`hub.assembly.Built.close`): the work signal's
-        listener, above all, which would otherwise outlive the test's database."""
-        self.built.close()
-
-    def headers(self, role: str | None) -> dict:
-        return {"Authorization": f"Bearer {self.tokens[role]}"} if role else {}
-
-    def agent(self, method: str, path: str, body=None, role: str | None = "agent"):
-        return self.client.simulate_request(method, path, json=body, headers=self.headers(role))
-
-    def api(self, method: str, path: str, body=None, role: str | None = "interface",
-            headers: dict | None = None, **kwargs):
-        return self.client.simulate_request(method, path, json=body,
-                                            headers={**self.headers(role), **(headers or {})}, **kwargs)
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ def index_vector(column: str, weight: str) -> str:
     digit nor ASCII white space has to become a space (punctuation, and the symbols
     the parser would read as letters or as parts of an e-mail, a URL or a number).
     The regular expression then matches once per punctuation mark, not once per
-    word: it was most of the index's cost. tests/test_index_vector.py holds
+    word: it was most of the index's cost. tests/search/test_index_vector.py holds
     the two equal over random text.
     """
     folded = (f"regexp_replace(unaccent('unaccent'::regdictionary, "

@@ -1,0 +1,1 @@
+"""Tokens and the web page's sessions."""

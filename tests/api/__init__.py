@@ -1,0 +1,1 @@
+"""The HTTP edge: routes, validation, errors, bounds, headers, serving."""

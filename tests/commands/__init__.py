@@ -1,0 +1,1 @@
+"""The command queue, claims, leases, reports and the hub's own refreshes."""

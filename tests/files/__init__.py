@@ -1,0 +1,1 @@
+"""Attachments and the file stores."""

@@ -1,0 +1,1 @@
+"""Reading the mirror through the API: issues, notes, saved filters, lists."""

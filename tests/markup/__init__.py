@@ -1,0 +1,1 @@
+"""Jira's wiki markup rendered."""

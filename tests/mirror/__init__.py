@@ -1,0 +1,1 @@
+"""Issue state loaded from agents into the mirror."""

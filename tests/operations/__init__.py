@@ -1,0 +1,1 @@
+"""Backups, migrate-to, health, metrics, the overview and several processes or nodes."""

@@ -1,0 +1,1 @@
+"""Full-text search, JQL and facets."""

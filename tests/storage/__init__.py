@@ -1,0 +1,1 @@
+"""The schema, its migrations, the models and the engines' connections."""

@@ -1,0 +1,1 @@
+"""The web interface in a real browser."""
