@@ -12,7 +12,7 @@ from hub.db import database
 from hub.dialect import jql as engine
 from hub.errors import ContractError
 from hub.models import Project
-from hub.services.search.jql import spellings
+from hub.services.search import spellings
 
 # Filters as (SQL condition, params), every one of them to hold.
 Where = list[tuple[str, list]]
@@ -31,7 +31,7 @@ UNRESOLVED = "none"
 # Values compare case-insensitively in every script ("done", "petrov", "апи"). Where a
 # catalogue names the values (statuses, resolutions, priorities, issue types, users, sprints),
 # the spellings it holds whose fold is the filter's are found there once and the column is
-# compared with them (on its index where it has one), as JQL does (hub/services/search/jql/spellings.py);
+# compared with them (on its index where it has one), as JQL does (hub/services/search/spellings.py);
 # without a catalogue, and for the names in JSON arrays (labels, components, versions), which no
 # index holds, each value is folded.
 _IN_LIST = "EXISTS (SELECT 1 FROM {each} WHERE value = ? OR casefold(value) = ?)"

@@ -27,8 +27,9 @@ from zoneinfo import ZoneInfo
 from hub.clock import iso
 from hub.dialect import jql as engine
 from hub.errors import ContractError
+from hub.services.search import spellings
 from hub.services.search.conditions import key_order
-from hub.services.search.jql import dates, history, operands, spellings
+from hub.services.search.jql import dates, history, operands
 from hub.services.search.jql.fields import Field, Kind, field
 from hub.services.search.jql.shape import normal
 from hub.services.search.jql.tree import And, Clause, Empty, Function, JqlError, Node, Not, Or, Query, Value, ValueList
@@ -182,7 +183,7 @@ class _Compiler:
         """True when the field holds any of ``items`` (values and functions)."""
         values = [item for item in items if isinstance(item, Value)]
         functions = [item for item in items if isinstance(item, Function)]
-        parts: list[Sql] = [operands.function(self, f, function) for function in functions]
+        parts: list[Sql] = [operands.function(f, function, self.date_equal) for function in functions]
         if values:
             parts.append(self._values(f, values))
         if len(parts) == 1:

@@ -6,15 +6,12 @@ those it cannot (which are errors naming them).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from hub.dialect import jql as engine
 from hub.services.search.jql.fields import Field, Kind
 from hub.services.search.jql.tree import Function, JqlError, Value
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
-
-if TYPE_CHECKING:
-    from hub.services.search.jql.compiler import _Compiler
 
 _KEY = re.compile(ISSUE_KEY_PATTERN)
 _ID = re.compile(JIRA_ID_PATTERN)
@@ -47,8 +44,9 @@ _LINK_TYPE = (" AND (casefold(issue_link.link_type) = ? OR issue_link.link_type 
               "jira_catalogue WHERE kind = 'link_type' AND casefold({phrase}) = ?))")
 
 
-def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
-    """The condition of ``f`` matching what ``call`` returns."""
+def function(f: Field, call: Function, date_equal: Callable[[Field, Function], tuple[str, list]]) -> tuple[str, list]:
+    """The condition of ``f`` matching what ``call`` returns; a date function's is
+    ``date_equal(f, call)``, the compiler's (passed in, so that this module needs none of it)."""
     name = call.name.casefold()
     if name in NEEDS_JIRA:
         raise JqlError(f"The function '{call.name}()' needs Jira itself: the mirror cannot answer it.", call.at)
@@ -83,7 +81,7 @@ def function(compiler: _Compiler, f: Field, call: Function) -> tuple[str, list]:
                            for side in ("outward", "inward"))
         return (_LINKED.format(keys="?", out=outward, in_=inward),
                 [*keys, phrase, phrase, *keys, phrase, phrase])
-    return compiler.date_equal(f, call)
+    return date_equal(f, call)
 
 
 def _arguments(call: Function, least: int, most: int) -> None:

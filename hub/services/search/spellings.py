@@ -1,4 +1,5 @@
-"""The spellings the mirror holds of the names a query writes, found in Jira's catalogues.
+"""The spellings the mirror holds of the names a query writes (JQL, or the list's filters),
+found in Jira's catalogues.
 
 Names compare case-insensitively in every script; folding each issue's value in SQL
 (``casefold(issue.status)``) costs a call into Python per issue and keeps SQLite off its
@@ -6,7 +7,7 @@ indexes. The catalogues the agent reports (statuses, priorities, resolutions, is
 users, sprints) are small: the spellings whose fold is the query's are found there once, and
 the query compares the issue's own column with them (and with the value as written), on the
 index where there is one. A catalogue the mirror has not been given yet answers None, and the
-compiler then folds each issue's value.
+query then folds each issue's value.
 """
 
 from __future__ import annotations
