@@ -234,7 +234,7 @@ def _token_add(config: Config, args: argparse.Namespace) -> int:
 
 
 def _token_list(config: Config, args: argparse.Namespace) -> int:
-    from hub.api import shapes
+    from hub import shapes
     from hub.services.access.tokens import TokenService
 
     _open(config)
@@ -253,7 +253,7 @@ def _token_revoke(config: Config, args: argparse.Namespace) -> int:
 
 
 def _agent_list(config: Config, args: argparse.Namespace) -> int:
-    from hub.api import shapes
+    from hub import shapes
     from hub.services.commands.agents import AgentService
 
     _open(config)

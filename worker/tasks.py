@@ -23,8 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from huey import crontab
 
-from hub import startup
-from hub.api import shapes
+from hub import shapes, startup
 from hub.assembly import Built, Services, build
 from hub.config import Config, cron_schedule
 from hub.db import database, open_hub_database

@@ -8,7 +8,8 @@ from urllib.parse import quote
 
 import falcon
 
-from hub.api import schemas, shapes
+from hub import shapes
+from hub.api import schemas
 from hub.api.auth import ADMIN, INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query

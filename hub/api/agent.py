@@ -6,7 +6,8 @@ from contextlib import nullcontext
 
 import falcon
 
-from hub.api import schemas, shapes
+from hub import shapes
+from hub.api import schemas
 from hub.api.auth import AGENT
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.openapi import OCTETS, responds

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import falcon
 
-from hub.api import schemas, shapes
+from hub import shapes
+from hub.api import schemas
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query

@@ -1,9 +1,10 @@
 """The response shapes of the hub's records: the one place a row becomes JSON.
 
 Services return rows (Peewee models) and plain data; the edges — the API's
-resources and the worker's tasks — turn the rows into these shapes, so that a
+resources, the worker's tasks and the CLI — turn the rows into these shapes, so that a
 service never depends on how an edge answers, and one service never imports
-another for its shape. The shapes are part of the contract (docs/api.md,
+another for its shape. The module sits below the edges, beside the builder, so that
+no edge imports another for a shape. The shapes are part of the contract (docs/api.md,
 docs/agent-protocol.md).
 """
 
