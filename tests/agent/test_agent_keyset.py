@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 from agent.config import AgentConfig
+from agent.handlers.refresh import handle as run_refresh
 from agent.jira_client import SEARCH_FIELDS, JiraClient, JiraError
 from agent.retry import Backoff
 from agent.runner import Runner
@@ -62,7 +63,7 @@ def refreshed(runner: Runner, url: str, interface: str, **params) -> dict:
     call(url, interface, "/api/v1/commands", {"type": "refresh"})
     [command] = runner.hub.claim(limit=1, wait=0).commands
     command.params.update(params)
-    runner.refresh(command)
+    run_refresh(runner, command)
     return call(url, interface, f"/api/v1/commands/{command.id}")
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent import mapping
+from agent.handlers.fetch_attachment import looks_like_html
 from agent.queries import search_where, updated_clause
-from agent.runner import looks_like_html
 from demo.fakejira import (
     CUSTOM as TEAM_FIELDS,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.handlers.refresh import handle as run_refresh
 from agent.hub_client import Command
 from agent.runner import Runner
 from demo.fakejira import FakeJira
@@ -45,11 +46,11 @@ def claimed(runner: Runner, url: str, interface: str, jql: str | None = None) ->
 
 def test_an_issue_jira_moved_is_one_issue_under_its_new_key_after_a_refresh_of_its_old_key(world):
     url, interface, jira, runner = world
-    runner.refresh(claimed(runner, url, interface))
+    run_refresh(runner, claimed(runner, url, interface))
     call(url, interface, "/api/v1/issues/AURORA-1/notes", {"body": "the hub's own"})
 
     jira.move("AURORA-1", "OPS-7")
-    runner.refresh(claimed(runner, url, interface, "key = AURORA-1"))
+    run_refresh(runner, claimed(runner, url, interface, "key = AURORA-1"))
 
     issue = call(url, interface, "/api/v1/issues/AURORA-1")
     assert (issue["key"], issue["id"], issue["moved_from"]) == ("OPS-7", jira.issues["OPS-7"]["id"], ["AURORA-1"])

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from agent.config import AgentConfig
+from agent.handlers.refresh import handle as run_refresh
 from agent.hub_client import Command
 from agent.jira_client import JiraClient, JiraError, JiraSignInPage
 from agent.pacing import Pacer
@@ -133,7 +134,7 @@ def test_a_long_refresh_meets_no_429_and_its_heartbeat_says_it_waits_on_the_rate
     jira.delay = 0.02
     command = claimed(runner, url, interface)
     heartbeats(runner)
-    refresh = threading.Thread(target=runner.refresh, args=(command,))
+    refresh = threading.Thread(target=run_refresh, args=(runner, command))
     refresh.start()
     seen = wait_until(lambda: re.search(r"waiting \d+ s on Jira's rate limit \(\d+ of 100 left\)",
                                         agent_detail(url, interface)), timeout=60, every=0.1)
@@ -230,7 +231,7 @@ def test_a_refresh_through_a_proxy_that_limits_one_request_in_nine_finishes(worl
     jira.spotty_limit(9, limit=9, fill_rate=1, interval=1, retry_after=1)
     for _ in range(2):  # the second run is the one that stalled, on the bucket of the first run's last 429
         command = claimed(runner, url, interface)
-        refresh = threading.Thread(target=runner.refresh, args=(command,), daemon=True)
+        refresh = threading.Thread(target=run_refresh, args=(runner, command), daemon=True)
         refresh.start()
         refresh.join(timeout=300)  # a guard against a hang, not a measure: the run takes seconds
         assert not refresh.is_alive()
@@ -264,7 +265,7 @@ def test_a_refresh_whose_jira_changes_its_rate_limit_midway_finishes(world):
 
     jira.on_search = change_the_limit
     command = claimed(runner, url, interface)
-    refresh = threading.Thread(target=runner.refresh, args=(command,), daemon=True)
+    refresh = threading.Thread(target=run_refresh, args=(runner, command), daemon=True)
     refresh.start()
     refresh.join(timeout=300)  # a guard against a hang, not a measure
     assert not refresh.is_alive() and next(searches) > 12

@@ -8,6 +8,8 @@ import threading
 
 import pytest
 
+from agent import handlers
+from agent.handlers.refresh import handle as run_refresh
 from agent.hub_client import Command
 from agent.runner import Runner
 from demo.fakejira import FakeJira
@@ -53,14 +55,14 @@ def mirror(url: str, interface: str, path: str) -> dict:
 
 def test_edits_in_jira_show_after_the_next_refresh(world):
     url, interface, jira, runner = world
-    runner.refresh(claimed(runner, url, interface))
+    run_refresh(runner, claimed(runner, url, interface))
     assert [c["id"] for c in mirror(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]] == ["101", "102"]
 
     jira.issues["AURORA-1"]["fields"]["comment"]["comments"].pop(0)
     jira.add_comment("AURORA-1", "103", "third")
     jira.issues["AURORA-2"]["fields"]["attachment"].pop()
     jira.issues["AURORA-3"]["fields"]["status"] = {"name": "Done"}
-    runner.refresh(claimed(runner, url, interface))
+    run_refresh(runner, claimed(runner, url, interface))
 
     assert [c["id"] for c in mirror(url, interface, "/api/v1/issues/AURORA-1/comments")["items"]] == ["102", "103"]
     listed = mirror(url, interface, "/api/v1/issues/AURORA-2/attachments")["items"]
@@ -70,12 +72,12 @@ def test_edits_in_jira_show_after_the_next_refresh(world):
 
 def test_an_incremental_refresh_asks_only_for_what_changed(world):
     url, interface, jira, runner = world
-    runner.refresh(claimed(runner, url, interface))
+    run_refresh(runner, claimed(runner, url, interface))
     jira.issues["AURORA-5"]["fields"].update(summary="Changed", updated=LATER)
     jira.requests.clear()
     # 07:30 UTC is 10:30 in Moscow, the Jira user's zone: AURORA-5 qualifies, the rest (October) not.
     command = claimed(runner, url, interface, updated_since="2026-11-20T07:30:40+00:00")
-    runner.refresh(command)
+    run_refresh(runner, command)
     [search] = [body for _, path, body in jira.requests if path == "/rest/api/2/search"]
     assert 'updated >= "2026/11/20 10:30"' in search["jql"]
     assert mirror(url, interface, "/api/v1/issues/AURORA-5")["summary"] == "Changed"
@@ -119,7 +121,7 @@ def test_a_rate_limited_jira_is_waited_out(world):
     url, interface, jira, runner = world
     jira.throttle = 3
     command = claimed(runner, url, interface)
-    runner.refresh(command)
+    run_refresh(runner, command)
     assert mirror(url, interface, f"/api/v1/commands/{command.id}")["status"] == "done"
     assert len(mirror(url, interface, "/api/v1/issues?limit=100")["items"]) == 7
 
@@ -134,9 +136,9 @@ def test_a_jira_that_refuses_the_credentials_fails_the_command_with_a_clear_erro
     assert "Jira answered 401" in runner.status.problem  # shown in the heartbeat detail
 
 
-def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_its_own(world):
+def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_its_own(world, monkeypatch):
     url, interface, _jira, runner = world
-    runner.refresh(claimed(runner, url, interface))  # the hub lists the attachment before it can be fetched
+    run_refresh(runner, claimed(runner, url, interface))  # the hub lists the attachment before it can be fetched
     runner.config = dataclasses.replace(runner.config, concurrency=2)
     refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
     fetch = call(url, interface, "/api/v1/attachments/301/fetch", {})
@@ -144,13 +146,13 @@ def test_with_concurrency_2_a_refresh_and_a_fetch_run_at_once_each_reported_as_i
     # Each command waits for the other before it starts: with one slot the barrier would break.
     both = threading.Barrier(2, timeout=30)
     def waiting_for_both(run):
-        def waiting(command):
+        def waiting(context, command):
             both.wait()
-            return run(command)
+            return run(context, command)
         return waiting
 
     for name in ("refresh", "fetch_attachment"):
-        setattr(runner, name, waiting_for_both(getattr(runner, name)))
+        monkeypatch.setitem(handlers.HANDLERS, name, waiting_for_both(handlers.HANDLERS[name]))
     claimed_as, reports = {}, []
     send_claim, send_post = runner.hub.claim, runner.hub._post
 

@@ -10,6 +10,7 @@ import math
 import pytest
 
 from agent.config import AgentConfig
+from agent.handlers.refresh import handle as run_refresh
 from agent.hub_client import Command
 from agent.runner import Runner
 from demo.fakejira import (
@@ -108,7 +109,7 @@ def refreshed(runner: Runner, url: str, interface: str) -> Command:
     """One full refresh, enqueued through the interface API and run by the runner to its done."""
     call(url, interface, "/api/v1/commands", {"type": "refresh"})
     [command] = runner.hub.claim(limit=1, wait=0).commands
-    runner.refresh(command)
+    run_refresh(runner, command)
     assert call(url, interface, f"/api/v1/commands/{command.id}")["status"] == "done"
     return command
 

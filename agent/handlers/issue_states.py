@@ -1,0 +1,60 @@
+"""What the kinds that load issues (refresh, check_issues) share: an issue's whole state, its cut-short
+lists completed from Jira, and a state page sent to the hub, in halves if the hub finds it too large.
+
+Not a kind: the registry (``agent/handlers/__init__.py``) names the handlers one by one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from agent import mapping
+from agent.hub_client import Command, HubClient, HubError
+from agent.jira_client import JiraClient, JiraError
+
+log = logging.getLogger("hub-agent")
+
+NEIGHBOUR_BATCH = 100  # the hub takes at most 100 neighbours a page; one search fetches them
+
+
+def issue_state(jira: JiraClient, issue: dict, custom: mapping.CustomFields, users: dict[str, dict]) -> dict:
+    """An issue's full state, its truncated containers completed from their own endpoints; the
+    users it names are added to ``users``."""
+    f = issue.get("fields") or {}
+    comments = histories = worklogs = None
+    if mapping.truncated(f.get("comment"), "comments"):
+        comments = jira.comments(issue["key"])
+    if mapping.truncated(f.get("worklog"), "worklogs"):
+        try:
+            worklogs = jira.worklogs(issue["key"])
+        except JiraError as exc:
+            if exc.status != 404:
+                raise
+            # No worklog endpoint (an older Jira, or a proxy that serves search alone): the
+            # issue's worklogs are left out of its state, so the mirror keeps the ones it has
+            # rather than take the few search embedded as the whole list.
+            log.warning("%s: Jira has no worklogs to give (%s); its worklogs are left as the hub has them",
+                        issue["key"], exc)
+            issue = {**issue, "fields": {k: v for k, v in f.items() if k != "worklog"}}
+    if mapping.truncated(issue.get("changelog"), "histories"):
+        histories = jira.changelog(issue["key"])
+    users.update(mapping.users(issue, comments, histories, worklogs))
+    return mapping.state(issue, custom, comments, histories, worklogs)
+
+
+def send(hub: HubClient, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict) -> None:
+    """One state page; one the hub finds too large (413: past its ``HUB_MAX_JSON_BYTES``) goes again
+    as two halves, each a page of its own, down to one issue a page: a page is applied whole, so
+    halves end where the page would have."""
+    try:
+        hub.state(command, states, neighbours, catalogues)
+    except HubError as exc:
+        if exc.status != 413 or len(states) + len(neighbours) <= 1:
+            raise
+        log.info("command %s: the hub took no page of %s issues; sending it in halves", command.id,
+                 len(states) + len(neighbours))
+        # Halves of issues-then-neighbours, the order the hub applies a page in; each holds one at least.
+        half = (len(states) + len(neighbours)) // 2
+        cut = min(half, len(states))
+        send(hub, command, states[:cut], neighbours[:half - cut], catalogues)
+        send(hub, command, states[cut:], neighbours[half - cut:], {})
