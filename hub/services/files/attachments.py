@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from hub.clock import Clock, iso
 from hub.db import database
@@ -26,7 +26,6 @@ from hub.dialect import commands as sql
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, IssueAttachment
 from hub.services.access.tokens import require_token
-from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.store import FileStore
 from hub.services.mirror.aliases import current_issue
 from hub.vocabulary import (
@@ -123,8 +122,17 @@ class Content:
     mime_type: str | None
 
 
+class Signal(Protocol):
+    """What a queued fetch is told to: the hub's work signal (:mod:`hub.services.commands.work_signal`),
+    which wakes the claims waiting for work. Only its ``notify`` is needed here, so that files import
+    nothing of the commands domain, which imports them."""
+
+    def notify(self) -> None:
+        """Work was queued (and committed)."""
+
+
 class AttachmentService:
-    def __init__(self, store: FileStore, signal: WorkSignal, clock: Clock | None = None):
+    def __init__(self, store: FileStore, signal: Signal, clock: Clock | None = None):
         self._store = store
         self._signal = signal
         self._clock = clock or Clock()
