@@ -13,7 +13,7 @@ same run. Target: ratio ≥ 0.5 on each engine.
 
 PostgreSQL is the one ``--postgres-url`` names (an empty database the hub may
 migrate), else a throw-away server started as the tests start theirs
-(``tests/support/engines.py``: PostgreSQL's server binaries installed); one on the same
+(``devservers/postgres.py``: PostgreSQL's server binaries installed); one on the same
 machine, as the hub node it serves.
 
     python bench/claims.py [--engine both|sqlite|postgresql] [--postgres-url URL]

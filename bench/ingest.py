@@ -22,7 +22,7 @@ median of ``--repeat`` rounds (and the best beside it), so that a hiccup of the
 machine does not decide it.
 
 On PostgreSQL (``--postgres URL``, a superuser's URL to a server; without it the
-bench starts a throw-away server as the tests do, tests/support/engines.py, and leaves
+bench starts a throw-away server as the tests do, devservers/postgres.py, and leaves
 PostgreSQL out if none can be had) the same pages go over HTTP to ``hub serve`` on
 a migrated database, and the same rows through raw psycopg (``executemany`` of
 INSERTs per table, one transaction per page, into emptied tables), printed beside
@@ -371,7 +371,7 @@ def _with_database(url: str, name: str) -> str:
 
 
 def postgres_admin_url(given: str | None) -> tuple[str | None, str]:
-    """The server to measure PostgreSQL on: ``given``, or a throw-away one (tests/support/engines.py);
+    """The server to measure PostgreSQL on: ``given``, or a throw-away one (devservers/postgres.py);
     None and why when there is none."""
     if given:
         return given, ""

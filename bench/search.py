@@ -22,7 +22,7 @@ within 3x of its baseline and within the hub's bound on a query (HUB_JQL_TIMEOUT
 
 PostgreSQL is the one ``--postgres-url`` names (an empty database the hub may
 migrate), else a throw-away server started as the tests start theirs
-(``tests/support/engines.py``: PostgreSQL's server binaries installed).
+(``devservers/postgres.py``: PostgreSQL's server binaries installed).
 
     python bench/search.py [--engine both|sqlite|postgresql] [--postgres-url URL]
                            [--issues 100000] [--requests 30]

@@ -88,14 +88,10 @@ def timed_gets(port: int, token: str, path: str, count: int) -> tuple[list[float
 
 
 def throwaway_postgres():
-    """A PostgreSQL server started as the tests start theirs (``tests/support/engines.py``, in the
-    checkout beside ``bench/``), once per run and stopped at exit: ``(server, None)``, or
-    ``(None, why)`` when none can be had."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    try:
-        from tests.support.engines import postgres_server
-    except ImportError as exc:
-        return None, f"no tests/support/engines.py to start a server with ({exc})"
+    """A PostgreSQL server started as the tests start theirs (:mod:`devservers.postgres`), once
+    per run and stopped at exit: ``(server, None)``, or ``(None, why)`` when none can be had."""
+    from devservers.postgres import postgres_server
+
     return postgres_server()
 
 
@@ -107,8 +103,7 @@ def postgres_server_for(url: str | None):
         import itertools
         import threading
 
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from tests.support.engines import PostgresServer
+        from devservers.postgres import PostgresServer
 
         return PostgresServer(url, itertools.count(1), threading.Lock())
     server, reason = throwaway_postgres()

@@ -1,4 +1,4 @@
-"""The servers a test run starts end with it when it is killed (tests/support/reaper.py): a pytest
+"""The servers a test run starts end with it when it is killed (devservers/reaper.py): a pytest
 running one tiny test that starts a server is sent SIGKILL — with its xdist worker, for one
 case — and the server's processes are gone soon after, none left running as after a killed
 ``make test``."""
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from devservers.reaper import start_time
 from tests.support import wait_until
-from tests.support.reaper import start_time
 
 ROOT = Path(__file__).resolve().parents[2]
 

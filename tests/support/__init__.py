@@ -31,12 +31,12 @@ from urllib.parse import urlparse
 from agent.config import AgentConfig
 from agent.retry import Backoff
 from agent.runner import Runner
+from devservers.reaper import end_with_this_process
 from hub.clock import Clock, iso
 from hub.config import Config
 from hub.models import Project, Setting
 from tests.support import engine_rows as engine_support
 from tests.support.engine_rows import engine_settings
-from tests.support.reaper import end_with_this_process
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from devservers.reaper import end_with_this_process
 from tests.support import prepared_hub, rest_of_output, start, stop, wait_for_line, wait_until
 from tests.support.engines import free_port
-from tests.support.reaper import end_with_this_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "deploy" / "nginx" / "sdlc-hub.conf"

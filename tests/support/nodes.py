@@ -26,9 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from devservers.reaper import end_with_this_process, remove_after_this_process
 from tests.support import start, wait_for_line
 from tests.support.engines import PortTaken, Unavailable, free_port, on_free_ports, once
-from tests.support.reaper import end_with_this_process, remove_after_this_process
 
 # What a node's death looks like to a client: the connection refused, reset or
 # closed before a whole answer came.

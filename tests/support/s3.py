@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 
+from devservers.reaper import end_with_this_process, remove_after_this_process
 from tests.support.engines import PortTaken, Unavailable, free_port, on_free_ports, once, require
-from tests.support.reaper import end_with_this_process, remove_after_this_process
 
 ACCESS_KEY = "hubtest"
 SECRET_KEY = "hubtest-secret"

@@ -1,6 +1,7 @@
-"""The servers a test process starts end with it, however it ends: SIGKILL included.
+"""The servers a process starts — a test run's, a benchmark's — end with it, however it ends:
+SIGKILL included.
 
-A test process stops its servers itself when it ends well (``atexit``, fixtures,
+A test process (or a benchmark) stops its servers itself when it ends well (``atexit``, fixtures,
 ``finally``). When it is killed — SIGKILL, an out-of-memory kill, a CI job cancelled
 — nothing of it runs, and a server in a session of its own (PostgreSQL's postmaster,
 which ``pg_ctl`` detaches) or not in the killed process group would run on. So each
@@ -100,8 +101,8 @@ def watch(lines: Iterable[str]) -> None:
     for line in lines:
         verb, _, rest = line.rstrip("\n").partition(" ")
         if verb == "watch":
-            pid, start, signum = rest.split()
-            watched[int(pid)] = (start, int(signum))
+            pid_text, start, signum_text = rest.split()
+            watched[int(pid_text)] = (start, int(signum_text))
         elif verb == "remove":
             removed.append(rest)
 
