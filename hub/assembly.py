@@ -41,7 +41,8 @@ from hub.services.commands.sync_runs import SyncRunService
 from hub.services.commands.work_signal import PostgresWorkSignal, WorkSignal
 from hub.services.files.attachments import AttachmentService
 from hub.services.files.cleanup import CleanupService
-from hub.services.files.store import FileStore, LocalFileStore
+from hub.services.files.store import FileStore
+from hub.services.files.store_local import LocalFileStore
 from hub.services.issues.reading import IssueService
 from hub.services.issues.saved_filters import FilterService
 from hub.services.issues.sprints import SprintService
