@@ -106,3 +106,21 @@ def test_every_spec_scenario_has_a_test_named_after_it():
             assert missing, f"«{requirement}» is covered now: remove it from PENDING_REQUIREMENTS"
         else:
             assert not missing, f"«{requirement}»: no test for {missing}"
+
+
+def test_the_readme_counts_the_tables_the_schema_creates():
+    tables = re.findall(r"^CREATE TABLE (\w+)", read("hub/migrations/schema.sql"), re.MULTILINE)
+    assert f"models of the {len(tables)} tables" in read("README.md")
+
+
+def test_the_readme_names_every_frozen_schema():
+    versions = sorted(int(p.stem[1:]) for p in (ROOT / "tests/fixtures/schema-history").glob("v*.sql"))
+    assert versions == list(range(1, versions[-1] + 1))
+    assert f"(v1–v{versions[-1]})" in read("README.md")
+
+
+def test_the_readme_names_every_mcp_tool_module():
+    tools = sorted(p.name for p in (ROOT / "hub/mcp").glob("*.py")
+                   if "TOOLS" in p.read_text("utf-8") and p.name != "server.py" and p.name != "base.py")
+    row = next(line for line in read("README.md").splitlines() if line.startswith("| `hub/mcp/`"))
+    assert [name for name in tools if f"`{name}`" not in row] == []
