@@ -20,7 +20,7 @@ Each function gives SQLite's statement exactly as the services had it.
 
 from __future__ import annotations
 
-from hub.dialect import Dialect, current, hold
+from hub.dialect.engines import Dialect, current, hold
 from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, REFRESH, RUNNING
 
 # The first key of the hub's two-key advisory locks ("cmds" in ASCII); the

@@ -13,7 +13,7 @@ with :func:`index` once the page has committed. A statement that is None is not 
 
 from __future__ import annotations
 
-from hub.dialect import Dialect
+from hub.dialect.engines import Dialect
 
 # An issue's keys, from one bound JSON array (SQLite's spelling).
 _KEYS = "(SELECT value FROM json_each(?))"

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hub import dialect
 from hub.db import database
+from hub.dialect import engines
 
 _WAYS = ("ASC", "DESC")
 # The pieces each engine writes as one template, SQLite's beside PostgreSQL's: what
@@ -233,7 +233,7 @@ POSTGRES = PostgresJql()
 
 def current() -> JqlSql:
     """The pieces of the engine the models are bound to now."""
-    return POSTGRES if dialect.current().postgres else SQLITE
+    return POSTGRES if engines.current().postgres else SQLITE
 
 
 def _path(keys: tuple[str, ...]) -> str:

@@ -51,7 +51,8 @@ from operator import itemgetter
 import orjson
 
 from hub.db import database
-from hub.dialect import POSTGRES, Dialect, current, fulltext
+from hub.dialect import fulltext
+from hub.dialect.engines import POSTGRES, Dialect, current
 
 # The advisory locks' first number (their class) for an issue key and for a
 # catalogue's kind: "mirror" and "catalog" in ASCII, below 2**31.

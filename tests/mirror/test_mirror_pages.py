@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-import hub.services.mirror.loading
+import hub.dialect.mirror
 from hub import startup
 from hub.db import database, open_hub_database
 from hub.dialect import current
@@ -62,7 +62,7 @@ def statements(monkeypatch, issues: list[dict], neighbors: list[dict] = (), full
     run = RunContext(full=full, started_at=START, now=START)
     with database.atomic(), monkeypatch.context() as patch:
         counting = Counting(connection())
-        patch.setattr(hub.services.mirror.loading, "connection", lambda: counting)
+        patch.setattr(hub.dialect.mirror, "connection", lambda: counting)  # the loader's
         MirrorService().load_page(issues, list(neighbors), run)
     return counting.sent
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-import hub.services.mirror.loading
+import hub.dialect.mirror
 from hub import startup
 from hub.db import database, open_hub_database
 from hub.dialect import current
@@ -156,7 +156,7 @@ def test_a_page_of_whole_issues_takes_the_same_few_statements_whatever_its_size(
     def statements(page: list[dict]) -> list[str]:
         with database.atomic(), monkeypatch.context() as patch:
             counting = Counting(connection())
-            patch.setattr(hub.services.mirror.loading, "connection", lambda: counting)
+            patch.setattr(hub.dialect.mirror, "connection", lambda: counting)  # the loader's
             MirrorService().load_page(page, [], RunContext(full=False, started_at=START, now=START))
         return counting.sent
 

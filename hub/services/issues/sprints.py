@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from hub import dialect
 from hub.db import database
-from hub.dialect.mirror import values_of
 from hub.services.pagination import listing
 
 
@@ -61,7 +61,7 @@ class SprintService:
         by_key: dict[str, list[IssueSprint]] = {}
         if not keys:
             return by_key
-        rows = database.execute_sql(_OF_ISSUES.format(keys=values_of()), [json.dumps(keys)])
+        rows = database.execute_sql(_OF_ISSUES.format(keys=dialect.mirror.values_of()), [json.dumps(keys)])
         for key, sprint_id, name, state in rows:
             by_key.setdefault(key, []).append(IssueSprint(sprint_id, name, state))
         return by_key

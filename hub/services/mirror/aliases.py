@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from peewee import SQL
 
-from hub.dialect.mirror import insertion_order
+from hub import dialect
 from hub.models import Issue, IssueAlias
 
 
@@ -33,7 +33,7 @@ def moved_from(keys: Iterable[str]) -> dict[str, list[str]]:
     for alias in (IssueAlias.select(IssueAlias.old_key, IssueAlias.key)
                   .where(IssueAlias.key.in_(keys))
                   # then the order in which one page's moves were recorded
-                  .order_by(IssueAlias.moved_at, SQL(insertion_order()))):
+                  .order_by(IssueAlias.moved_at, SQL(dialect.mirror.insertion_order()))):
         found.setdefault(alias.key, []).append(alias.old_key)
     return found
 

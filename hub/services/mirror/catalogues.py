@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from hub.dialect.mirror import connection, mirror_sql
+from hub import dialect
 from hub.models import JiraCatalogue, JiraUser
 
 # A catalogue of the page (docs/agent-protocol.md) → (its ``kind`` in ``jira_catalogue``,
@@ -36,7 +36,7 @@ class CatalogueService:
         """Apply a page's ``catalogues``; call inside the report's transaction."""
         if not catalogues:
             return
-        conn, sql = connection(), mirror_sql()
+        conn, sql = dialect.mirror.connection(), dialect.mirror.mirror_sql()
         # PostgreSQL: a catalogue replaced by two pages at once ends as the later one sent it.
         sql.lock(conn, lambda: [KINDS[name][0] for name in KINDS if catalogues.get(name) is not None], kinds=True)
         for name, (kind, details) in KINDS.items():

@@ -59,8 +59,8 @@ from dataclasses import dataclass
 import orjson
 from peewee import __exception_wrapper__ as sqlite_errors_as_peewee  # type: ignore[attr-defined]  # not in peewee's stubs
 
+from hub import dialect
 from hub.clock import jira_to_utc
-from hub.dialect.mirror import MirrorSql, connection, mirror_sql
 from hub.errors import ContractError
 from hub.services.mirror.moves import KeysToHold, page_keys, pointed_keys, rekey
 
@@ -134,7 +134,7 @@ class MirrorService:
                     if state["key"] not in in_issues)]
         if not placed:
             return
-        conn, sql = connection(), mirror_sql()
+        conn, sql = dialect.mirror.connection(), dialect.mirror.mirror_sql()
         with sqlite_errors_as_peewee:  # the API maps Peewee's errors (busy, disk full) to answers
             if not sql.dialect.postgres:
                 self._apply(conn, sql, placed, run, None)  # the write lock is the page's already
@@ -154,7 +154,7 @@ class MirrorService:
                 held |= more
             conn.execute("RELEASE SAVEPOINT mirror_page")
 
-    def _locked(self, conn, sql: MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
+    def _locked(self, conn, sql: dialect.mirror.MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
                 held: set[str], pointed: set[str]) -> set[str] | None:
         """PostgreSQL: take the locks of ``held`` (and shared, of ``pointed``) and write the
         page; or, when its moves write rows of keys beyond ``held``, answer those (before
@@ -166,7 +166,7 @@ class MirrorService:
             return more.keys
         return None
 
-    def _apply(self, conn, sql: MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
+    def _apply(self, conn, sql: dialect.mirror.MirrorSql, placed: list[tuple[dict, str]], run: RunContext,
                held: set[str] | None) -> None:
         """Write the ``placed`` states, whose keys' locks the transaction holds (``held``:
         the keys, on PostgreSQL; None on SQLite, where it holds the write lock)."""
@@ -214,7 +214,7 @@ class MirrorService:
         return known[0] if known is not None else 1
 
     @staticmethod
-    def _links(conn, sql: MirrorSql, states: list[dict]) -> None:
+    def _links(conn, sql: dialect.mirror.MirrorSql, states: list[dict]) -> None:
         last = _last_positions(states, "links")
         if not last:
             return
@@ -233,7 +233,7 @@ class MirrorService:
         conn.executemany(sql.insert_link, sorted(rows))
 
     @staticmethod
-    def _comments(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
+    def _comments(conn, sql: dialect.mirror.MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "comments")
         if not last:
             return
@@ -245,7 +245,7 @@ class MirrorService:
             for c in state["comments"]], 2))
 
     @staticmethod
-    def _worklogs(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
+    def _worklogs(conn, sql: dialect.mirror.MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "worklogs")
         if not last:
             return
@@ -257,7 +257,7 @@ class MirrorService:
             for w in state["worklogs"]], 2))
 
     @staticmethod
-    def _sprints(conn, sql: MirrorSql, states: list[dict], now: str) -> None:
+    def _sprints(conn, sql: dialect.mirror.MirrorSql, states: list[dict], now: str) -> None:
         """An issue's sprints replace its ``issue_sprint`` rows; each sprint named updates its
         ``sprint`` row (the last naming in the page wins, as one-by-one application would)."""
         last = _last_positions(states, "sprints")
@@ -279,7 +279,8 @@ class MirrorService:
         conn.executemany(sql.upsert_sprint, sql.ordered(list(sprints.values()), 1))
 
     @staticmethod
-    def _changes(conn, sql: MirrorSql, states: list[dict], times: _Times, known: Collection[str]) -> None:
+    def _changes(conn, sql: dialect.mirror.MirrorSql, states: list[dict], times: _Times,
+                 known: Collection[str]) -> None:
         """A known issue's changes are upserted (a changelog sent again adds what is new);
         an issue new to the mirror has none yet, so its rows are inserted anew."""
         rows = [
@@ -297,7 +298,7 @@ class MirrorService:
             conn.executemany(sql.upsert_change, sql.ordered(rest, 3))
 
     @staticmethod
-    def _attachments(conn, sql: MirrorSql, states: list[dict], times: _Times) -> None:
+    def _attachments(conn, sql: dialect.mirror.MirrorSql, states: list[dict], times: _Times) -> None:
         last = _last_positions(states, "attachments")
         if not last:
             return
@@ -322,7 +323,7 @@ class MirrorService:
             for aid, (key, a) in rows.items()], 1))
 
 
-def _check_attachments(conn, sql: MirrorSql, placed: list[tuple[dict, str]]) -> None:
+def _check_attachments(conn, sql: dialect.mirror.MirrorSql, placed: list[tuple[dict, str]]) -> None:
     """Refuse what Jira cannot produce of attachments, and what would drift a
     fetched file from its name or size.
 

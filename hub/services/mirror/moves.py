@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import orjson
 
-from hub.dialect.mirror import MirrorSql
+from hub import dialect
 from hub.vocabulary import ISSUE_KEY_PATTERN
 
 _KEY = re.compile(ISSUE_KEY_PATTERN)
@@ -100,7 +100,8 @@ def pointed_keys(states: list[dict]) -> set[str]:
     return keys
 
 
-def rekey(conn, sql: MirrorSql, states: list[dict], now: str, held: set[str] | None = None) -> set[str] | None:
+def rekey(conn, sql: dialect.mirror.MirrorSql, states: list[dict], now: str,
+          held: set[str] | None = None) -> set[str] | None:
     """Move and displace what the page's ``states`` (in the order they apply) say moved.
 
     The keys whose index entries were removed, for the page to index again (and not
@@ -221,7 +222,7 @@ def _named_before(states: list[dict], at: dict[str, int]) -> bool:
     return False
 
 
-def _written(conn, sql: MirrorSql, moves: dict[str, str], displaced: set[str]) -> set[str]:
+def _written(conn, sql: dialect.mirror.MirrorSql, moves: dict[str, str], displaced: set[str]) -> set[str]:
     """The issue keys whose rows moving ``moves`` and displacing ``displaced`` write: the old
     and new keys, the displaced ones, and (read from the mirror) the issues whose epic,
     parent or outward links name an old key, and the old keys of aliases that lead to an
@@ -234,7 +235,7 @@ def _written(conn, sql: MirrorSql, moves: dict[str, str], displaced: set[str]) -
     return keys
 
 
-def _displace(conn, sql: MirrorSql, keys: list[str]) -> None:
+def _displace(conn, sql: dialect.mirror.MirrorSql, keys: list[str]) -> None:
     """Remove stale rows and their mirror lists; their notes stay on the key."""
     keys_json = _dumps(keys)
     if sql.unindex is not None:
@@ -247,7 +248,7 @@ def _displace(conn, sql: MirrorSql, keys: list[str]) -> None:
     conn.execute(f"DELETE FROM issue WHERE key IN {sql.keys}", (keys_json,))
 
 
-def _move(conn, sql: MirrorSql, moves: dict[str, str], now: str) -> None:
+def _move(conn, sql: dialect.mirror.MirrorSql, moves: dict[str, str], now: str) -> None:
     """Re-key ``moves`` (old -> new) with what follows them, all in a few statements."""
     pairs = _dumps([[old, new] for old, new in moves.items()])
     if sql.unindex is not None:

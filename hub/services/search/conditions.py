@@ -7,9 +7,9 @@ under its own name (:data:`hub.services.issues.reading.ISSUES`).
 
 from __future__ import annotations
 
+from hub import dialect
 from hub.clock import iso, parse_utc
 from hub.db import database
-from hub.dialect import jql as engine
 from hub.errors import ContractError
 from hub.models import Project
 from hub.services.search import spellings
@@ -65,7 +65,7 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
                     {"fix_versions": fix_version, "affects_versions": affects_version})
     if project is not None:
         # A project is its label: its issues are those that carry it.
-        where.append((_IN_LABELS.format(each=engine.current().texts("issue.labels")), [_project_label(project)]))
+        where.append((_IN_LABELS.format(each=dialect.jql.current().texts("issue.labels")), [_project_label(project)]))
     if resolution is not None:
         where.append(("issue.resolution IS NULL", []) if resolution.casefold() == UNRESOLVED
                      else _one_of("issue.resolution", "resolution", resolution))
@@ -86,7 +86,7 @@ def conditions(*, status: str | None = None, assignee: str | None = None, epic_k
 def _names(catalogued: dict, people: dict, lists: dict, versions: dict) -> Where:
     """The conditions of the filters that name names, by column, in any case."""
     where: Where = []
-    pieces = engine.current()
+    pieces = dialect.jql.current()
     for column, kind in _NAMED:
         if catalogued[column] is not None:
             where.append(_one_of(f"issue.{column}", kind, catalogued[column]))
@@ -158,7 +158,7 @@ def _gone(gone: str) -> Where:
     if gone == "true":
         return [("issue.gone_at IS NOT NULL", [])]
     if gone != "any" and database.execute_sql(_ANY_GONE).fetchone()[0]:
-        return [(engine.current().not_gone, [])]
+        return [(dialect.jql.current().not_gone, [])]
     return []
 
 
@@ -167,7 +167,7 @@ def _gone(gone: str) -> Where:
 def key_order(column: str) -> tuple[str, str]:
     """The ORDER BY expressions of a key as people order them, of the column ``column``: by
     project, then by number (AURORA-9 before AURORA-10)."""
-    return engine.current().key_order(column)
+    return dialect.jql.current().key_order(column)
 
 
 # The list's orders (``sort``), each as (SQL true for an issue without a value, the SQL of its

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from hub import dialect
 from hub.clock import iso
-from hub.dialect import jql as engine
 from hub.errors import ContractError
 from hub.services.search import spellings
 from hub.services.search.conditions import key_order
@@ -108,7 +108,7 @@ class _Compiler:
         if isinstance(node, Not):
             sql, params, depth = self._nested(node.operand)
             # NULL is "does not match" everywhere below: NOT of it matches.
-            return f"coalesce(NOT ({sql}), {engine.current().true})", params, depth + 1
+            return f"coalesce(NOT ({sql}), {dialect.jql.current().true})", params, depth + 1
         sql, params = self.clause(node)
         return sql, params, 0
 
@@ -151,7 +151,7 @@ class _Compiler:
             # Jira: a negation never matches an empty field.
             if matches is None:
                 return f"NOT ({empty_sql})", empty_params
-            return (f"NOT ({empty_sql}) AND coalesce(NOT ({matches[0]}), {engine.current().true})",
+            return (f"NOT ({empty_sql}) AND coalesce(NOT ({matches[0]}), {dialect.jql.current().true})",
                     [*empty_params, *matches[1]])
         if matches is None:
             return empty_sql, empty_params
@@ -163,7 +163,7 @@ class _Compiler:
 
     def _empty(self, f: Field) -> Sql:
         """True when the field holds nothing."""
-        kind, pieces = f.kind, engine.current()
+        kind, pieces = f.kind, dialect.jql.current()
         if kind in (Kind.MULTI, Kind.VERSION) or (f.custom_id and kind is Kind.NAME):
             return f"NOT EXISTS (SELECT 1 FROM {_each(f)})", []
         if kind is Kind.SPRINT:
@@ -198,7 +198,7 @@ class _Compiler:
             return " OR ".join(f"({sql})" for sql, _ in parts), [p for _, ps in parts for p in ps]
         if kind is Kind.NUMBER:
             numbers = [operands.number(f, value) for value in values]
-            return f"CAST({f.sql} AS {engine.current().real}) IN ({_marks(numbers)})", numbers
+            return f"CAST({f.sql} AS {dialect.jql.current().real}) IN ({_marks(numbers)})", numbers
         if kind in (Kind.KEY, Kind.KEY_REF):
             keys = [operands.issue_key(f, value) for value in values]
             if kind is Kind.KEY_REF:
@@ -226,9 +226,9 @@ class _Compiler:
         if isinstance(operand, Function):
             raise operands.misplaced(operand, f)
         if kind is Kind.NUMBER:
-            return f"CAST({f.sql} AS {engine.current().real}) {op} ?", [operands.number(f, operand)]
+            return f"CAST({f.sql} AS {dialect.jql.current().real}) {op} ?", [operands.number(f, operand)]
         if kind is Kind.ID:
-            return f"CAST(issue.id AS {engine.current().integer}) {op} ?", [int(operands.jira_id(f, operand))]
+            return f"CAST(issue.id AS {dialect.jql.current().integer}) {op} ?", [int(operands.jira_id(f, operand))]
         if kind is Kind.PRIORITY:
             # A higher priority is earlier in Jira's order: ``priority > Major`` is above Major.
             position = "(SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' AND {})"
@@ -238,7 +238,7 @@ class _Compiler:
         key = operands.issue_key(f, operand)
         project, _, number = key.rpartition("-")
         sql, params = _project(project)
-        number_sql = f"CAST(substr(issue.key, ?) AS {engine.current().integer})"
+        number_sql = f"CAST(substr(issue.key, ?) AS {dialect.jql.current().integer})"
         return f"{sql} AND {number_sql} {op} ?", [*params, len(project) + 2, int(number)]
 
     def instant(self, f: Field, operand: Value | Function) -> datetime:
@@ -289,12 +289,12 @@ class _Compiler:
             # the words too (as text: the index has found the issues that hold them as words).
             plain = _plain_words(operand.text)
             folded = f"replace(casefold({f.sql}), 'ё', 'е')"
-            held = "".join(f" AND {engine.current().position(folded, '?')} > 0" for _ in plain)
+            held = "".join(f" AND {dialect.jql.current().position(folded, '?')} > 0" for _ in plain)
             match = (f"{f.sql} IS NOT NULL AND {match[0]}{held}", [*match[1], *plain])
         if op == "~":
             return match
         empty_sql, empty_params = self._empty(f)
-        return (f"NOT ({empty_sql}) AND coalesce(NOT ({match[0]}), {engine.current().true})",
+        return (f"NOT ({empty_sql}) AND coalesce(NOT ({match[0]}), {dialect.jql.current().true})",
                 [*empty_params, *match[1]])
 
     def _history(self, clause: Clause, f: Field) -> Sql:
@@ -323,7 +323,7 @@ class _Compiler:
 def _named(f: Field, texts: list[str]) -> Sql:
     """The field holds one of the names ``texts`` (folded): versions, sprints, several names,
     users and single names, compared with the spellings the catalogues hold where they can be."""
-    kind, pieces = f.kind, engine.current()
+    kind, pieces = f.kind, dialect.jql.current()
     folded = [text.casefold() for text in texts]
     marks = _marks(folded)
     if kind is Kind.VERSION:
@@ -369,7 +369,7 @@ def _order_terms(f: Field) -> list[str]:
     if kind is Kind.KEY_REF:
         return [f"({sql} IS NULL)", *key_order(sql)]
     if kind is Kind.ID:
-        return [f"CAST(issue.id AS {engine.current().integer})"]
+        return [f"CAST(issue.id AS {dialect.jql.current().integer})"]
     if kind is Kind.PRIORITY:
         # Going up is from the lowest priority (last in Jira's order) to the highest; unknown lowest.
         return [f"({sql} IS NULL)", f"-coalesce((SELECT min(position) FROM jira_catalogue WHERE kind = 'priority' "
@@ -381,10 +381,10 @@ def _order_terms(f: Field) -> list[str]:
         return [f"({sql} IS NULL)",
                 f"casefold(coalesce((SELECT display_name FROM jira_user WHERE name = {sql}), {sql}))"]
     if kind is Kind.MULTI:
-        each = engine.current().texts(sql)
+        each = dialect.jql.current().texts(sql)
         return [f"NOT EXISTS (SELECT 1 FROM {each})", f"(SELECT min(casefold(value)) FROM {each})"]
     if kind is Kind.NUMBER:
-        return [f"({sql} IS NULL)", f"CAST({sql} AS {engine.current().real})"]
+        return [f"({sql} IS NULL)", f"CAST({sql} AS {dialect.jql.current().real})"]
     if kind in (Kind.DATETIME, Kind.DATE):
         return [sql] if f.always else [f"({sql} IS NULL)", sql]
     return [f"({sql} IS NULL)", f"casefold({sql})"]
@@ -401,14 +401,14 @@ def _plain_words(text: str) -> list[str]:
 def _each(f: Field) -> str:
     """The FROM item of the field's values, each as ``value`` (a custom field's are at its path)."""
     if f.custom_id:
-        return engine.current().texts("issue.custom_fields", f.custom_id, "value")
-    return engine.current().texts(f.sql)
+        return dialect.jql.current().texts("issue.custom_fields", f.custom_id, "value")
+    return dialect.jql.current().texts(f.sql)
 
 
 def _words(f: Field, operand: Value, words: str) -> Sql:
     """The issues whose text fields ``f.fts`` hold the words of ``operand`` (``words``: them as
     :func:`hub.services.search.text_query.fts_query` writes them for the index)."""
-    sql = engine.current().text_match(f.fts)
+    sql = dialect.jql.current().text_match(f.fts)
     if sql is None:
         raise JqlError(f"The operator '~' for the field '{f.name}' needs the full-text index, which this "
                        "hub's database does not hold yet.", operand.at)

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from hub import dialect
 from hub.db import database
-from hub.dialect import jql as engine
 from hub.services.search.jql.tree import FieldRef, JqlError
 
 
@@ -141,9 +141,9 @@ def field(ref: FieldRef) -> Field:
         return column
     if ref.custom_id is None:
         # The first issue that holds a custom field of that name: its id and schema.
-        row = database.execute_sql(engine.current().custom_by_name(), [ref.name.casefold()]).fetchone()
+        row = database.execute_sql(dialect.jql.current().custom_by_name(), [ref.name.casefold()]).fetchone()
     else:
-        row = database.execute_sql(*engine.current().custom_by_id(f"customfield_{ref.custom_id}")).fetchone()
+        row = database.execute_sql(*dialect.jql.current().custom_by_id(f"customfield_{ref.custom_id}")).fetchone()
     if row is None:
         raise JqlError(f"Field '{ref.name}' does not exist or you do not have permission to view it.", ref.at)
     return custom(*row)
@@ -153,7 +153,7 @@ def custom(fid: str, schema_type: str | None, custom_type: str | None, name: str
     """A custom field as a :class:`Field`, by its id and schema (``/rest/api/2/field``)."""
     if not _FIELD_ID.fullmatch(fid):
         raise JqlError(f"Field '{name or fid}' cannot be searched: its id {fid!r} is not one Jira makes.")
-    value = engine.current().extract("issue.custom_fields", fid, "value")
+    value = dialect.jql.current().extract("issue.custom_fields", fid, "value")
     kind = _CUSTOM_KINDS.get(schema_type or "", Kind.NAME)
     if schema_type == "string" and (custom_type or "").rpartition(":")[2] in _TEXT_CUSTOM:
         kind = Kind.TEXT
@@ -161,7 +161,7 @@ def custom(fid: str, schema_type: str | None, custom_type: str | None, name: str
         value = f"jira_utc({value})"  # kept as Jira wrote it, with its offset
     elif kind is Kind.NUMBER:
         # Read as SQLite's CAST(… AS REAL) reads it on either engine: text by its leading number, else 0.
-        value = engine.current().number("issue.custom_fields", fid, "value")
+        value = dialect.jql.current().number("issue.custom_fields", fid, "value")
     # The custom field's value sits in its own column of custom_fields' JSON; its text is in
     # issue_fts' ``other`` (with the environment's and other text fields').
     return Field(name or fid, kind, value, fts="other", custom_id=fid, sortable=kind is not Kind.MULTI)

@@ -31,9 +31,9 @@ from datetime import datetime
 from functools import cache
 from zoneinfo import ZoneInfo
 
+from hub import dialect
 from hub.clock import iso
 from hub.db import database
-from hub.dialect import jql as engine
 from hub.services.search.jql import dates
 from hub.services.search.jql.tree import Clause, Empty, Function, JqlError, Operand, Predicate, Value, ValueList
 
@@ -94,7 +94,7 @@ class _Statements:
 
 
 @cache
-def _statements(pieces: engine.JqlSql) -> _Statements:
+def _statements(pieces: dialect.jql.JqlSql) -> _Statements:
     place = "(CAST({t}.history_id AS " + pieces.integer + "), {t}.item_no)"
     n_field = pieces.unindexed("n.field")
     vid = pieces.element("v.value", "id")
@@ -163,7 +163,7 @@ def _was(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) -> tup
     if not clause.predicates:
         return _ever(clause, field, operand)
     versions = field.kind == "versions"
-    st = _statements(engine.current())
+    st = _statements(dialect.jql.current())
     branches: list[str] = []
     params: list = []
     # (the rows, the value's id and name, the segment's start, that it is open after ?, its
@@ -199,7 +199,7 @@ def _ever(clause: Clause, field: _Field, operand: Operand) -> tuple[str, list]:
     """WAS without predicates: held now, or before or after any change. The same as the segments
     on a changelog that agrees with itself, without ordering the field's changes."""
     if field.kind == "versions":
-        st = _statements(engine.current())
+        st = _statements(dialect.jql.current())
         held, params = _matches(field, operand, st.version_id, st.version_name, clause)
         now_sql = f"EXISTS (SELECT 1 FROM {st.versions} WHERE {held})"
     else:
@@ -229,7 +229,8 @@ def _changed(clause: Clause, field: _Field, *, now: datetime, zone: ZoneInfo) ->
     # A time predicate reads a range of the (field, created_at) index; without one, the field's
     # changes are found by scanning the table in its own order (see _statements).
     timed = any(p.word in ("after", "before", "on", "during") for p in clause.predicates)
-    conditions, params = ["field = ?" if timed else f"{_statements(engine.current()).field} = ?"], [field.changelog]
+    conditions = ["field = ?" if timed else f"{_statements(dialect.jql.current()).field} = ?"]
+    params = [field.changelog]
     for predicate in clause.predicates:
         if predicate.word in ("from", "to"):
             side = predicate.word
@@ -273,7 +274,7 @@ def _matches(field: _Field, operand: Operand, vid: str, vname: str, clause: Clau
     if within:
         return f"({' OR '.join(parts)})", params
     # A NULL column makes a comparison NULL, not false, and NOT (… OR NULL) would drop the issue.
-    return f"coalesce({' OR '.join(parts)}, {engine.current().false})", params
+    return f"coalesce({' OR '.join(parts)}, {dialect.jql.current().false})", params
 
 
 def _named(field: _Field, texts: list[str], vid: str, vname: str) -> tuple[str, list]:

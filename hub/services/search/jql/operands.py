@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hub.dialect import jql as engine
+from hub import dialect
 from hub.services.search.jql.fields import Field, Kind
 from hub.services.search.jql.tree import Function, JqlError, Value
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
@@ -62,7 +62,7 @@ def function(f: Field, call: Function, date_equal: Callable[[Field, Function], t
                 "(SELECT sprint.sprint_id FROM sprint WHERE lower(sprint.state) = ?))"), [_SPRINT_STATES[name]]
     if name in _VERSION_STATES:
         _arguments(call, 0, 1)
-        pieces = engine.current()
+        pieces = dialect.jql.current()
         sql = (f"EXISTS (SELECT 1 FROM {pieces.objects(f.sql, 'v')} "
                f"WHERE {pieces.flag('v.value', 'released')} = ?)")
         params: list = [_VERSION_STATES[name]]
@@ -77,7 +77,7 @@ def function(f: Field, call: Function, date_equal: Callable[[Field, Function], t
         if len(call.args) == 1:
             return _LINKED.format(keys="?", out="", in_=""), [*keys, *keys]
         phrase = call.args[1].text.casefold()
-        outward, inward = (_LINK_TYPE.format(phrase=engine.current().extract("detail", side))
+        outward, inward = (_LINK_TYPE.format(phrase=dialect.jql.current().extract("detail", side))
                            for side in ("outward", "inward"))
         return (_LINKED.format(keys="?", out=outward, in_=inward),
                 [*keys, phrase, phrase, *keys, phrase, phrase])
