@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from functools import cache, partial
 from typing import BinaryIO, Protocol
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.dialect import SQLITE, Dialect, current
-from hub.dialect import commands as sql
 from hub.errors import Conflict, ContractError, NotFound
 from hub.models import AttachmentFile, Batch, Command, IssueAttachment
 from hub.services.access.tokens import require_token
@@ -52,9 +51,9 @@ POLL_SECONDS = 0.25
 # and the attachment id compared with them must carry no column affinity
 # (``asked.value`` from json_each, not ``issue_attachment.attachment_id``), or
 # SQLite scans every command instead.
-def _fetches(dialect: Dialect) -> str:
+def _fetches(engine: dialect.Dialect) -> str:
     return (f"FROM command AS c WHERE c.type = '{FETCH_ATTACHMENT}'"
-            f" AND {sql.fetch_of('asked.value', dialect)}")
+            f" AND {dialect.commands.fetch_of('asked.value', engine)}")
 
 
 def _marks(values: tuple) -> str:
@@ -62,13 +61,13 @@ def _marks(values: tuple) -> str:
 
 
 @cache
-def states_sql(dialect: Dialect) -> str:
+def states_sql(engine: dialect.Dialect) -> str:
     """Everything but the store check, for many ids in one statement: each asked id
     that the mirror lists, in the order asked, with its file row (if any), its
     newest fetch and its newest open fetch, and what its state is unless the
     file turns out to be in the store; and who attached it (by display name too,
     when the agent reported the user) and when."""
-    fetches = _fetches(dialect)
+    fetches = _fetches(engine)
     return f"""
 SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.id,
        CASE WHEN pending.id IS NOT NULL THEN '{FETCHING}'
@@ -77,7 +76,7 @@ SELECT a.attachment_id, a.key, a.filename, a.size, a.mime_type, f.file, newest.i
        CASE WHEN pending.id IS NULL AND newest.status IN ({_marks(GIVEN_UP)}) THEN newest.error END,
        coalesce(pending.id, newest.id),
        a.author, u.display_name, a.created, a.created_at
-FROM {sql.asked_attachments(dialect)}
+FROM {dialect.commands.asked_attachments(engine)}
 JOIN issue_attachment AS a ON a.attachment_id = asked.value
 LEFT JOIN jira_user AS u ON u.name = a.author
 LEFT JOIN attachment_file AS f ON f.attachment_id = a.attachment_id
@@ -91,7 +90,7 @@ ORDER BY asked.key
 
 
 # SQLite's, as it reads (the tests look at its query plan).
-STATES_SQL = states_sql(SQLITE)
+STATES_SQL = states_sql(dialect.SQLITE)
 
 
 def state_rows(ids: list[str]) -> list[tuple]:
@@ -105,7 +104,7 @@ def state_rows(ids: list[str]) -> list[tuple]:
     distinct; one statement, so one snapshot, whatever their number.
     """
     params = (*GIVEN_UP, *GIVEN_UP, json.dumps(ids), *OPEN)
-    return database.execute_sql(states_sql(current()), params).fetchall()
+    return database.execute_sql(states_sql(dialect.current()), params).fetchall()
 
 
 @dataclass(frozen=True)
@@ -190,7 +189,7 @@ class AttachmentService:
         one command.
         """
         with database.atomic():
-            sql.serialize(sql.FETCH + attachment_id)
+            dialect.commands.serialize(dialect.commands.FETCH + attachment_id)
             if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
                 raise ContractError(f"batch {batch_id} does not exist", "batch_id")
             state = self.state(attachment_id)

@@ -18,7 +18,6 @@ from peewee import JOIN, SQL, Case, fn
 from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.dialect import jql as engine
 from hub.errors import ContractError, Forbidden, InvalidQuery, NotFound
 from hub.models import Issue, IssueChange, IssueComment, IssueLink, IssueNote, IssueWorklog
 from hub.services.issues.sprints import IssueSprint, SprintService
@@ -184,7 +183,7 @@ class IssueService:
             # No integer key follows these orders: the cursor is an offset, as a search's is
             # (every order ends with the key, so the same offset is the same place).
             offset = cursor or 0
-            order = [SQL(engine.current().sqlite_nulls(term)) for term in sort_order(sort)]
+            order = [SQL(dialect.jql.current().sqlite_nulls(term)) for term in sort_order(sort)]
             rows = list(query.order_by(*order).limit(limit + 1).offset(offset))
             more = len(rows) > limit
             result = listing(rows[:limit], offset + limit if more else None)
@@ -209,10 +208,10 @@ class IssueService:
             except JqlError as exc:
                 raise InvalidQuery(exc.message, exc.at) from None
             conditions_ = [*where, *compiled.where]
-            filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or engine.current().true
+            filters = " AND ".join(f"({sql})" for sql, _ in conditions_) or dialect.jql.current().true
             params = [p for _, ps in conditions_ for p in ps]
             try:
-                counted = offset == 0 and engine.current().sorts_every_match(
+                counted = offset == 0 and dialect.jql.current().sorts_every_match(
                     f"SELECT issue.key FROM issue WHERE {filters} ORDER BY {', '.join(compiled.order)}", params)
                 rows = list(Issue.raw(_jql_page(filters, compiled.order, total=counted), *params,
                                       limit + 1, offset))
@@ -409,7 +408,7 @@ def _jql_page(filters: str, order: list[str], *, total: bool = False) -> str:
     sorter holds those, not whole rows), then only its rows read whole, in the same order.
     With ``total``, each row also carries the count of every match (``total``): counted on the
     same pass that finds the matches for the sorter, rather than by finding them all again."""
-    pieces = engine.current()
+    pieces = dialect.jql.current()
     terms = [term.rsplit(" ", 1) for term in order]  # the compiler's "<expression> ASC|DESC"
     keys = ", ".join(f"{expression} AS o{n}" for n, (expression, _) in enumerate(terms))
     columns, matches = f"{pieces.row} AS doc, {keys}", f"issue WHERE {filters}"

@@ -403,11 +403,10 @@ def _set_identities(cur, plan: Plan, say: Callable[[str], None]) -> None:
 
 def _build_search_index(cur, source: sqlite3.Connection) -> None:
     """Index the copied issues if PostgreSQL's search keeps an index the loader writes."""
+    from hub import dialect
     from hub.db import qmark_to_format
-    from hub.dialect import POSTGRES
-    from hub.dialect.fulltext import index
 
-    statement = index(POSTGRES)
+    statement = dialect.fulltext.index(dialect.POSTGRES)
     if statement is None:
         return  # the search reads the tables themselves
     keys = [r[0] for r in source.execute("SELECT key FROM issue ORDER BY key")]

@@ -19,9 +19,9 @@ from zoneinfo import ZoneInfo
 
 import peewee
 
+from hub import dialect
 from hub.clock import Clock
 from hub.db import database
-from hub.dialect import jql as engine
 from hub.errors import ContractError, InvalidQuery
 from hub.services.mirror.aliases import current_keys
 from hub.services.mirror.catalogues import CatalogueService
@@ -167,7 +167,7 @@ class FacetService:
         if q is not None:
             return (f"FROM issue_fts {_JOIN} WHERE issue_fts MATCH ?" + (f" AND {filters}" if filters else ""),
                     [fts_query(q, current_keys), *params])
-        return f"FROM issue WHERE {filters or engine.current().true}", params
+        return f"FROM issue WHERE {filters or dialect.jql.current().true}", params
 
 
 def _each(texts, *, versions: bool) -> Counter:
