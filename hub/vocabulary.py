@@ -7,17 +7,13 @@ the database: changing one is a schema and protocol change, not a refactoring.
 
 from __future__ import annotations
 
-# Commands: what agents are asked to do.
+# Commands: what agents are asked to do. Each type is a kind (hub/services/commands/kinds/),
+# which says who enqueues it and which agents are given it; these names are the ones the
+# storage's SQL (hub/dialect, the migrations) and the MCP server speak of too.
 REFRESH = "refresh"
 FETCH_ATTACHMENT = "fetch_attachment"
 # Asks Jira whether issues a full run did not load still exist; the hub alone enqueues it.
 CHECK_ISSUES = "check_issues"
-COMMAND_TYPES = (REFRESH, FETCH_ATTACHMENT, CHECK_ISSUES)
-# What interfaces may enqueue: a check follows a full run, whose run and keys only the hub knows.
-ENQUEUED_BY_INTERFACES = (REFRESH, FETCH_ATTACHMENT)
-# The first protocol version that knows fetch_attachment, and check_issues.
-FETCH_ATTACHMENT_SINCE = 14
-CHECK_ISSUES_SINCE = 16
 # What a check's done marks an issue gone with.
 GONE_REASON = "not found in Jira — deleted, or no longer visible to the agent's user"
 

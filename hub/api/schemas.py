@@ -15,7 +15,7 @@ from hub.clock import TIME_ZONE_PATTERN, UTC_TIME_PATTERN
 from hub.roles import ACTIONS
 from hub.services.access.tokens import NAME_PATTERN
 from hub.services.commands.agents import MAX_DETAIL_CHARS, MAX_STATE_CHARS
-from hub.services.commands.sync_runs import CHECK_KEYS
+from hub.services.commands.kinds import KINDS, Kind, enqueued_by_interfaces, names, spoken
 from hub.services.mirror.catalogues import COLUMN_FIELDS
 from hub.services.mirror.projects import LABEL_PATTERN
 from hub.services.search.conditions import GONE_FILTERS, SORT_NAMES
@@ -24,12 +24,8 @@ from hub.services.search.jql.parser import MAX_LENGTH as MAX_JQL_LENGTH
 from hub.vocabulary import (
     BOARD_TYPES,
     COMMAND_STATUSES,
-    COMMAND_TYPES,
-    ENQUEUED_BY_INTERFACES,
-    FETCH_ATTACHMENT,
     ISSUE_KEY_PATTERN,
     JIRA_ID_PATTERN,
-    REFRESH,
     RUN_STATUSES,
     TOKEN_ROLES,
 )
@@ -260,7 +256,7 @@ CLAIM = {
     "properties": {
         "agent_id": AGENT_ID,
         "version": PROTOCOL_VERSION,
-        "types": array({"enum": list(COMMAND_TYPES)}, len(COMMAND_TYPES), uniqueItems=True),
+        "types": array({"enum": names()}, len(KINDS), uniqueItems=True),
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1},
         "wait": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
     },
@@ -305,34 +301,13 @@ STATE_PAGE = {
     },
 }
 # A done's result, by the type of its command (which the path names, not the
-# body): a refresh's {total, history_at?}, a fetch_attachment's {sha256, size}.
-REFRESH_RESULT = {
-    "type": "object",
-    "properties": {"total": {"type": "integer", "minimum": 0, "maximum": INT64_MAX},
-                   "history_at": {"type": ["string", "null"], "maxLength": 255}},
-    "required": ["total"],
-}
-# A check_issues' result: the issues asked for that Jira returned, and the keys it did not
-# return under that key (at most the 500 a check names; the hub marks those it asked for gone).
-CHECK_RESULT = {
-    "type": "object",
-    "properties": {"checked": {"type": "integer", "minimum": 0, "maximum": INT64_MAX},
-                   "missing": array(ISSUE_KEY, CHECK_KEYS)},
-    "required": ["checked", "missing"],
-}
-FILE_RESULT = {
-    "type": "object",
-    "properties": {"sha256": {"type": "string", "pattern": r"^[0-9a-f]{64}(?![\s\S])"},
-                   "size": {"type": "integer", "minimum": 0, "maximum": INT64_MAX}},
-    "required": ["sha256", "size"],
-}
+# body): each kind's, as its module says it.
 DONE = {
     "type": "object",
     "properties": {**_REPORT, "result": {
-        "type": "object", "anyOf": [REFRESH_RESULT, FILE_RESULT, CHECK_RESULT],
-        "description": "a refresh's {total, history_at?}, a fetch_attachment's {sha256, size} or "
-                       "a check_issues' {checked, missing}; another type's result is a 422 naming "
-                       "result"}},
+        "type": "object", "anyOf": [k.result_schema for k in KINDS.values()],
+        "description": f"{spoken([k.result_words for k in KINDS.values()], 'or')}; another type's "
+                       "result is a 422 naming result"}},
     "required": ["result"],
 }
 FAILED = {
@@ -344,37 +319,44 @@ FAILED = {
 # A property that may not be there at all.
 ABSENT: dict = {"not": {}}
 
-NEW_COMMAND = {
-    "type": "object",
-    "properties": {
-        "type": {"enum": list(ENQUEUED_BY_INTERFACES),
-                 "description": "check_issues is the hub's own, enqueued after a full run"},
-        "params": {
-            "type": "object",
-            # As long as the issue list's jql= (the JQL box) takes: the parser's bound.
-            "properties": {"jql": {"type": "string", "minLength": 1, "maxLength": MAX_JQL_LENGTH},
-                           "updated_since": UTC_TIME,
-                           "attachment_id": ATTACHMENT_ID},
-            "additionalProperties": False,
+
+def new_command(kinds: list[Kind]) -> dict:
+    """The body of POST /api/v1/commands, for these kinds (those interfaces may enqueue).
+
+    ``params`` names every member any of them takes; an ``if``/``then`` per kind says
+    which it takes: those it needs are required (and so is params, when it needs any),
+    and ABSENT refuses any value of a member it does not take, naming that member.
+    """
+    members = {name: schema for k in kinds for name, schema in k.params.items()}
+    hub_only = [k.name for k in KINDS.values() if not k.by_interfaces]
+    rules = []
+    for k in kinds:
+        then: dict = {"required": ["params"]} if k.required else {}
+        params: dict = {"required": list(k.required)} if k.required else {}
+        params["properties"] = {name: ABSENT for name in members if name not in k.params}
+        then["properties"] = {"params": params}
+        rules.append({"if": {"properties": {"type": {"const": k.name}}}, "then": then})
+    type_: dict = {"enum": [k.name for k in kinds]}
+    if hub_only:
+        type_["description"] = f"{spoken(hub_only)} is the hub's own, enqueued after a full run"
+    return {
+        "type": "object",
+        "properties": {
+            "type": type_,
+            "params": {
+                "type": "object",
+                "properties": members,
+                "additionalProperties": False,
+            },
+            "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
         },
-        "batch_id": {"type": ["integer", "null"], "minimum": 1, "maximum": INT64_MAX},
-    },
-    "required": ["type"],
-    "additionalProperties": False,
-    # The params each type takes: a refresh its optional jql (the base JQL
-    # without it) and updated_since, a fetch_attachment exactly its
-    # attachment_id. ABSENT refuses any value of a member the type does not
-    # take, and its refusal names that member.
-    "allOf": [
-        {"if": {"properties": {"type": {"const": REFRESH}}},
-         "then": {"properties": {"params": {"properties": {"attachment_id": ABSENT}}}}},
-        {"if": {"properties": {"type": {"const": FETCH_ATTACHMENT}}},
-         "then": {"required": ["params"],
-                  "properties": {"params": {"required": ["attachment_id"],
-                                            "properties": {"jql": ABSENT,
-                                                           "updated_since": ABSENT}}}}},
-    ],
-}
+        "required": ["type"],
+        "additionalProperties": False,
+        "allOf": rules,
+    }
+
+
+NEW_COMMAND = new_command([KINDS[name] for name in enqueued_by_interfaces()])
 
 _PAGE = {
     "cursor": ID,
@@ -385,7 +367,7 @@ COMMAND_LIST = {
     "properties": {
         **_PAGE,
         "status": {"enum": list(COMMAND_STATUSES)},
-        "type": {"enum": list(COMMAND_TYPES)},
+        "type": {"enum": names()},
     },
     "additionalProperties": False,
 }

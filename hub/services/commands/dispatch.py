@@ -28,22 +28,12 @@ from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.access.tokens import token_exists
 from hub.services.commands.agents import AgentService
-from hub.services.commands.sync_runs import fail_runs_of_expired, open_runs
+from hub.services.commands.kinds import claimable, opening_runs
+from hub.services.commands.runs import fail_runs_of_expired, open_runs
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.search.jql.zone import remember_jira_zone, reported_zone
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
-from hub.vocabulary import (
-    CANCELLED,
-    CHECK_ISSUES,
-    CHECK_ISSUES_SINCE,
-    CLAIMED,
-    COMMAND_TYPES,
-    FAILED,
-    FETCH_ATTACHMENT,
-    FETCH_ATTACHMENT_SINCE,
-    QUEUED,
-    REFRESH,
-)
+from hub.vocabulary import CANCELLED, CLAIMED, FAILED, QUEUED
 
 log = logging.getLogger(__name__)
 
@@ -76,15 +66,6 @@ def command_from_row(row) -> Command:
 def _holder(command_id: int, token_id: int | None, agent_id: str | None,
             delivery: int | None) -> tuple:
     return (command_id, token_id, agent_id, agent_id, agent_id, delivery, delivery)
-
-
-def claimable_types(version: int, types: list[str] | None) -> list[str]:
-    allowed = [t for t in (types or COMMAND_TYPES) if t in COMMAND_TYPES]
-    if version < FETCH_ATTACHMENT_SINCE:
-        allowed = [t for t in allowed if t != FETCH_ATTACHMENT]
-    if version < CHECK_ISSUES_SINCE:
-        allowed = [t for t in allowed if t != CHECK_ISSUES]
-    return allowed
 
 
 def _claimed_with(token_id: int | None):
@@ -170,7 +151,8 @@ class Dispatcher:
         finds it gone (revoked while the poll waited, by the API or by another
         process) raises Unauthenticated within POLL_SECONDS, the queue untouched.
         """
-        allowed = claimable_types(version, types)
+        # Each kind names the lowest protocol version it is given to.
+        allowed = claimable(version, types)
         deadline = time.monotonic() + wait
         while True:
             seen = self._signal.generation()
@@ -219,9 +201,10 @@ class Dispatcher:
                      token_id, token_id)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
                 # The agent's version goes with the run: whether its full run is followed
+                with_runs = opening_runs()
                 # by check_issues depends on the agent that ran it.
                 runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at, version)
-                        for row in rows if row[1] == REFRESH]
+                        for row in rows if row[1] in with_runs]
                 if runs:
                     open_runs(runs)
             # Nothing taken: no work, or no token. Only then is the token looked
@@ -363,9 +346,10 @@ class Dispatcher:
         if not rows:
             return counts
         add_tallies({f"{LEASE_EXPIRED}.{outcome}": n for outcome, n in counts.items()})
-        refreshes = [r[0] for r in rows if r[2] == REFRESH]
-        if refreshes:
-            fail_runs_of_expired(refreshes, stamp)
+        with_runs = opening_runs()
+        running = [r[0] for r in rows if r[2] in with_runs]
+        if running:
+            fail_runs_of_expired(running, stamp)
         if counts["requeued"]:
             database.execute_sql(
                 f"UPDATE command SET agent_id = NULL WHERE id IN {sql.id_list()}",

@@ -1,22 +1,23 @@
-"""Sync runs: one per delivery of a ``refresh``, and the full-run neighbour marking, which also
+"""Sync runs: one per delivery of a ``refresh`` (its rows written by
+:mod:`hub.services.commands.runs`), listed, and the full-run neighbour marking, which also
 asks an agent (v16 and later) to check the issues the run did not load (``check_issues``)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from peewee import JOIN
 
-from hub.clock import Clock, iso
+from hub.clock import Clock
 from hub.db import database
 from hub.dialect import commands as sql
 from hub.models import Command, Issue, SyncRun
+from hub.services.commands.kinds import check_issues
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.pagination import page
-from hub.vocabulary import CHECK_ISSUES, CHECK_ISSUES_SINCE, DONE, FAILED, OPEN_STATUSES, QUEUED, RUNNING
+from hub.vocabulary import DONE
 
 if TYPE_CHECKING:  # for the annotation only: the project service is handed in
     from hub.services.mirror.projects import ProjectService
@@ -46,71 +47,6 @@ class ListedRun:
 
     row: SyncRun
     kind: str
-
-# Keys a check_issues names at most: the agent reads them 100 to a search.
-CHECK_KEYS = 500
-# The keys that open check_issues commands name already: not asked for twice.
-_OPEN = ", ".join(repr(s) for s in OPEN_STATUSES)
-
-
-def open_run(command_id: int, query: str, started_at: str) -> SyncRun:
-    return SyncRun.create(command=command_id, query=query, status=RUNNING,
-                          started_at=started_at, issues_loaded=0)
-
-
-# The newest running run of a command, found through the index on command_id.
-_NEWEST_RUNNING = (f"(SELECT id FROM sync_run WHERE command_id = ? AND status = '{RUNNING}' "
-                   "ORDER BY id DESC LIMIT 1)")
-
-
-def count_page(command_id: int, issues: int) -> tuple[str, int] | None:
-    """Add a state page's ``issues`` to the command's running run, in one statement.
-
-    Returns the run's ``(started_at, issues_loaded)``, or None when the command has
-    no running run. Call inside the page's transaction, so that a page that fails
-    is not counted.
-    """
-    row = database.execute_sql(
-        f"UPDATE sync_run SET issues_loaded = issues_loaded + ? WHERE id = {_NEWEST_RUNNING} "
-        "RETURNING started_at, issues_loaded", (issues, command_id)).fetchone()
-    return (row[0], row[1]) if row else None
-
-
-def close_open_run(command_id: int, status: str, finished_at: str, *,
-                   error: str | None = None, history_at: str | None = None) -> tuple[int, int] | None:
-    """Finish the running run of a command, if it has one, in one statement.
-
-    Returns the run's ``(id, issues_loaded)``, or None when there was none.
-    """
-    row = database.execute_sql(
-        "UPDATE sync_run SET status = ?, finished_at = ?, error = ?, history_at = ? "
-        f"WHERE id = {_NEWEST_RUNNING} RETURNING id, issues_loaded",
-        (status, finished_at, error, history_at, command_id)).fetchone()
-    return (row[0], row[1]) if row else None
-
-
-def open_runs(runs: list[tuple[int, str, str, int]]) -> None:
-    """Open a running run for each ``(command_id, query, started_at, agent_version)``, in one statement."""
-    # One INSERT over a JSON array rather than executemany: it goes through the
-    # database's own execute, whose errors the API knows how to answer.
-    database.execute_sql(
-        "INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded, agent_version) "
-        f"{sql.runs_from_json()}", (json.dumps(runs, ensure_ascii=False),))
-
-
-def fail_runs_of_expired(command_ids: list[int], finished_at: str) -> None:
-    """Close the running runs of commands whose lease ran out, in one statement.
-
-    Call before the re-queued commands lose their ``agent_id``: the error
-    names the agent whose lease it was.
-    """
-    database.execute_sql(
-        f"UPDATE sync_run SET status = '{FAILED}', finished_at = ?, history_at = NULL, "
-        "error = 'lease of agent ' || coalesce((SELECT agent_id FROM command "
-        "WHERE command.id = sync_run.command_id), 'None') || ' expired' "
-        f"WHERE status = '{RUNNING}' AND command_id IN {sql.id_list()}",
-        (finished_at, json.dumps(command_ids)))
-
 
 class SyncRunService:
     def __init__(self, clock: Clock | None = None, signal: WorkSignal | None = None, *,
@@ -161,7 +97,7 @@ class SyncRunService:
                                    .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
                                    .order_by(Issue.key))
                 changed = Issue.update(neighbor=1).where(Issue.key.in_(stale)).execute()
-                if run.checks_enqueued is None and (run.agent_version or 0) >= CHECK_ISSUES_SINCE:
+                if run.checks_enqueued is None:
                     checks = self._enqueue_checks(run)
             if run.neighbors_due:
                 SyncRun.update(neighbors_due=0).where(SyncRun.id == run_id).execute()
@@ -175,20 +111,12 @@ class SyncRunService:
         return changed
 
     def _enqueue_checks(self, run: SyncRun) -> int:
-        """Queue ``check_issues`` for the issues the run did not load: last fetched before it
-        started, not gone already, not named by an open check; keys sorted, CHECK_KEYS to a
-        command. Records their number on the run; returns it. Call inside the marking's
-        transaction."""
-        keys = [row[0] for row in database.execute_sql(
-            "SELECT key FROM issue WHERE fetched_at < ? AND gone_at IS NULL "
-            f"AND key NOT IN ({sql.checking_keys(_OPEN)}) ORDER BY key", (run.started_at,))]
-        now = iso(self._clock.now())
-        batches = [keys[start:start + CHECK_KEYS] for start in range(0, len(keys), CHECK_KEYS)]
-        for batch in batches:
-            Command.create(type=CHECK_ISSUES, params={"keys": batch, "run_id": run.id}, status=QUEUED,
-                           created_at=now)
-        SyncRun.update(checks_enqueued=len(batches)).where(SyncRun.id == run.id).execute()
-        return len(batches)
+        """Queue ``check_issues`` for what the run did not load
+        (:func:`hub.services.commands.kinds.check_issues.enqueue_checks`), when the agent
+        that ran it is new enough to be given them; returns how many."""
+        if (run.agent_version or 0) < check_issues.KIND.since:
+            return 0
+        return check_issues.enqueue_checks(run, self._clock)
 
     def mark_due(self) -> int:
         """Do every neighbour marking still owed (its task was lost or has not run);
