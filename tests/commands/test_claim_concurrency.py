@@ -22,7 +22,7 @@ from hub.services.access.tokens import TokenService
 from hub.services.commands.queue import CommandService
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.attachments import AttachmentService
-from hub.services.files.store import LocalFileStore
+from hub.services.files.store_local import LocalFileStore
 from hub.services.mirror.projects import ProjectService
 from tests.support import start, stop, wait_for_line, wait_until
 from tests.support.engine_rows import rows

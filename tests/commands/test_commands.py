@@ -14,7 +14,7 @@ def service(hub):
     from hub.services.commands.queue import CommandService
     from hub.services.commands.work_signal import WorkSignal
     from hub.services.files.attachments import AttachmentService
-    from hub.services.files.store import LocalFileStore
+    from hub.services.files.store_local import LocalFileStore
     from hub.services.mirror.projects import ProjectService
 
     signal = WorkSignal()

@@ -10,7 +10,7 @@ from hub.services.commands.dispatch import Dispatcher
 from hub.services.commands.queue import CommandService
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.attachments import AttachmentService
-from hub.services.files.store import LocalFileStore
+from hub.services.files.store_local import LocalFileStore
 from hub.services.mirror.projects import ProjectService
 from tests.support import wait_until
 from tests.support.hubs import MovableClock

@@ -26,7 +26,7 @@ from hub.models import Command, Issue, IssueAttachment, SyncRun
 from hub.services.commands.queue import CommandService
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.attachments import AttachmentService
-from hub.services.files.store import LocalFileStore
+from hub.services.files.store_local import LocalFileStore
 from hub.services.mirror.projects import ProjectService
 from tests.support import wait_until, with_projects
 
@@ -49,7 +49,7 @@ RACER = textwrap.dedent(
     from hub.services.files.attachments import AttachmentService
     from hub.services.commands.queue import CommandService
     from hub.services.commands.dispatch import Dispatcher
-    from hub.services.files.store import LocalFileStore
+    from hub.services.files.store_local import LocalFileStore
     from hub.services.mirror.projects import ProjectService
     from hub.services.commands.schedule import RefreshSchedule
     from hub.services.commands.work_signal import WorkSignal
