@@ -19,10 +19,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+from hub import dialect
 from hub.clock import Clock, after, iso, parse_utc
 from hub.db import database
-from hub.dialect import commands as sql
-from hub.dialect import current
 from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
 from hub.metrics import Metrics
 from hub.models import Command
@@ -172,7 +171,7 @@ class Dispatcher:
                     limit: int, token_id: int | None) -> list[dict]:
         now = self._clock.now()
         claimed_at, lease_until = iso(now), after(now, self._lease_seconds)
-        if allowed and current().postgres and not self._seen_due(agent_id, token_id, version, now):
+        if allowed and dialect.current().postgres and not self._seen_due(agent_id, token_id, version, now):
             alone = self._claim_alone(agent_id, version, allowed, limit, token_id, now)
             if alone is not None:
                 return alone
@@ -181,7 +180,7 @@ class Dispatcher:
             written = self._seen(agent_id, token_id, version, now)
             self._expire(now)
             if allowed:
-                dialect = current()
+                engine = dialect.current()
                 # One statement picks and takes the oldest: inside BEGIN
                 # IMMEDIATE no other writer runs between the two; on PostgreSQL
                 # the rows picked are locked, passing over those another claim
@@ -192,10 +191,10 @@ class Dispatcher:
                 rows = database.execute_sql(
                     f"UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, "
                     "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
-                    "WHERE " + sql.picked(
+                    "WHERE " + dialect.commands.picked(
                         f"SELECT id FROM command WHERE status = '{QUEUED}' AND type IN ({marks}) "
-                        f"ORDER BY id LIMIT ?{dialect.for_update_skip_locked}", dialect) + " "
-                    f"{sql.still_queued(dialect)}AND {sql.token_alive(dialect)} "
+                        f"ORDER BY id LIMIT ?{engine.for_update_skip_locked}", engine) + " "
+                    f"{dialect.commands.still_queued(engine)}AND {dialect.commands.token_alive(engine)} "
                     "RETURNING id, type, params, deliveries, lease_until",
                     (agent_id, token_id, claimed_at, lease_until, *allowed, limit,
                      token_id, token_id)).fetchall()
@@ -224,7 +223,7 @@ class Dispatcher:
         of a claim's five). None when leases had run out and nothing was taken: the claim is
         then made again the usual way, after they are taken back, as on SQLite."""
         result = database.execute_sql(
-            sql.claim_alone(", ".join("?" * len(allowed))),
+            dialect.commands.claim_alone(", ".join("?" * len(allowed))),
             (agent_id, token_id, iso(now), after(now, self._lease_seconds), *allowed, limit,
              token_id, token_id, version, iso(now))).fetchall()
         expired = bool(result[0][0])
@@ -250,7 +249,7 @@ class Dispatcher:
         Conflict for a report from anyone but the current holder.
         """
         row = database.execute_sql(
-            f"UPDATE command SET lease_until = ? {sql.held_by()} {_RETURN_COMMAND}",
+            f"UPDATE command SET lease_until = ? {dialect.commands.held_by()} {_RETURN_COMMAND}",
             (after(self._clock.now(), self._lease_seconds),
              *_holder(command_id, token_id, agent_id, delivery))).fetchone()
         if row is None:
@@ -278,7 +277,7 @@ class Dispatcher:
             for type_, result in results.items():
                 params += [type_, None if result is None else json.dumps(result, ensure_ascii=False)]
         row = database.execute_sql(
-            f"UPDATE command SET {sets} {sql.held_by()} {_RETURN_COMMAND}",
+            f"UPDATE command SET {sets} {dialect.commands.held_by()} {_RETURN_COMMAND}",
             (*params, *_holder(command_id, token_id, agent_id, delivery))).fetchone()
         return command_from_row(row) if row else None
 
@@ -339,8 +338,8 @@ class Dispatcher:
             "claimed_at = CASE WHEN deliveries >= ? THEN claimed_at END, "
             "token_id = CASE WHEN deliveries >= ? THEN token_id END, "
             "lease_until = NULL "
-            f"{sql.expired_leases()} RETURNING id, status, type",
-            (most, most, stamp, most, most, most, most, *sql.expired_params(stamp))).fetchall()
+            f"{dialect.commands.expired_leases()} RETURNING id, status, type",
+            (most, most, stamp, most, most, most, most, *dialect.commands.expired_params(stamp))).fetchall()
         counts = {"requeued": sum(1 for r in rows if r[1] == QUEUED), "failed": 0}
         counts["failed"] = len(rows) - counts["requeued"]
         if not rows:
@@ -352,7 +351,7 @@ class Dispatcher:
             fail_runs_of_expired(running, stamp)
         if counts["requeued"]:
             database.execute_sql(
-                f"UPDATE command SET agent_id = NULL WHERE id IN {sql.id_list()}",
+                f"UPDATE command SET agent_id = NULL WHERE id IN {dialect.commands.id_list()}",
                 (json.dumps([r[0] for r in rows if r[1] == QUEUED]),))
         log.info("leases expired: %(requeued)d re-queued, %(failed)d failed", counts)
         if counts["requeued"]:

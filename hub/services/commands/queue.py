@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from hub import dialect
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.dialect import commands as sql
 from hub.errors import Conflict, ContractError, NotFound, TooMany
 from hub.models import Command
 from hub.services.commands.kinds import KINDS, enqueued_by_interfaces, refresh
@@ -110,7 +110,7 @@ class CommandService:
         """Serialise, on PostgreSQL, the requests of one token that may queue a command, so
         that :meth:`check_room` holds at the insert (SQLite's one writer already does)."""
         if token_id is not None:
-            sql.serialize(sql.QUEUED_BY + str(token_id))
+            dialect.commands.serialize(dialect.commands.QUEUED_BY + str(token_id))
 
     def check_room(self, token_id: int | None, *, queued_now: bool = False) -> None:
         """TooMany when the token already has as many commands queued as it may (before
@@ -192,7 +192,7 @@ class CommandService:
     @staticmethod
     def _get(command_id: int, *, lock: bool = False) -> Command:
         query = Command.select().where(Command.id == command_id)
-        command = (sql.locked(query) if lock else query).get_or_none()
+        command = (dialect.commands.locked(query) if lock else query).get_or_none()
         if command is None:
             raise NotFound(f"no command {command_id}")
         return command

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from peewee import JOIN
 
+from hub import dialect
 from hub.clock import Clock
 from hub.db import database
-from hub.dialect import commands as sql
 from hub.models import Command, Issue, SyncRun
 from hub.services.commands.kinds import check_issues
 from hub.services.commands.work_signal import WorkSignal
@@ -85,7 +85,7 @@ class SyncRunService:
         with database.atomic():
             # Locked on PostgreSQL: two markings of one run at once would both
             # find its checks not yet enqueued.
-            run = sql.locked(SyncRun.select().where(SyncRun.id == run_id)).get_or_none()
+            run = dialect.commands.locked(SyncRun.select().where(SyncRun.id == run_id)).get_or_none()
             if run is None:
                 return 0
             changed = 0
@@ -93,7 +93,7 @@ class SyncRunService:
                 # The rows locked in key order first (on PostgreSQL), the order in which a
                 # page writes the known issues it loads: locked as the scan found them, they
                 # could meet a page holding one and waiting for another, a deadlock.
-                stale = sql.locked(Issue.select(Issue.key)
+                stale = dialect.commands.locked(Issue.select(Issue.key)
                                    .where(Issue.fetched_at < run.started_at, Issue.neighbor == 0)
                                    .order_by(Issue.key))
                 changed = Issue.update(neighbor=1).where(Issue.key.in_(stale)).execute()
