@@ -35,9 +35,8 @@ import weakref
 
 import orjson
 
+from hub import dialect
 from hub.db import database
-from hub.dialect import POSTGRES, fulltext
-from hub.dialect.mirror import postgres_mirror_sql
 
 log = logging.getLogger(__name__)
 
@@ -135,13 +134,13 @@ class PostgresSearchBacklog(SearchBacklog):
             keys = [key for (key,) in conn.execute(_NEXT, (self._batch,))]
             if not keys:
                 return None
-            sql = postgres_mirror_sql()
+            sql = dialect.mirror.postgres_mirror_sql()
             sql.lock(conn, lambda: keys)
             # Unmarked only here, under the locks: a page of these keys either committed
             # before (what is computed below is its text) or waits for this batch to end.
             done = [key for (key,) in conn.execute(_UNMARK, (orjson.dumps(keys).decode(),))]
             if done:  # (another drain may have indexed them meanwhile)
-                conn.execute(fulltext.index(POSTGRES), (orjson.dumps(done).decode(),))
+                conn.execute(dialect.fulltext.index(dialect.POSTGRES), (orjson.dumps(done).decode(),))
                 conn.execute(_GONE, (orjson.dumps(done).decode(),))
         return len(done)
 
