@@ -26,14 +26,23 @@ def pytest_configure(config):
         "for a run")
     config.addinivalue_line(
         "markers", "long: a module whose tests take minutes in all; such modules run first")
+    config.addinivalue_line(
+        "markers", "browser: a test that drives Chromium (given to each test using the browser fixture); "
+        "make check leaves these out")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Modules marked ``long`` first, the rest after, each group in file order: with the
     Makefile's ``-n 3 --dist loadfile --no-loadscope-reorder`` a process takes a whole module
     at a time, in this order, and a long module started last would keep one process running
-    for minutes after the others had finished."""
+    for minutes after the others had finished. A test that uses the ``browser`` fixture is
+    marked ``browser`` here, for ``-m "not browser"`` (make check) to leave it out: tryfirst,
+    so that the mark is there before ``-m`` selects."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_generate_tests(metafunc):
@@ -74,20 +83,31 @@ def postgres_template():
     server.drop_database(name)
 
 
+@pytest.fixture(scope="session")
+def postgres_copies(postgres_template):
+    """Copies of the template for the tests on PostgreSQL, made ahead by a thread of this
+    process (tests/support/pg_copies.py): a test waits for none."""
+    from tests.support.pg_copies import TemplateCopies
+
+    copies = TemplateCopies(*postgres_template)
+    yield copies
+    copies.close()
+
+
 @pytest.fixture
 def database_url(backend, request) -> str | None:
     """For a test on PostgreSQL, the URL of a database of its own at the current schema."""
     if backend != "postgresql":
         yield None
         return
-    server, template = request.getfixturevalue("postgres_template")
-    name = server.create_database(template=template)
-    yield server.url(name)
+    copies = request.getfixturevalue("postgres_copies")
+    name = copies.take()
+    yield copies.server.url(name)
     from hub.db import database
 
     if database.obj is not None and getattr(database.obj, "database", None) == name:
         database.obj.close()
-    server.drop_database(name)
+    copies.give_back(name)
 
 
 @pytest.fixture(scope="module")

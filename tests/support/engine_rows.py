@@ -107,13 +107,13 @@ def engine_database(request, backend: str) -> Iterator[str | None]:
     if backend != "postgresql":
         yield None
         return
-    server, template = request.getfixturevalue("postgres_template")
-    name = server.create_database(template=template)
+    copies = request.getfixturevalue("postgres_copies")
+    name = copies.take()
     try:
-        yield server.url(name)
+        yield copies.server.url(name)
     finally:
         from hub.db import database
 
         if database.obj is not None and getattr(database.obj, "database", None) == name:
             database.obj.close()
-        server.drop_database(name)
+        copies.give_back(name)
