@@ -13,7 +13,7 @@ from hub.models import Command, Issue, SyncRun
 from hub.services.commands.queue import CommandService
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.attachments import AttachmentService
-from hub.services.files.store import LocalFileStore
+from hub.services.files.store_local import LocalFileStore
 from hub.services.mirror.projects import ProjectService
 from tests.support import BASE, claim, db_rows, enqueue, issue, report, with_projects
 from tests.support.hubs import MovableClock

@@ -14,7 +14,7 @@ from hub.db import open_database
 from hub.migrations import CURRENT_VERSION
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.files.attachments import AttachmentService
-from hub.services.files.store import LocalFileStore
+from hub.services.files.store_local import LocalFileStore
 from tests.support import (
     Client,
     created_hub,
