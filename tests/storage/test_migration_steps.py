@@ -220,7 +220,7 @@ def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
     types are never parsed, so a v3 refresh whose params are not JSON does not stop it."""
     from hub.services.commands.work_signal import WorkSignal
     from hub.services.files.attachments import AttachmentService
-    from hub.services.files.store import LocalFileStore
+    from hub.services.files.store_local import LocalFileStore
 
     db = make_db(tmp_path / "v6.sqlite", 6)
     conn = sqlite3.connect(db)
