@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from hub import startup
+from hub.assembly import backups
 from hub.config import Config
-from hub.services.operations.backup import backup, restore
 
 T = "2026-11-30T03:00:00+00:00"
 TARGET = 3.0
@@ -89,13 +89,15 @@ def main() -> int:
         data_dir = work / "data"
         size = build(data_dir, args.scale)
         kept = work / "kept"
-        backup(data_dir, kept, copy=True)
+        # As 'hub backup' and 'hub restore' have them built, on a hub's data dir.
+        hub = backups(Config(data_dir=data_dir))
+        hub.backup(kept, copy=True)
         unsynced = timed(lambda dest: copy_all(data_dir, dest, sync=False), args.repeat, work)
         copy = timed(lambda dest: copy_all(data_dir, dest, sync=True), args.repeat, work)
         figures = {
-            "backup (hard links)": timed(lambda dest: backup(data_dir, dest), args.repeat, work),
-            "backup --copy": timed(lambda dest: backup(data_dir, dest, copy=True), args.repeat, work),
-            "restore": timed(lambda dest: restore(kept, dest), args.repeat, work),
+            "backup (hard links)": timed(lambda dest: hub.backup(dest), args.repeat, work),
+            "backup --copy": timed(lambda dest: hub.backup(dest, copy=True), args.repeat, work),
+            "restore": timed(lambda dest: backups(Config(data_dir=dest)).restore(kept), args.repeat, work),
         }
         print(f"hub of {size / 1024**2:.0f} MiB (database and files); median of {args.repeat}")
         print(f"{'copy of the same files (no sync)':<34} {unsynced:7.2f} s")

@@ -321,7 +321,7 @@ class PostgresSide:
         if self._hub:
             from hub.db import database
             from hub.services.mirror.loading import MirrorService, RunContext
-            from hub.services.search.fulltext_backlog import PostgresSearchBacklog
+            from hub.services.search.fulltext_backlog_postgres import PostgresSearchBacklog
 
             database.initialize(self._db)
             database.execute_sql(truncate)

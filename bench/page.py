@@ -24,8 +24,8 @@ import falcon.testing
 
 from hub import startup
 from hub.api.app import create_app
+from hub.assembly import build
 from hub.config import Config
-from hub.services.access.tokens import TokenService
 
 JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 
@@ -60,8 +60,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config = Config(data_dir=Path(tmp) / "data")
         startup.prepare(config)
-        client = falcon.testing.TestClient(create_app(config, on_full_run_done=lambda run_id: None))
-        tokens = TokenService()
+        built = build(config, lambda run_id: None)
+        client = falcon.testing.TestClient(create_app(built))
+        tokens = built.services.tokens
         agent = {"Authorization": f"Bearer {tokens.add('agent', 'agent')}"}
         ui = {"Authorization": f"Bearer {tokens.add('ui', 'interface')}"}
         command = client.simulate_post("/api/v1/commands", headers=ui,

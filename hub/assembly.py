@@ -38,7 +38,9 @@ from hub.services.commands.queue import CommandService
 from hub.services.commands.reports import ReportService
 from hub.services.commands.schedule import RefreshSchedule
 from hub.services.commands.sync_runs import SyncRunService
-from hub.services.commands.work_signal import PostgresWorkSignal, WorkSignal
+from hub.services.commands.work_signal import WorkSignal
+from hub.services.commands.work_signal_postgres import PostgresWorkSignal
+from hub.services.commands.work_signal_sqlite import SqliteWorkSignal
 from hub.services.files.attachments import AttachmentService
 from hub.services.files.cleanup import CleanupService
 from hub.services.files.store import FileStore
@@ -50,13 +52,18 @@ from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
 from hub.services.mirror.loading import MirrorService
 from hub.services.mirror.projects import ProjectService
-from hub.services.operations.health import HealthService, write_probe
+from hub.services.operations.backup import Backups
+from hub.services.operations.health import HealthService, WriteProbe
+from hub.services.operations.health_postgres import PostgresWriteProbe
+from hub.services.operations.health_sqlite import SqliteWriteProbe
 from hub.services.operations.metrics_collector import HubCollector
 from hub.services.operations.overview import OverviewService
 from hub.services.operations.periods import PeriodService
 from hub.services.search.facets import FacetService
 from hub.services.search.fulltext import FullText
-from hub.services.search.fulltext_backlog import PostgresSearchBacklog, SearchBacklog
+from hub.services.search.fulltext_backlog import SearchBacklog
+from hub.services.search.fulltext_backlog_postgres import PostgresSearchBacklog
+from hub.services.search.fulltext_backlog_sqlite import SqliteSearchBacklog
 from hub.services.search.fulltext_postgres import PostgresFullText
 from hub.services.search.fulltext_sqlite import SqliteFullText
 from hub.services.search.jql.zone import JqlZone
@@ -94,6 +101,13 @@ class Services:
     periods: PeriodService
     backlog: SearchBacklog
 
+    def close(self) -> None:
+        """Let go of the threads and connections the services hold: the work signal's
+        listener, the search backlog's thread and the file store's client."""
+        self.signal.close()
+        self.backlog.close()
+        self.store.close()
+
 
 @dataclass(frozen=True)
 class Built:
@@ -112,10 +126,8 @@ class Built:
         calling thread's connection to the database (left open when that thread is inside
         a transaction, which is its own to end). The data dir, the database and the store
         keep what they hold; anything used again after this connects anew."""
-        self.services.signal.close()
-        self.services.backlog.close()
+        self.services.close()
         self.queue.storage.close()
-        self.services.store.close()
         if not self.database.is_closed() and not self.database.in_transaction():
             self.database.close()
 
@@ -149,7 +161,7 @@ def build_backlog(config: Config) -> SearchBacklog:
     index only (on SQLite a page indexes its own)."""
     if config.database_url:
         return PostgresSearchBacklog(config.database_url)
-    return SearchBacklog()
+    return SqliteSearchBacklog()
 
 
 def build_signal(config: Config) -> WorkSignal:
@@ -157,7 +169,15 @@ def build_signal(config: Config) -> WorkSignal:
     PostgreSQL, carried to every node of the database by LISTEN/NOTIFY."""
     if config.database_url:
         return PostgresWorkSignal(config.database_url)
-    return WorkSignal()
+    return SqliteWorkSignal()
+
+
+def build_probe(config: Config) -> WriteProbe:
+    """The /healthz write probe of ``config``'s engine: a committed write to hub.sqlite,
+    or to the PostgreSQL database, through a connection of its own."""
+    if config.database_url:
+        return PostgresWriteProbe(config.database_url)
+    return SqliteWriteProbe(config.db_path)
 
 
 def build_services(config: Config, on_full_run_done: Callable[[int], None],
@@ -202,7 +222,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         issues=issues,
         projects=projects,
         batches=BatchService(clock),
-        health=HealthService(config, clock, probe=write_probe(config)),
+        health=HealthService(config, clock, build_probe(config)),
         overview=overview,
         cleanup=CleanupService(store, config.files_quota_bytes, config.files_max_age_days, clock),
         refresh_schedule=RefreshSchedule(commands, config.refresh_overlap_minutes),
@@ -239,17 +259,17 @@ def build(config: Config, on_full_run_done: Callable[[int], None],
     return built
 
 
-def backups(config: Config, clock: Clock | None = None):
+def backups(config: Config, clock: Clock | None = None) -> Backups:
     """``hub backup`` / ``hub restore`` for ``config``'s engine: the data dir's ``hub.sqlite``
     (SQLite's online backup), or the database at ``HUB_DATABASE_URL`` (``pg_dump``) with
-    the hub's file store (:func:`open_store`)."""
-    from hub.services.operations.backup import SqliteBackups
-
+    the hub's file store (:func:`open_store`); ``clock`` dates the manifest."""
+    clock = clock or Clock()
     if not config.database_url:
-        # files/ unless HUB_STORE_URL names an object store, whose files are listed, not copied.
-        store = open_store(config) if config.store_url else None
-        return SqliteBackups(config.data_dir, clock, store, config.store_url)
+        from hub.services.operations.backup_sqlite import SqliteBackups
+
+        # files/ is read in place; an object store's (HUB_STORE_URL) files are listed, not copied.
+        return SqliteBackups(config.data_dir, clock, open_store(config), config.store_url)
     from hub.services.operations.backup_postgres import PostgresBackups
 
-    return PostgresBackups(config.database_url, open_store(config), config.data_dir,
-                           store_url=config.store_url, bindir=config.pg_bindir, clock=clock)
+    return PostgresBackups(config.database_url, open_store(config), config.data_dir, clock=clock,
+                           store_url=config.store_url, bindir=config.pg_bindir)

@@ -11,8 +11,10 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hub import engine_check, logs
 from hub.cli_migrate_to import add_migrate_to
@@ -25,6 +27,9 @@ from hub.services.operations.migrate_to import MoveRefused
 from hub.services.operations.pg_tools import ToolMissing
 from hub.services.operations.pg_tools import where as _where
 from hub.vocabulary import BOARD_TYPES, TOKEN_ROLES
+
+if TYPE_CHECKING:
+    from hub.assembly import Services
 
 log = logging.getLogger("hub")
 
@@ -223,11 +228,24 @@ def _open(config: Config) -> None:
     open_hub_database(config)
 
 
-def _token_add(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.access.tokens import TokenService
+@contextmanager
+def _services(config: Config) -> Iterator[Services]:
+    """The hub's services as the builder wires them (:func:`hub.assembly.build_services`),
+    on the database opened for a command that works on it; let go of at its end."""
+    from hub.assembly import build_services
 
     _open(config)
-    token = TokenService().add(args.name, args.role)
+    # No sync run finishes here: nothing to mark after one.
+    services = build_services(config, lambda run_id: None)
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+def _token_add(config: Config, args: argparse.Namespace) -> int:
+    with _services(config) as services:
+        token = services.tokens.add(args.name, args.role)
     _say(f"token {args.name!r} (role {args.role}); it is shown only now:", sys.stderr)
     _say(token)
     return 0
@@ -235,39 +253,35 @@ def _token_add(config: Config, args: argparse.Namespace) -> int:
 
 def _token_list(config: Config, args: argparse.Namespace) -> int:
     from hub import shapes
-    from hub.services.access.tokens import TokenService
 
-    _open(config)
-    for item in map(shapes.token, TokenService().list()):
-        _say(f"{item['name']}\t{item['role']}\t{item['created_at']}")
+    with _services(config) as services:
+        for item in map(shapes.token, services.tokens.list()):
+            _say(f"{item['name']}\t{item['role']}\t{item['created_at']}")
     return 0
 
 
 def _token_revoke(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.access.tokens import TokenService
-
-    _open(config)
-    TokenService().revoke(args.name)
+    with _services(config) as services:
+        services.tokens.revoke(args.name)
     _say(f"token {args.name!r} revoked")
     return 0
 
 
 def _agent_list(config: Config, args: argparse.Namespace) -> int:
     from hub import shapes
-    from hub.services.commands.agents import AgentService
 
-    _open(config)
-    agents, cursor = AgentService.from_config(config), None
-    while True:
-        listed = agents.list(cursor=cursor, limit=500)
-        for a in map(shapes.agent, listed["items"]):
-            holds = ",".join(str(held["id"]) for held in a["holds"])
-            _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
-                 f"v{a['version']}\t{a['state'] or '-'}\t{f'holds {holds}' if holds else '-'}\t"
-                 f"{_jira_reach(a['jira'])}")
-        cursor = listed["next_cursor"]
-        if cursor is None:
-            return 0
+    with _services(config) as services:
+        cursor = None
+        while True:
+            listed = services.agents.list(cursor=cursor, limit=500)
+            for a in map(shapes.agent, listed["items"]):
+                holds = ",".join(str(held["id"]) for held in a["holds"])
+                _say(f"{a['agent_id']}\t{'online' if a['online'] else 'offline'}\t{a['last_seen_at']}\t"
+                     f"v{a['version']}\t{a['state'] or '-'}\t{f'holds {holds}' if holds else '-'}\t"
+                     f"{_jira_reach(a['jira'])}")
+            cursor = listed["next_cursor"]
+            if cursor is None:
+                return 0
 
 
 def _jira_reach(jira: dict | None) -> str:
@@ -280,63 +294,47 @@ def _jira_reach(jira: dict | None) -> str:
 
 
 def _agent_remove(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.commands.agents import AgentService
-
-    _open(config)
-    AgentService.from_config(config).remove(args.agent_id)
+    with _services(config) as services:
+        services.agents.remove(args.agent_id)
     _say(f"agent {args.agent_id!r} removed; heard from again, it registers again")
     return 0
 
 
 def _project_add(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.mirror.projects import ProjectService
-
-    _open(config)
-    projects = ProjectService()
-    added = projects.add(args.label, args.name, args.board_id, args.board_type)
-    _say(f"project {added.label!r} added; base JQL: {projects.base_jql()}")
+    with _services(config) as services:
+        added = services.projects.add(args.label, args.name, args.board_id, args.board_type)
+        _say(f"project {added.label!r} added; base JQL: {services.projects.base_jql()}")
     return 0
 
 
 def _project_list(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.mirror.projects import ProjectService
-
-    _open(config)
-    projects = ProjectService()
-    for p in projects.list():
-        board = f"{p.board_type} board {p.board_id}" if p.board_id is not None else "no board"
-        _say(f"{p.label}\t{p.name}\t{board}")
-    _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
+    with _services(config) as services:
+        projects = services.projects
+        for p in projects.list():
+            board = f"{p.board_type} board {p.board_id}" if p.board_id is not None else "no board"
+            _say(f"{p.label}\t{p.name}\t{board}")
+        _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
     return 0
 
 
 def _project_remove(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.mirror.projects import ProjectService
-
-    _open(config)
-    projects = ProjectService()
-    projects.remove(args.label)
-    _say(f"project {args.label!r} removed; base JQL: {projects.base_jql() or '(none)'}")
+    with _services(config) as services:
+        services.projects.remove(args.label)
+        _say(f"project {args.label!r} removed; base JQL: {services.projects.base_jql() or '(none)'}")
     return 0
 
 
 def _scope_set(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.mirror.projects import ProjectService
-
-    _open(config)
-    projects = ProjectService()
-    projects.set_scope(args.jql)
-    _say(f"scope set; base JQL: {projects.base_jql() or '(none: add a project)'}")
+    with _services(config) as services:
+        services.projects.set_scope(args.jql)
+        _say(f"scope set; base JQL: {services.projects.base_jql() or '(none: add a project)'}")
     return 0
 
 
 def _scope_show(config: Config, args: argparse.Namespace) -> int:
-    from hub.services.mirror.projects import ProjectService
-
-    _open(config)
-    projects = ProjectService()
-    _say(f"scope: {projects.scope() or '(none)'}")
-    _say(f"base JQL: {projects.base_jql() or '(none: add a project)'}")
+    with _services(config) as services:
+        _say(f"scope: {services.projects.scope() or '(none)'}")
+        _say(f"base JQL: {services.projects.base_jql() or '(none: add a project)'}")
     return 0
 
 
@@ -384,12 +382,8 @@ def _restore(config: Config, args: argparse.Namespace) -> int:
 
 
 def _cleanup(config: Config, args: argparse.Namespace) -> int:
-    from hub.assembly import open_store
-    from hub.services.files.cleanup import CleanupService
-
-    _open(config)
-    cleanup = CleanupService(open_store(config), config.files_quota_bytes, config.files_max_age_days)
-    report = cleanup.run(dry_run=args.dry_run)
+    with _services(config) as services:
+        report = services.cleanup.run(dry_run=args.dry_run)
     verb = "would remove" if args.dry_run else "removed"
     for rule, items in report.removed.items():
         if items:
@@ -399,12 +393,11 @@ def _cleanup(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_admin_token(config: Config) -> None:
+def _first_admin_token(config: Config, services: Services) -> None:
     """On a hub with no tokens: make one admin token, print it once, keep it in a 0600 file."""
     from hub.datadir import PRIVATE_FILE_MODE
-    from hub.services.access.tokens import TokenService
 
-    token = TokenService().create_first_admin()
+    token = services.tokens.create_first_admin()
     if token is None:
         return
     path = config.data_dir / "admin.token"
@@ -455,7 +448,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         _say(f"hub: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}"
              " (set HUB_HOST / HUB_PORT)", sys.stderr)
         return 1
-    _first_admin_token(config)
+    _first_admin_token(config, built.services)
     consumer = None
     if not args.no_worker:
         from worker.consumer import start_in_process

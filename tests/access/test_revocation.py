@@ -11,15 +11,13 @@ import http.client
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 import waitress
 
 from hub.errors import Unauthenticated
 from hub.server import waitress_settings
-from hub.services.access.tokens import TokenService
-from hub.services.commands.dispatch import Dispatcher
-from hub.services.commands.work_signal import WorkSignal
 from tests.support import (
     attachment,
     db_rows,
@@ -31,6 +29,7 @@ from tests.support import (
     waiting_polls,
 )
 from tests.support.engine_rows import engine_env
+from tests.support.hubs import built_services
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -56,7 +55,7 @@ def served(hub):
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     hub.port = server.effective_port
-    hub.spare = TokenService().add("spare-agent", "agent")
+    hub.spare = hub.built.services.tokens.add("spare-agent", "agent")
     try:
         yield hub
     finally:
@@ -162,7 +161,7 @@ def test_an_attachment_wait_ends_with_401_when_its_token_is_revoked(served, how)
     listed(hub, attachment("901", "spec.pdf"), key="AURORA-12")
     assert fetch(hub, "901").status_code == 201
     before = waiting_polls(hub)
-    watcher = TokenService().add("watcher", "interface")
+    watcher = hub.built.services.tokens.add("watcher", "interface")
     path = f"/api/v1/attachments/901?wait={WAIT}&known=fetching"
     poll, other = Poll(hub, "GET", path, watcher), Poll(hub, "GET", path, hub.tokens["interface"])
     wait_until(lambda: waiting_polls(hub) == before + 2, message="both waits waiting")
@@ -182,8 +181,8 @@ def test_a_claim_never_hands_a_command_to_a_token_gone_since_it_was_authenticate
     # The race the HTTP tests cannot time: revoked between the auth check and the claim.
     command = enqueue(hub, "key = AURORA-12")
     [(token_id,)] = db_rows(hub, "SELECT id FROM token WHERE name = 'test-agent'")
-    TokenService().revoke("test-agent")
-    dispatcher = Dispatcher(60, 3, WorkSignal())
+    hub.built.services.tokens.revoke("test-agent")
+    dispatcher = built_services(replace(hub.config, lease_seconds=60, max_deliveries=3)).dispatcher
     with pytest.raises(Unauthenticated):
         dispatcher.claim("agent-1", 14, token_id=token_id)
     assert db_rows(hub, "SELECT status, deliveries FROM command WHERE id = ?", command["id"]) == [("queued", 0)]

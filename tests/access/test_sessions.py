@@ -10,7 +10,6 @@ import logging
 
 import pytest
 
-from hub.services.access.tokens import TokenService
 from tests.support import attachment, db_rows, fetched, listed, run_hub
 from tests.support.engine_rows import engine_env, execute, stored_text, writer_holding
 from tests.support.hubs import MovableClock
@@ -98,7 +97,7 @@ def test_an_agent_or_metrics_token_cannot_sign_in_and_an_unknown_one_is_401(hub)
     resp = sign_in(hub, "agent")
     assert resp.status_code == 403 and COOKIE not in resp.cookies
     assert "role 'agent' cannot sign in to the web interface" in resp.json["description"]
-    metrics = TokenService().add("scraper", "metrics")
+    metrics = hub.built.services.tokens.add("scraper", "metrics")
     resp = hub.client.simulate_post("/api/v1/session", json={"token": metrics}, headers=PAGE)
     assert resp.status_code == 403 and "interface or admin" in resp.json["description"]
     resp = hub.client.simulate_post("/api/v1/session", json={"token": "mistyped"}, headers=PAGE)

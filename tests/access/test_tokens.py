@@ -11,9 +11,10 @@ import pytest
 from hub.api.whoami import actions_by_role
 from hub.errors import Conflict, ContractError, NotFound
 from hub.roles import ACTIONS, ADMIN, INTERFACE
-from hub.services.access.tokens import TokenService, new_token
+from hub.services.access.tokens import new_token
 from tests.support import created_hub, run_hub
 from tests.support.engine_rows import stored_text
+from tests.support.hubs import built_services
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -55,13 +56,13 @@ def test_no_token_is_401_and_a_wrong_role_is_403(hub):
 
 
 def test_a_revoked_token_is_401(hub):
-    TokenService().revoke("test-interface")
+    hub.built.services.tokens.revoke("test-interface")
     assert hub.api("GET", "/api/v1/commands").status_code == 401
 
 
 def test_whoami_names_any_known_token_and_refuses_any_other(hub):
     """GET /api/v1/whoami: the cheap check a service in front of the hub asks before working."""
-    metrics = TokenService().add("scraper", "metrics")
+    metrics = hub.built.services.tokens.add("scraper", "metrics")
     for role in ("agent", "interface", "admin"):
         resp = hub.api("GET", "/api/v1/whoami", role=role)
         assert resp.status_code == 200 and resp.json == {"name": f"test-{role}", "role": role}
@@ -70,7 +71,7 @@ def test_whoami_names_any_known_token_and_refuses_any_other(hub):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dWk6cHc="}):
         resp = hub.client.simulate_get("/api/v1/whoami", headers=headers)
         assert resp.status_code == 401 and resp.headers["WWW-Authenticate"] == "Bearer"
-    TokenService().revoke("scraper")
+    hub.built.services.tokens.revoke("scraper")
     resp = hub.client.simulate_get("/api/v1/whoami", headers={"Authorization": f"Bearer {metrics}"})
     assert resp.status_code == 401
     operation = hub.api("GET", "/openapi.json").json["paths"]["/api/v1/whoami"]["get"]
@@ -81,7 +82,7 @@ def test_whoami_names_any_known_token_and_refuses_any_other(hub):
 
 def test_me_tells_a_token_its_name_role_and_what_its_role_may_do(hub):
     """GET /api/v1/me: an interface offers only what the caller's role may use."""
-    metrics = TokenService().add("scraper", "metrics")
+    metrics = hub.built.services.tokens.add("scraper", "metrics")
     interface = hub.api("GET", "/api/v1/me").json
     assert interface == {"name": "test-interface", "role": "interface",
                          "may": ["read", "notes", "filters", "enqueue_refresh", "fetch_attachments",
@@ -114,7 +115,7 @@ def test_what_a_role_may_do_follows_the_routes_roles():
 
 
 def test_token_names_roles_and_duplicates(hub):
-    tokens = TokenService()
+    tokens = hub.built.services.tokens
     with pytest.raises(ContractError):
         tokens.add("bad name", "agent")
     with pytest.raises(ContractError):
@@ -168,8 +169,9 @@ def test_the_first_admin_token_is_made_once_however_many_nodes_start_at_once(con
     def node(starting: threading.Barrier, answers: list, errors: list) -> None:
         try:
             database.connect(reuse_if_open=True)  # connected before the race, not during it
+            tokens = built_services(config).tokens  # each node its own, as each builds its hub
             starting.wait()
-            answers.append(TokenService().create_first_admin())
+            answers.append(tokens.create_first_admin())
         except Exception as exc:  # any failure of a node is what the test looks for
             errors.append(exc)
         finally:
@@ -185,4 +187,4 @@ def test_the_first_admin_token_is_made_once_however_many_nodes_start_at_once(con
             thread.join()
         assert errors == []
         assert len([token for token in answers if token]) == 1, answers
-        assert [(token.name, token.role) for token in TokenService().list()] == [("admin", "admin")]
+        assert [(token.name, token.role) for token in built_services(config).tokens.list()] == [("admin", "admin")]

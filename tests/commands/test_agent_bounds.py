@@ -17,7 +17,6 @@ from mcp import Client
 
 from agent.hub_client import MAX_DETAIL_CHARS, HubClient
 from hub.mcp.server import build_server
-from hub.services.access.tokens import TokenService
 from hub.services.commands.agents import AgentService
 from tests.support import call, db_rows, prepared_hub, run_hub, start, stop, wait_for_line
 from tests.support.dbfactory import make_db
@@ -68,7 +67,7 @@ def test_one_token_sending_many_distinct_agent_ids_is_refused_past_the_bound(mak
     assert beat(hub, "agent-3", "still here").status_code == 200
     assert hub.agent("POST", "/agent/v1/claim", {"agent_id": "agent-3", "version": 14}).status_code == 200
     # Another agent token has its own bound.
-    other = TokenService().add("second-agent", "agent")
+    other = hub.built.services.tokens.add("second-agent", "agent")
     assert beat(hub, "agent-16", token=other).status_code == 200
 
 

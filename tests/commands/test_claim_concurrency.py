@@ -18,14 +18,9 @@ import pytest
 from hub import startup
 from hub.config import Config
 from hub.db import open_hub_database
-from hub.services.access.tokens import TokenService
-from hub.services.commands.queue import CommandService
-from hub.services.commands.work_signal import WorkSignal
-from hub.services.files.attachments import AttachmentService
-from hub.services.files.store_local import LocalFileStore
-from hub.services.mirror.projects import ProjectService
 from tests.support import start, stop, wait_for_line, wait_until
 from tests.support.engine_rows import rows
+from tests.support.hubs import built_services
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -38,12 +33,12 @@ CLAIMER = textwrap.dedent(
     from pathlib import Path
     from hub.config import Config
     from hub.db import open_hub_database
-    from hub.services.commands.work_signal import WorkSignal
-    from hub.services.commands.dispatch import Dispatcher
+    from tests.support.hubs import built_services
 
     data_dir, go, name, url = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
-    open_hub_database(Config(data_dir=data_dir, database_url=url or None, busy_timeout_seconds=60))
-    dispatcher = Dispatcher(300, 5, WorkSignal())
+    config = Config(data_dir=data_dir, database_url=url or None, busy_timeout_seconds=60)
+    open_hub_database(config)
+    dispatcher = built_services(config).dispatcher  # a 300 s lease, 5 deliveries: the defaults
     (go.parent / f"ready-{name}").touch()
     while not go.exists():
         time.sleep(0.001)
@@ -61,9 +56,7 @@ CLAIMER = textwrap.dedent(
 def seeded(config: Config, count: int) -> list[int]:
     startup.prepare(config)
     open_hub_database(config)
-    signal = WorkSignal()
-    commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(config.files_dir), signal),
-                              signal)
+    commands = built_services(config).commands
     return [commands.enqueue("refresh", {"jql": f"key = A-{i}"})[0].id for i in range(count)]
 
 
@@ -94,7 +87,7 @@ def test_processes_claiming_at_once_get_each_command_once(config, tmp_path):
 
 def test_agents_claiming_over_http_at_once_get_each_command_once(config):
     ids = seeded(config, 120)
-    token = TokenService().add("field", "agent")
+    token = built_services(config).tokens.add("field", "agent")
     server = start("serve", "--no-worker", data_dir=config.data_dir, database_url=config.database_url)
     try:
         url = wait_for_line(server, r"serving on (http://\S+)").group(1)

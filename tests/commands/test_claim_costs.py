@@ -11,11 +11,13 @@ import pytest
 
 from hub import dialect, startup
 from hub.api.app import create_app
+from hub.assembly import build
 from hub.config import Config
 from hub.db import database
-from hub.services.access.tokens import TokenService
+from hub.metrics import Metrics
+from hub.services.commands.agents import AgentService
 from hub.services.commands.dispatch import Dispatcher
-from hub.services.commands.work_signal import WorkSignal
+from hub.services.commands.work_signal_sqlite import SqliteWorkSignal
 from tests.support.hubs import MovableClock
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -89,9 +91,9 @@ def app(config: Config, clock):
     config = Config(data_dir=config.data_dir, database_url=config.database_url, lease_seconds=LEASE,
                     max_deliveries=3)
     startup.prepare(config)
-    client = falcon.testing.TestClient(
-        create_app(config, on_full_run_done=lambda run_id: None, clock=clock))
-    headers = {"Authorization": f"Bearer {TokenService().add('agent', 'agent')}"}
+    built = build(config, lambda run_id: None, clock)
+    client = falcon.testing.TestClient(create_app(built))
+    headers = {"Authorization": f"Bearer {built.services.tokens.add('agent', 'agent')}"}
 
     def post(path: str, body: dict):
         resp = client.simulate_post(path, json=body, headers=headers)
@@ -101,9 +103,15 @@ def app(config: Config, clock):
     return config, post
 
 
+def own_dispatcher(clock, signal: SqliteWorkSignal) -> Dispatcher:
+    """A dispatcher of its own (not the app's) on ``signal``: the in-process one on either
+    engine, as a PostgreSQL hub's would also NOTIFY, a statement more than the claim's own."""
+    return Dispatcher(LEASE, 3, signal, clock, metrics=Metrics(), agents=AgentService(clock))
+
+
 @pytest.fixture
 def dispatcher(app, clock):
-    return Dispatcher(LEASE, 3, WorkSignal(), clock)
+    return own_dispatcher(clock, SqliteWorkSignal())
 
 
 def claim_and_done(post, agent_id: str = "agent-1") -> tuple[list[str], list[str]]:
@@ -164,8 +172,8 @@ def test_expiry_at_claim_takes_back_many_leases_in_as_many_statements_as_one(app
 def test_an_expiry_at_claim_wakes_waiting_claims(app, dispatcher, clock):
     config, _ = app
     enqueue(config, 1)
-    signal = WorkSignal()
-    waker = Dispatcher(LEASE, 3, signal, clock)
+    signal = SqliteWorkSignal()
+    waker = own_dispatcher(clock, signal)
     waker.claim("agent-x", 14)
     clock.advance(LEASE + 1)
     before = signal.generation()

@@ -11,15 +11,7 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def service(hub):
-    from hub.services.commands.queue import CommandService
-    from hub.services.commands.work_signal import WorkSignal
-    from hub.services.files.attachments import AttachmentService
-    from hub.services.files.store_local import LocalFileStore
-    from hub.services.mirror.projects import ProjectService
-
-    signal = WorkSignal()
-    return CommandService(ProjectService(), AttachmentService(LocalFileStore(hub.config.files_dir), signal),
-                          signal)
+    return hub.built.services.commands
 
 
 def load_attachment(hub, aid="31337"):

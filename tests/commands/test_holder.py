@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from hub.models import Command
-from hub.services.access.tokens import TokenService
 from tests.support import claim, db_rows, enqueue, issue, report
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -27,7 +26,7 @@ def test_a_claim_records_the_token_and_the_agent(hub):
 
 def test_a_report_from_another_token_answers_409_and_changes_nothing(hub):
     """Without agent_id or delivery, another agent token is still not the holder."""
-    other = TokenService().add("agent-b", "agent")
+    other = hub.built.services.tokens.add("agent-b", "agent")
     command = enqueue(hub, "key = A-1")
     claim(hub, agent_id="agent-1")
 
@@ -48,7 +47,7 @@ def test_a_report_from_another_token_answers_409_and_changes_nothing(hub):
 def test_a_stale_agent_cannot_write_into_the_next_delivery(hub):
     """A's lease ran out and B (another token) claimed it again: A's page, sent
     without agent_id or delivery, is refused and B's delivery is untouched."""
-    other = TokenService().add("agent-b", "agent")
+    other = hub.built.services.tokens.add("agent-b", "agent")
     command = enqueue(hub, "key = A-1")
     claim(hub, agent_id="agent-a")
     Command.update(lease_until="2000-01-01T00:00:00+00:00").execute()
@@ -66,7 +65,7 @@ def test_a_stale_agent_cannot_write_into_the_next_delivery(hub):
 
 
 def test_heartbeats_extend_only_the_leases_of_the_same_token(hub):
-    other = TokenService().add("agent-b", "agent")
+    other = hub.built.services.tokens.add("agent-b", "agent")
     command = enqueue(hub, "key = A-1")
     claim(hub, agent_id="agent-1")
     before = Command.get_by_id(command["id"]).lease_until
@@ -97,7 +96,7 @@ def test_a_repeated_done_that_leaves_out_a_null_member_is_the_same_done(hub):
     first = report(hub, command["id"], "done", {"result": {"total": 0, "history_at": None}})
     again = report(hub, command["id"], "done", {"result": {"total": 0}})
     assert first.status_code == again.status_code == 200
-    other = TokenService().add("agent-b", "agent")
+    other = hub.built.services.tokens.add("agent-b", "agent")
     resp = as_token(hub, other, "POST", f"/agent/v1/commands/{command['id']}/done",
                     {"result": {"total": 0}})
     assert resp.status_code == 409

@@ -6,12 +6,6 @@ import pytest
 
 from hub.errors import Conflict
 from hub.models import Command, SyncRun
-from hub.services.commands.dispatch import Dispatcher
-from hub.services.commands.queue import CommandService
-from hub.services.commands.work_signal import WorkSignal
-from hub.services.files.attachments import AttachmentService
-from hub.services.files.store_local import LocalFileStore
-from hub.services.mirror.projects import ProjectService
 from tests.support import wait_until
 from tests.support.hubs import MovableClock
 
@@ -30,11 +24,7 @@ def queue(make_hub, clock):
     """A dispatcher with a 60 s lease and 3 deliveries, and a command service, on a real db."""
     hub = make_hub(clock=clock, on_full_run_done=lambda run_id: None, lease_seconds=LEASE,
                    max_deliveries=3)  # the app opens the database
-    config = hub.config
-    signal = WorkSignal()
-    attachments = AttachmentService(LocalFileStore(config.files_dir), signal, clock)
-    return (Dispatcher(LEASE, 3, signal, clock),
-            CommandService(ProjectService(), attachments, signal, clock))
+    return hub.built.services.dispatcher, hub.built.services.commands
 
 
 def test_an_expired_lease_is_requeued_at_the_next_claim(queue, clock):

@@ -23,12 +23,8 @@ from hub.clock import Clock, iso
 from hub.config import Config
 from hub.db import open_hub_database
 from hub.models import Command, Issue, IssueAttachment, SyncRun
-from hub.services.commands.queue import CommandService
-from hub.services.commands.work_signal import WorkSignal
-from hub.services.files.attachments import AttachmentService
-from hub.services.files.store_local import LocalFileStore
-from hub.services.mirror.projects import ProjectService
 from tests.support import wait_until, with_projects
+from tests.support.hubs import built_services
 
 pytestmark = pytest.mark.backends("postgresql")
 
@@ -42,24 +38,24 @@ RACER = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
 
+    from dataclasses import replace
+
     from hub.clock import Clock, iso
+    from hub.config import Config
     from hub.db import database, open_postgres
     from hub.errors import Conflict
     from hub.models import Command
-    from hub.services.files.attachments import AttachmentService
-    from hub.services.commands.queue import CommandService
-    from hub.services.commands.dispatch import Dispatcher
-    from hub.services.files.store_local import LocalFileStore
-    from hub.services.mirror.projects import ProjectService
-    from hub.services.commands.schedule import RefreshSchedule
-    from hub.services.commands.work_signal import WorkSignal
+    from tests.support.hubs import built_services
 
     url, data, go, name, job, arg = sys.argv[1:7]
     open_postgres(url)
-    signal = WorkSignal()
-    attachments = AttachmentService(LocalFileStore(Path(data) / "files"), signal)
-    commands = CommandService(ProjectService(), attachments, signal)
-    dispatcher = Dispatcher(300, 5, signal)
+    # A 300 s lease and 5 deliveries (the defaults); a worker's lease is arg seconds, with
+    # deliveries enough never to give up.
+    config = Config(data_dir=Path(data), database_url=url)
+    if job == "work":
+        config = replace(config, lease_seconds=int(arg), max_deliveries=1000)
+    services = built_services(config)
+    commands, dispatcher = services.commands, services.dispatcher
     (Path(go).parent / f"ready-{name}").touch()
     while not Path(go).exists():
         time.sleep(0.001)
@@ -75,7 +71,7 @@ RACER = textwrap.dedent(
                                      iso(Clock().now()), error=name):
                     out.append(command_id)
     elif job == "schedule":  # both kinds, arg times each
-        schedule = RefreshSchedule(commands, 10)
+        schedule = services.refresh_schedule  # an overlap of 10 minutes: the default
         for _ in range(int(arg)):
             for enqueue in (schedule.enqueue_full, schedule.enqueue_incremental):
                 command = enqueue()
@@ -92,7 +88,7 @@ RACER = textwrap.dedent(
             except Conflict as exc:
                 out.append([command_id, str(exc)])
     elif job == "work":  # claim and finish until every command is done; abandon some first deliveries
-        worker = Dispatcher(int(arg), 1000, signal)
+        worker = dispatcher
         while True:
             claimed = worker.claim(name, 18, wait=0.5)
             if not claimed:
@@ -143,15 +139,13 @@ def race(config: Config, tmp_path: Path, jobs: list[tuple[str, str]]) -> list:
     return outputs
 
 
-def refreshes(count: int) -> list[int]:
-    signal = WorkSignal()
-    commands = CommandService(ProjectService(), AttachmentService(LocalFileStore(Path("/nonexistent")), signal),
-                              signal)
+def refreshes(config: Config, count: int) -> list[int]:
+    commands = built_services(config).commands
     return [commands.enqueue("refresh", {"jql": f"key = AURORA-{n}"})[0].id for n in range(count)]
 
 
 def test_processes_claiming_at_once_get_each_command_once(db, tmp_path):
-    ids = refreshes(600)
+    ids = refreshes(db, 600)
 
     claimed = race(db, tmp_path, [("claim", "3")] * PROCESSES)
 
@@ -166,7 +160,7 @@ def test_processes_claiming_at_once_get_each_command_once(db, tmp_path):
 
 
 def test_racing_reports_on_a_command_one_wins(db, tmp_path):
-    ids = refreshes(200)
+    ids = refreshes(db, 200)
     now = iso(Clock().now())
     Command.update(status="claimed", agent_id="holder", claimed_at=now, deliveries=1,
                    lease_until="2999-01-01T00:00:00+00:00").execute()
@@ -183,7 +177,7 @@ def test_racing_reports_on_a_command_one_wins(db, tmp_path):
 
 def test_racing_scheduled_refreshes_leave_one_open_of_each_kind(db, tmp_path):
     with_projects()
-    base = ProjectService().base_jql()
+    base = built_services(db).projects.base_jql()
     # A finished run of the base JQL: the incremental kind has a start point.
     SyncRun.create(query=base, status="done", started_at="2026-11-02T08:00:00+00:00", issues_loaded=1)
 
@@ -214,7 +208,7 @@ def test_racing_fetch_requests_for_an_attachment_make_one_command(db, tmp_path):
 
 
 def test_cancel_racing_claims_loses_no_cancellation(db, tmp_path):
-    ids = refreshes(300)
+    ids = refreshes(db, 300)
 
     outputs = race(db, tmp_path, [("cancel", json.dumps(ids))] + [("claim", "2")] * (PROCESSES - 1))
 
@@ -235,7 +229,7 @@ def test_cancel_racing_claims_loses_no_cancellation(db, tmp_path):
 
 
 def test_leases_that_run_out_are_redelivered_and_only_the_current_delivery_finishes(db, tmp_path):
-    ids = refreshes(60)
+    ids = refreshes(db, 60)
 
     worked = race(db, tmp_path, [("work", "2")] * PROCESSES)
 

@@ -10,11 +10,6 @@ import pytest
 from hub.config import Config, ConfigError
 from hub.errors import ContractError
 from hub.models import Command, Issue, SyncRun
-from hub.services.commands.queue import CommandService
-from hub.services.commands.work_signal import WorkSignal
-from hub.services.files.attachments import AttachmentService
-from hub.services.files.store_local import LocalFileStore
-from hub.services.mirror.projects import ProjectService
 from tests.support import BASE, claim, db_rows, enqueue, issue, report, with_projects
 from tests.support.hubs import MovableClock
 from worker import tasks
@@ -259,9 +254,7 @@ def test_the_service_checks_updated_since_too(hub):
     """Callers that do not pass the request schema (the CLI, other services) meet the
     same rule."""
     with_projects()
-    signal = WorkSignal()
-    commands = CommandService(ProjectService(),
-                              AttachmentService(LocalFileStore(hub.config.files_dir), signal), signal)
+    commands = hub.built.services.commands
     with pytest.raises(ContractError) as refused:
         commands.enqueue("refresh", {"updated_since": "yesterday"})
     assert refused.value.extra == {"field": "params.updated_since"}

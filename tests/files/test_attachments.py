@@ -133,12 +133,13 @@ def test_failed_and_cancelled_fetches_read_as_failed_with_the_error(hub):
 
 
 def test_same_content_shares_one_file_and_cleanup_follows_the_file(hub, store):
+    from hub.clock import Clock
     from hub.services.files.cleanup import CleanupService
 
     listed(hub, attachment("1", "a.pdf"), attachment("2", "copy-of-a.pdf"))
     sha1, sha2 = fetched(hub, "1"), fetched(hub, "2")
     assert sha1 == sha2 and store_files(hub) == [sha1]
-    cleanup = CleanupService(hub.built.services.store, 10**12, 30)
+    cleanup = CleanupService(hub.built.services.store, 10**12, 30, Clock())
 
     listed(hub, attachment("2", "copy-of-a.pdf"))  # 1 is gone from the issue
     assert cleanup.run().files == 0  # 2 still names the file

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from hub.clock import Clock
 from hub.errors import TooLarge, Unavailable
 from hub.models import AttachmentFile
 from hub.services.files.cleanup import CleanupService
@@ -75,7 +76,7 @@ def test_an_abandoned_multipart_upload_and_a_temporary_object_go_after_an_hour(h
     store.put(b"t" * 10, "1234-" + "e" * 32, upload=True)
     files = hub.built.services.store
 
-    assert CleanupService(files, 10**12, 30).run().files == 0  # young: perhaps still being written
+    assert CleanupService(files, 10**12, 30, Clock()).run().files == 0  # young: perhaps still being written
     assert sorted(entry.name for entry in files.uploads()) == ["1234-" + "e" * 32, f"upload:{'d' * 64}"]
     report = CleanupService(files, 10**12, 30, later(HOUR + 5)).run()
 

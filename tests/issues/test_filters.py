@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from hub.services.access.tokens import TokenService
 from tests.support import issue, load
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -61,7 +60,7 @@ def test_a_name_is_unique_per_owner_only(hub):
 
 
 def test_only_the_owner_or_an_admin_changes_a_filter_and_every_interface_reads_it(hub):
-    second = TokenService().add("second-interface", "interface")
+    second = hub.built.services.tokens.add("second-interface", "interface")
     saved = save(hub).json
     theirs = {"Authorization": f"Bearer {second}"}
     assert hub.api("GET", f"/api/v1/filters/{saved['id']}", role=None, headers=theirs).status_code == 200
@@ -73,10 +72,10 @@ def test_only_the_owner_or_an_admin_changes_a_filter_and_every_interface_reads_i
 
 
 def test_a_revoked_owners_filter_stays_with_no_owner_for_an_admin_to_tidy(hub):
-    spare = TokenService().add("spare", "interface")
+    spare = hub.built.services.tokens.add("spare", "interface")
     saved = hub.api("POST", "/api/v1/filters", {"name": "Old", "jql": "project = AURORA"}, role=None,
                     headers={"Authorization": f"Bearer {spare}"}).json
-    TokenService().revoke("spare")
+    hub.built.services.tokens.revoke("spare")
     assert hub.api("GET", f"/api/v1/filters/{saved['id']}").json["owner"] is None
     assert hub.api("DELETE", f"/api/v1/filters/{saved['id']}").status_code == 403
     assert hub.api("DELETE", f"/api/v1/filters/{saved['id']}", role="admin").status_code == 204

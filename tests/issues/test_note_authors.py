@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from hub.services.access.tokens import TokenService
 from tests.support import db_rows, mirrored
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -13,7 +12,7 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 def test_only_a_notes_author_or_an_admin_changes_or_deletes_it(hub):
     mirrored(hub)
-    theirs = {"Authorization": f"Bearer {TokenService().add('second-interface', 'interface')}"}
+    theirs = {"Authorization": f"Bearer {hub.built.services.tokens.add('second-interface', 'interface')}"}
     note = hub.api("POST", "/api/v1/issues/X-1/notes", {"body": "ask design"}).json
     assert note["author"] == "test-interface"
     # Another interface token reads it, but may neither change nor delete it.

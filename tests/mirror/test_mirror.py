@@ -164,18 +164,16 @@ def test_fields_not_sent_are_kept_and_changes_are_upserted(hub):
 
 
 def test_neighbour_marking_is_idempotent_and_needs_a_loaded_issue(hub):
-    from hub.services.commands.sync_runs import SyncRunService
-
     with_projects()
     load(hub, [issue("X-1"), issue("X-2")], jql=BASE)
     load(hub, [issue("X-1")], jql=BASE)
     assert flags(hub) == {"X-1": 0, "X-2": 1}
     runs = hub.api("GET", "/api/v1/sync-runs").json["items"]
-    assert SyncRunService().mark_neighbours(runs[0]["id"]) == 0  # again: nothing more to do
+    assert hub.built.services.runs.mark_neighbours(runs[0]["id"]) == 0  # again: nothing more to do
     assert flags(hub) == {"X-1": 0, "X-2": 1}
 
     load(hub, [], jql=BASE)
     empty = hub.api("GET", "/api/v1/sync-runs").json["items"][0]
     assert empty["issues_loaded"] == 0
-    assert SyncRunService().mark_neighbours(empty["id"]) == 0
+    assert hub.built.services.runs.mark_neighbours(empty["id"]) == 0
     assert flags(hub) == {"X-1": 0, "X-2": 1}

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from hub.config import Config
 from hub.db import open_database
 from hub.migrations import CURRENT_VERSION
-from hub.services.commands.work_signal import WorkSignal
-from hub.services.files.attachments import AttachmentService
-from hub.services.files.store_local import LocalFileStore
 from tests.support import (
     Client,
     created_hub,
@@ -27,6 +25,7 @@ from tests.support import (
     wait_for_line,
     wait_until,
 )
+from tests.support.hubs import built_services
 
 AGENTS = 8
 PAGE = 10  # issues per state page; each page is committed whole
@@ -301,7 +300,7 @@ def test_a_file_cleanup_removed_is_listed_as_missing_and_restores_as_state_none(
 
     assert run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "r").returncode == 0
     open_database(tmp_path / "r" / "hub.sqlite")
-    attachments = AttachmentService(LocalFileStore(tmp_path / "r" / "files"), WorkSignal())
+    attachments = built_services(Config(data_dir=tmp_path / "r")).attachments
     assert {s["attachment_id"]: s["state"] for s in attachments.states(["7", "8"])} == {
         "7": "none", "8": "ready"}
 

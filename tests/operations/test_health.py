@@ -159,7 +159,7 @@ def test_a_database_that_takes_no_writes_is_503_on_healthz_and_for_writes(hub, m
 
 
 def test_the_postgres_probe_names_a_server_it_cannot_reach():
-    from hub.services.operations.health import PostgresWriteProbe
+    from hub.services.operations.health_postgres import PostgresWriteProbe
     from tests.support.engines import free_port
 
     problem = PostgresWriteProbe(f"postgresql://hub:secret@127.0.0.1:{free_port()}/hub")("2026-11-02T09:00:00+00:00")

@@ -10,9 +10,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hub.api.app import create_app
-from hub.services.access.tokens import TokenService
-from hub.services.commands.dispatch import Dispatcher
-from hub.services.commands.work_signal import WorkSignal
+from hub.clock import Clock
 from hub.services.files.cleanup import CleanupService
 from tests.support import (
     PDF,
@@ -25,7 +23,7 @@ from tests.support import (
     load,
     report,
 )
-from tests.support.hubs import MovableClock
+from tests.support.hubs import MovableClock, built_services
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -49,7 +47,7 @@ def value(families: dict, name: str, **labels) -> float:
 
 
 def metrics_token(hub) -> str:
-    return TokenService().add("prometheus", "metrics")
+    return hub.built.services.tokens.add("prometheus", "metrics")
 
 
 def test_only_a_metrics_or_admin_token_reads_the_metrics(hub):
@@ -132,16 +130,16 @@ def test_lease_expiries_and_cleanup_removals_count_whichever_process_saw_them(ma
     assert [c["id"] for c in claim(hub, agent_id="agent-2", limit=2)] == [first["id"], second["id"]]
     clock.advance(11)
     # The worker's task: its own dispatcher, counting into no registry of the app's.
-    assert Dispatcher(10, 2, WorkSignal(), clock).expire_leases() == {"requeued": 0, "failed": 2}
+    assert built_services(hub.config, clock=clock).dispatcher.expire_leases() == {"requeued": 0, "failed": 2}
 
     stray = hub.config.files_dir / ("ab" * 32)
     stray.parent.mkdir(parents=True, exist_ok=True)
     stray.write_bytes(b"x" * 100)
     old = time.time() - 7200
     os.utime(stray, (old, old))
-    assert CleanupService(hub.built.services.store, 10**12, 30).run(dry_run=True).files == 1
+    assert CleanupService(hub.built.services.store, 10**12, 30, Clock()).run(dry_run=True).files == 1
     assert value(scrape(hub), "hub_cleanup_removed_files_total", rule="unnamed") == 0  # dry: not counted
-    assert CleanupService(hub.built.services.store, 10**12, 30).run().files == 1
+    assert CleanupService(hub.built.services.store, 10**12, 30, Clock()).run().files == 1
 
     for app in (hub.app, create_app(hub.config, print, clock)):  # a second process's view
         m = scrape(hub, app=app)

@@ -15,7 +15,7 @@ import pytest
 
 from hub.config import Config
 from hub.db import database
-from hub.services.commands.work_signal import PostgresWorkSignal
+from hub.services.commands.work_signal_postgres import PostgresWorkSignal
 from hub.services.operations.periods import PeriodService, period_start
 from tests.support import created_hub, wait_until
 from tests.support.cluster import rows, run_cluster, shared_store

@@ -229,12 +229,10 @@ def test_hub_agent_list_shows_what_each_agent_holds_and_whether_its_jira_answers
 
 
 def test_the_metrics_tell_each_reporting_agents_jira_reachability(hub):
-    from hub.services.access.tokens import TokenService
-
     beat(hub, "agent-up", jira={"reachable": True})
     beat(hub, "agent-down", jira={"reachable": False, "error": "Jira answered 503"})
     beat(hub, "agent-quiet")
-    token = TokenService().add("scraper", "metrics")
+    token = hub.built.services.tokens.add("scraper", "metrics")
 
     text = hub.client.simulate_get("/metrics", headers={"Authorization": f"Bearer {token}"}).text
 

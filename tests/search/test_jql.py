@@ -17,7 +17,6 @@ from hub import startup
 from hub.api.app import create_app
 from hub.assembly import build
 from hub.config import Config
-from hub.services.access.tokens import TokenService
 from hub.services.issues.reading import key_order
 from tests.support import load
 from tests.support.engine_rows import engine_database
@@ -372,7 +371,7 @@ class _Hub:
         startup.prepare(self.config)
         self.built = build(self.config, lambda *args, **kwargs: None, FixedClock())
         self.client = falcon.testing.TestClient(create_app(self.built))
-        tokens = TokenService()
+        tokens = self.built.services.tokens
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface")}
 
     def agent(self, method, path, body=None):

@@ -13,7 +13,6 @@ from hub import startup
 from hub.api.app import create_app
 from hub.assembly import build
 from hub.config import Config
-from hub.services.access.tokens import TokenService
 from hub.services.search.jql.parser import parse
 from tests.support import load
 from tests.support.engine_rows import engine_database
@@ -109,7 +108,7 @@ def _mirror(data_dir, database_url):
     startup.prepare(config)
     built = build(config, lambda *args, **kwargs: None, FixedClock())
     client = falcon.testing.TestClient(create_app(built))
-    tokens = TokenService()
+    tokens = built.services.tokens
     agent, interface = tokens.add("test-agent", "agent"), tokens.add("test-interface", "interface")
 
     class _Hub:

@@ -1,4 +1,4 @@
-"""PostgreSQL's search index caught up after the pages (hub/services/search/fulltext_backlog.py):
+"""PostgreSQL's search index caught up after the pages (hub/services/search/fulltext_backlog_postgres.py):
 a page marks the keys whose text it changes and the vectors are computed after it
 commits, by the node's thread or, for what a killed node left, by the worker's task.
 Search finds what a page wrote as soon as it commits, whether or not the backlog has
@@ -16,7 +16,7 @@ import pytest
 from hub.clock import Clock, iso
 from hub.db import database
 from hub.services.mirror.loading import MirrorService, RunContext
-from hub.services.search.fulltext_backlog import PostgresSearchBacklog
+from hub.services.search.fulltext_backlog_postgres import PostgresSearchBacklog
 from tests.support import comment, issue, jira_id, load, wait_until
 from tests.support.search_rows import index_agrees
 

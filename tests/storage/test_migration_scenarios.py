@@ -13,7 +13,6 @@ from hub import startup
 from hub.config import Config
 from hub.db import open_database
 from hub.migrations import CURRENT_VERSION, migrate
-from hub.services.mirror.projects import ProjectService
 from tests.support.dbfactory import (
     COMMENT_CREATED,
     COMMENT_CREATED_UTC,
@@ -24,6 +23,7 @@ from tests.support.dbfactory import (
     schema_version,
     table_rows,
 )
+from tests.support.hubs import built_services
 
 TABLES = {
     "issue", "issue_link", "issue_comment", "issue_change", "issue_attachment",
@@ -251,7 +251,7 @@ def test_refresh_queued_during_migration(config: Config):
         OLD_BASE_JQL, "key = AURORA-12", OLD_BASE_JQL]
     # It counts as a full run: its JQL is the base JQL the hub computes now.
     open_database(db)
-    assert ProjectService().base_jql() == params["queued"]["jql"]
+    assert built_services(config).projects.base_jql() == params["queued"]["jql"]
 
 
 def test_two_connections_to_a_v1_database(config: Config):

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from hub.config import Config
 from hub.db import open_database
 from hub.migrations import migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
-from hub.services.access.tokens import TokenService
-from hub.services.commands.sync_runs import SyncRunService
 from hub.services.mirror.projects import compose_base_jql
 from tests.support.dbfactory import T0, V6_TOKEN, V6_TOKEN_RECORD, make_db
+from tests.support.hubs import built_services
 
 
 def migrated_v3(tmp_path: Path, base: str | None, board_id: str | None = "4216") -> sqlite3.Connection:
@@ -189,7 +189,7 @@ def test_v7_moves_tokens_into_their_table_and_the_hub_still_knows_them(tmp_path,
     conn.close()
 
     open_database(db)
-    principal = TokenService().authenticate(V6_TOKEN)
+    principal = built_services(Config(data_dir=tmp_path)).tokens.authenticate(V6_TOKEN)
     assert (principal.name, principal.role) == ("agent-1", "agent")
 
 
@@ -218,10 +218,6 @@ def test_a_v4_database_with_comments_at_the_calendars_ends_migrates(tmp_path):
 def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
     """The step indexes the fetch_attachment commands already there; commands of other
     types are never parsed, so a v3 refresh whose params are not JSON does not stop it."""
-    from hub.services.commands.work_signal import WorkSignal
-    from hub.services.files.attachments import AttachmentService
-    from hub.services.files.store_local import LocalFileStore
-
     db = make_db(tmp_path / "v6.sqlite", 6)
     conn = sqlite3.connect(db)
     conn.execute("UPDATE command SET params = 'not json' WHERE id = 3")
@@ -239,7 +235,7 @@ def test_v7_indexes_the_fetches_of_a_v6_hub_and_states_read_them(tmp_path):
 
     open_database(db)
     # The v6 file row names a file this store does not have: the last fetch decides.
-    [state] = AttachmentService(LocalFileStore(tmp_path / "files"), WorkSignal()).states(["31337"])
+    [state] = built_services(Config(data_dir=tmp_path)).attachments.states(["31337"])
     assert (state["state"], state["error"], state["command_id"]) == ("failed", "Jira answered 404", 7)
 
 
@@ -293,8 +289,9 @@ def test_runs_from_before_v11_know_no_agent_version_and_are_never_checked(tmp_pa
     assert [row[2:] for row in runs] == [(None, None)] * len(runs)
     conn.close()
     open_database(db)
+    runs_service = built_services(Config(data_dir=tmp_path)).runs
     for run_id, *_ in runs:
-        SyncRunService().mark_neighbours(run_id)
+        runs_service.mark_neighbours(run_id)
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT count(*) FROM command WHERE type = 'check_issues'").fetchone() == (0,)
     conn.close()

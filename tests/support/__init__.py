@@ -37,6 +37,7 @@ from hub.config import Config
 from hub.models import Project, Setting
 from tests.support import engine_rows as engine_support
 from tests.support.engine_rows import engine_settings
+from tests.support.hubs import built_services
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -363,11 +364,11 @@ def added_tokens(config: Config, *names_and_roles: tuple[str, str]) -> list[str]
     ``hub token add`` makes one (tests/api/test_cli.py runs that command itself): starting a
     process per token cost the suite minutes."""
     from hub.db import open_hub_database
-    from hub.services.access.tokens import TokenService
 
     db = open_hub_database(config)
     try:
-        return [TokenService().add(name, role) for name, role in names_and_roles]
+        tokens = built_services(config).tokens
+        return [tokens.add(name, role) for name, role in names_and_roles]
     finally:
         db.close()
 

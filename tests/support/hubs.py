@@ -2,11 +2,25 @@
 
 :class:`Hub` is the one app the tests use (the ``hub`` and ``make_hub`` fixtures of
 tests/conftest.py make it); :class:`MovableClock` and :class:`TickingClock` set its time.
+:func:`built_services` wires a hub's services alone, as the builder does, for a test
+that calls them without an app.
 """
 
 from __future__ import annotations
 
 from hub.config import Config
+
+
+def built_services(config: Config, *, clock=None, store=None, on_full_run_done=None):
+    """The services of the hub ``config`` describes, wired by the builder
+    (:func:`hub.assembly.build_services`) as a served hub's are, on the database the test
+    opened: ``clock`` sets their time (the real one by default), ``store`` is their file
+    store (by default the one the settings name), ``on_full_run_done`` what a full run's
+    end calls (by default nothing). A test that needs other bounds (a lease, a limit)
+    gives them as settings: ``dataclasses.replace(config, lease_seconds=60)``."""
+    from hub.assembly import build_services
+
+    return build_services(config, on_full_run_done or (lambda run_id: None), clock, store)
 
 
 class MovableClock:
@@ -54,7 +68,6 @@ class Hub:
         from hub import startup
         from hub.api.app import create_app
         from hub.assembly import build
-        from hub.services.access.tokens import TokenService
 
         startup.prepare(config)
         self.config = config
@@ -65,7 +78,7 @@ class Hub:
         self.built = build(config, on_full_run_done, self.clock)
         self.app = create_app(self.built)
         self.client = falcon.testing.TestClient(self.app)
-        tokens = TokenService()
+        tokens = self.built.services.tokens
         self.tokens = {role: tokens.add(f"test-{role}", role) for role in ("agent", "interface", "admin")}
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ from hub.db import database
 from hub.dialect import current
 from hub.dialect.fulltext import index, unindex
 from hub.models import Issue, IssueComment
-from hub.services.search.fulltext_backlog import PostgresSearchBacklog
+from hub.services.search.fulltext_backlog_postgres import PostgresSearchBacklog
 
 # What an issue dict (tests.support.issue) names that the rows hold as it is.
 _PLAIN = ("summary", "description", "status", "issue_type", "sprint", "environment", "priority", "assignee")

@@ -65,11 +65,11 @@ def _digest(session_id: str) -> str:
 
 
 class SessionService:
-    def __init__(self, tokens: TokenService, lifetime: timedelta, clock: Clock | None = None, *,
+    def __init__(self, tokens: TokenService, lifetime: timedelta, clock: Clock, *,
                  per_token: int = SESSIONS_PER_TOKEN):
         self._tokens = tokens
         self._lifetime = lifetime
-        self._clock = clock or Clock()
+        self._clock = clock
         self._per_token = per_token
 
     @property

@@ -67,8 +67,8 @@ def require_token(token_id: int | None) -> None:
 
 
 class TokenService:
-    def __init__(self, clock: Clock | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock):
+        self._clock = clock
 
     def add(self, name: str, role: str) -> str:
         """Make a token; returns it — the only time it is ever available."""

@@ -74,14 +74,14 @@ class ListedAgent:
 class AgentService:
     """The ``agent_status`` rows: listing, counting, registering, removing, forgetting."""
 
-    def __init__(self, clock: Clock | None = None, *, per_token: int = Config.agents_per_token,
+    def __init__(self, clock: Clock, *, per_token: int = Config.agents_per_token,
                  forget_hours: int = Config.agent_forget_hours):
-        self._clock = clock or Clock()
+        self._clock = clock
         self._per_token = per_token
         self._forget_hours = forget_hours
 
     @classmethod
-    def from_config(cls, config: Config, clock: Clock | None = None) -> AgentService:
+    def from_config(cls, config: Config, clock: Clock) -> AgentService:
         """The agents the hub's settings bound, for the app, the CLI and the worker."""
         return cls(clock, per_token=config.agents_per_token, forget_hours=config.agent_forget_hours)
 

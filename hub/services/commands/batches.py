@@ -23,8 +23,8 @@ class CountedBatch:
 
 
 class BatchService:
-    def __init__(self, clock: Clock | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock):
+        self._clock = clock
 
     def create(self, title: str, created_by: str, project: str | None = None) -> CountedBatch:
         with database.atomic():

@@ -76,15 +76,14 @@ class Dispatcher:
     """Claims, leases and the holder check, over the ``command`` table."""
 
     def __init__(self, lease_seconds: int, max_deliveries: int, signal: WorkSignal,
-                 clock: Clock | None = None, *, metrics: Metrics | None = None,
-                 agents: AgentService | None = None):
+                 clock: Clock, *, metrics: Metrics, agents: AgentService):
         self._lease_seconds = lease_seconds
-        self._metrics = metrics or Metrics()
+        self._metrics = metrics
         self._max_deliveries = max_deliveries
         self._signal = signal
-        self._clock = clock or Clock()
+        self._clock = clock
         # Writes agent rows, and bounds the agent ids each token registers.
-        self._agents = agents or AgentService(self._clock)
+        self._agents = agents
         # (token_id, agent_id) -> (last_seen_at, version, state, detail) as last
         # committed by this process. Threads may race on it; the worst is one
         # extra write.

@@ -45,12 +45,12 @@ QUEUED_PER_TOKEN = 100
 
 class CommandService:
     def __init__(self, projects: ProjectService, attachments: AttachmentService,
-                 signal: WorkSignal, clock: Clock | None = None, *,
+                 signal: WorkSignal, clock: Clock, *,
                  queued_per_token: int = QUEUED_PER_TOKEN):
         self._projects = projects
         self._attachments = attachments
         self._signal = signal
-        self._clock = clock or Clock()
+        self._clock = clock
         self._queued_per_token = queued_per_token
 
     def enqueue(self, type: str, params: dict | None = None,

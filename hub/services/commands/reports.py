@@ -30,17 +30,17 @@ log = logging.getLogger(__name__)
 class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
                  store: FileStore, on_full_run_done: Callable[[int], None],
-                 clock: Clock | None = None, *, metrics: Metrics | None = None,
-                 catalogues: CatalogueService | None = None, backlog: SearchBacklog | None = None):
+                 clock: Clock, *, metrics: Metrics, catalogues: CatalogueService,
+                 backlog: SearchBacklog):
         self._store = store
-        self._backlog = backlog or SearchBacklog()
-        self._catalogues = catalogues or CatalogueService()
-        self._metrics = metrics or Metrics()
+        self._backlog = backlog
+        self._catalogues = catalogues
+        self._metrics = metrics
         self._dispatcher = dispatcher
         self._mirror = mirror
         self._projects = projects
         self._on_full_run_done = on_full_run_done
-        self._clock = clock or Clock()
+        self._clock = clock
 
     def state(self, command_id: int, report: dict, *, token_id: int | None) -> dict:
         """Apply one page of issue states, all or nothing. A ``check_issues`` reports what

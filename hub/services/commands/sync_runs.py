@@ -49,11 +49,10 @@ class ListedRun:
     kind: str
 
 class SyncRunService:
-    def __init__(self, clock: Clock | None = None, signal: WorkSignal | None = None, *,
-                 projects: ProjectService | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock, signal: WorkSignal, *, projects: ProjectService):
+        self._clock = clock
         self._signal = signal
-        # Tells full runs from the others by the base JQL; without it, none is full.
+        # Tells full runs from the others by the base JQL.
         self._projects = projects
 
     def list(self, status: str | None = None, cursor: int | None = None, limit: int = 50) -> dict:
@@ -62,7 +61,7 @@ class SyncRunService:
         query = SyncRun.select(SyncRun, Command.id, Command.params).join(Command, JOIN.LEFT_OUTER)
         if status is not None:
             query = query.where(SyncRun.status == status)
-        base_jql = self._projects.base_jql() if self._projects is not None else None
+        base_jql = self._projects.base_jql()
 
         def listed(run: SyncRun) -> ListedRun:
             params = run.command.params if run.command_id is not None and run.command is not None else None
@@ -106,8 +105,7 @@ class SyncRunService:
                      run_id, changed)
         if checks:
             log.info("sync run %d: %d check_issues commands enqueued", run_id, checks)
-            if self._signal is not None:
-                self._signal.notify()  # after COMMIT: a waiting claim may take them at once
+            self._signal.notify()  # after COMMIT: a waiting claim may take them at once
         return changed
 
     def _enqueue_checks(self, run: SyncRun) -> int:

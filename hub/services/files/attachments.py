@@ -131,10 +131,10 @@ class Signal(Protocol):
 
 
 class AttachmentService:
-    def __init__(self, store: FileStore, signal: Signal, clock: Clock | None = None):
+    def __init__(self, store: FileStore, signal: Signal, clock: Clock):
         self._store = store
         self._signal = signal
-        self._clock = clock or Clock()
+        self._clock = clock
 
     def states(self, ids: list[str]) -> list[dict]:
         """The state objects of the known ids among ``ids``, in their order."""

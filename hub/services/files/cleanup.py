@@ -78,12 +78,11 @@ class _Stored:
 
 
 class CleanupService:
-    def __init__(self, store: FileStore, quota_bytes: int, max_age_days: int,
-                 clock: Clock | None = None):
+    def __init__(self, store: FileStore, quota_bytes: int, max_age_days: int, clock: Clock):
         self._store = store
         self._quota_bytes = quota_bytes
         self._max_age_days = max_age_days
-        self._clock = clock or Clock()
+        self._clock = clock
 
     def run(self, dry_run: bool = False) -> CleanupReport:
         """Apply the rules in order, removing (unless ``dry_run``) and reporting what each takes."""

@@ -26,7 +26,7 @@ from hub.services.mirror.catalogues import CatalogueService
 from hub.services.pagination import listing, page
 from hub.services.search.conditions import Where, conditions, sort_order
 from hub.services.search.fulltext import JSON_SUMMARY_FIELDS, SUMMARY_FIELDS, FullText, Order  # noqa: F401 (the list's row shape)
-from hub.services.search.fulltext_sqlite import FTS_SYNTAX, SqliteFullText
+from hub.services.search.fulltext_sqlite import FTS_SYNTAX
 from hub.services.search.jql.bounded import bounded
 from hub.services.search.jql.compiler import compile_query
 from hub.services.search.jql.parser import parse
@@ -42,7 +42,6 @@ ISSUES = Issue.alias("issue")
 _WORKLOG_TOTALS = "SELECT count(*), CAST(coalesce(sum(time_spent), 0) AS BIGINT) FROM issue_worklog WHERE key = ?"
 # What FTS5 says of a query it cannot read (a '~' of JQL).
 _FTS_SYNTAX = FTS_SYNTAX
-_UTC = ZoneInfo("UTC")
 
 
 
@@ -132,17 +131,16 @@ def key_order(key: str) -> tuple[str, int]:
 
 
 class IssueService:
-    def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None,
-                 sprints: SprintService | None = None, *, jql_timeout_seconds: float = 5,
-                 jql_zone: Callable[[], ZoneInfo] | None = None, fulltext: FullText | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock, catalogues: CatalogueService, sprints: SprintService, *,
+                 jql_zone: Callable[[], ZoneInfo], fulltext: FullText, jql_timeout_seconds: float = 5):
+        self._clock = clock
         # The engine's full-text search (``q``), chosen by the builder.
-        self._fulltext = fulltext or SqliteFullText()
-        self._catalogues = catalogues or CatalogueService()
-        self._sprints = sprints or SprintService()
+        self._fulltext = fulltext
+        self._catalogues = catalogues
+        self._sprints = sprints
         self._jql_timeout = jql_timeout_seconds
-        # The zone JQL's dates are read in (the Jira user's); UTC until one is known.
-        self._jql_zone = jql_zone or (lambda: _UTC)
+        # The zone JQL's dates are read in (the Jira user's).
+        self._jql_zone = jql_zone
 
     def list(self, *, q: str | None = None, jql: str | None = None, cursor: int | None = None,
              limit: int = 50, sort: str | None = None, **filters) -> dict:

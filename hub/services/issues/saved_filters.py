@@ -62,10 +62,9 @@ FILTERS_PER_TOKEN = 200
 
 
 class FilterService:
-    def __init__(self, issues: IssueService, clock: Clock | None = None, *,
-                 per_token: int = FILTERS_PER_TOKEN):
+    def __init__(self, issues: IssueService, clock: Clock, *, per_token: int = FILTERS_PER_TOKEN):
         self._issues = issues
-        self._clock = clock or Clock()
+        self._clock = clock
         self._per_token = per_token
 
     def list(self, *, cursor: int | None = None, limit: int = 50) -> dict:

@@ -43,8 +43,8 @@ def compose_base_jql(scope: str, labels: list[str]) -> str | None:
 
 
 class ProjectService:
-    def __init__(self, clock: Clock | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock):
+        self._clock = clock
 
     def add(self, label: str, name: str, board_id: int | None = None,
             board_type: str | None = None) -> Project:

@@ -1,4 +1,5 @@
-"""Backups of a PostgreSQL hub (``hub backup``) and restoring one (``hub restore``).
+"""Backups of a PostgreSQL hub (``hub backup``) and restoring one (``hub restore``)
+(:class:`hub.services.operations.backup.Backups`).
 
 A backup is a directory, as a SQLite hub's is::
 
@@ -10,7 +11,7 @@ Why it is consistent while the hub serves: the backup opens a REPEATABLE READ
 transaction, exports its snapshot (``pg_export_snapshot``) and runs ``pg_dump
 --snapshot`` on it while that transaction stays open, so the dump and the file
 names read in the same transaction are the database as of one moment. The file
-store's rules are those of the SQLite backup (:mod:`hub.services.operations.backup`): files
+store's rules are those of every backup (:mod:`hub.services.operations.backup`): files
 never change under their name, so they are taken after the snapshot by the
 names it holds; one that cleanup removed meanwhile is listed under ``missing``.
 
@@ -39,39 +40,42 @@ from hub.clock import Clock, iso
 from hub.datadir import ensure_private_dir, fsync
 from hub.services.operations.backup import (
     DATABASES,
-    FILES,
+    FORMAT,
     MANIFEST,
     STAGING,
-    BackupError,
-    BackupReport,
+    Backups,
     NotEmpty,
-    Store,
     UnsafePath,
     WrongEngine,
-    _check_empty,
-    _claim_empty_dir,
-    _create_private,
-    _digest,
-    _discard,
-    _refuse_symlink,
-    _within,
-    _write_private,
+    check_empty,
+    claim_empty_dir,
+    create_private,
+    digest,
+    discard,
+    read_manifest,
+    refuse_symlink,
+    stage_files,
+    take_files,
+    within,
+    write_private,
+)
+from hub.services.operations.backup_store import (
+    FILES,
+    BackupError,
+    BackupReport,
+    Store,
     files_into_store,
     list_in_store,
     local_root,
-    read_manifest,
-    stage_files,
-    take_files,
 )
 from hub.services.operations.pg_tools import PgTool, find_tool, run_tool, server_version, where
 
 DUMP = DATABASES["postgresql"]
-FORMAT = 1
 # A line of pg_restore --list for an extension's comment: "3375; 0 0 COMMENT - EXTENSION pg_trgm ".
 _EXTENSION_COMMENT = re.compile(r"\d+; \d+ \d+ COMMENT - EXTENSION ")
 
 
-class PostgresBackups:
+class PostgresBackups(Backups):
     """``hub backup`` / ``hub restore`` of the hub whose tables are at ``url``.
 
     ``store`` is the hub's file store: ``files/`` (its files are linked or
@@ -79,10 +83,10 @@ class PostgresBackups:
     names the latter in the manifest. ``data_dir`` is refused as a destination.
     """
 
-    def __init__(self, url: str, store: Store, data_dir: Path, *,
-                 store_url: str | None = None, bindir: Path | None = None, clock: Clock | None = None):
+    def __init__(self, url: str, store: Store, data_dir: Path, *, clock: Clock,
+                 store_url: str | None = None, bindir: Path | None = None):
         self.url, self.store, self.data_dir = url, store, data_dir
-        self.store_url, self.bindir, self.clock = store_url, bindir, clock or Clock()
+        self.store_url, self.bindir, self.clock = store_url, bindir, clock
 
     @property
     def local(self) -> bool:
@@ -92,8 +96,8 @@ class PostgresBackups:
         """Back up into ``dest`` (missing or empty). Raises UnsafePath, NotEmpty,
         ToolMissing (before anything is written), BackupError."""
         what = "the backup's destination"
-        _refuse_symlink(dest, what)
-        if _within(dest, self.data_dir):
+        refuse_symlink(dest, what)
+        if within(dest, self.data_dir):
             raise UnsafePath(f"{what} {dest} is inside the data dir {self.data_dir}: a backup there would "
                              "be lost with the hub and mixed with its files; nothing was written. "
                              "Back up to another directory, better another disk")
@@ -102,15 +106,15 @@ class PostgresBackups:
                          bindir=self.bindir)
         import psycopg
 
-        created = _claim_empty_dir(dest, what)
+        created = claim_empty_dir(dest, what)
         try:
             return self._backup(dest, copy, tool, version)
         except (OSError, psycopg.Error) as exc:  # a full disk; the database gone midway
-            _discard(dest, created)
+            discard(dest, created)
             raise BackupError(f"could not back up {where(self.url)} into {dest}: {str(exc).strip()}; "
                               "nothing was kept there") from exc
         except BaseException:
-            _discard(dest, created)
+            discard(dest, created)
             raise
 
     def _server(self) -> tuple[int, str]:
@@ -127,7 +131,7 @@ class PostgresBackups:
 
         created_at = iso(self.clock.now())
         target = dest / DUMP
-        _create_private(target)  # pg_dump truncates it and keeps its 0600
+        create_private(target)  # pg_dump truncates it and keeps its 0600
         with psycopg.connect(self.url) as conn:
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             conn.read_only = True
@@ -141,7 +145,7 @@ class PostgresBackups:
                      f"pg_dump of {where(self.url)}")
             conn.rollback()
         fsync(target)
-        size, sha256 = _digest(target)
+        size, sha256 = digest(target)
         report = BackupReport(dest, schema_version, size)
         root = local_root(self.store)
         if root is not None:
@@ -163,7 +167,7 @@ class PostgresBackups:
             "files": entries,
             "missing": sorted(report.missing + report.corrupt),
         }
-        _write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
+        write_private(dest / MANIFEST, json.dumps(manifest, indent=1).encode() + b"\n")
         fsync(dest)
         return report
 
@@ -239,10 +243,10 @@ class PostgresBackups:
                        report: BackupReport, in_backup: bool) -> BackupReport:
         files = local_root(self.store)
         assert files is not None
-        _check_empty(files, "the file store (files/ in HUB_DATA_DIR)")
+        check_empty(files, "the file store (files/ in HUB_DATA_DIR)")
         ensure_private_dir(self.data_dir)
         staging = self.data_dir / STAGING
-        _refuse_symlink(staging, "restore's staging directory")
+        refuse_symlink(staging, "restore's staging directory")
         if staging.is_dir():
             shutil.rmtree(staging)  # a restore killed midway: it had put nothing in place
         try:
@@ -280,6 +284,6 @@ def _schema_version(cur, name: str) -> int:
 
 def _digest_or_missing(path: Path) -> tuple[int, str]:
     try:
-        return _digest(path)
+        return digest(path)
     except FileNotFoundError:
         raise BackupError(f"{path} is missing; nothing was restored") from None

@@ -2,22 +2,22 @@
 disk, and count on a worker for its periodic tasks.
 
 ``/healthz`` asks :meth:`HealthService.check`. Each answer is cheap: the write
-probe (a real committed write through a connection of its own: to hub.sqlite,
-:class:`SqliteWriteProbe`, or to PostgreSQL, :class:`PostgresWriteProbe`, the
-builder choosing by the settings) runs at most
-every few seconds, and its result stands in between. A write that failed in a
-request (disk full, read-only, I/O error) is reported for a minute after, with
-SQLite's own words, since the probe may pass while a bigger write fails.
+probe (a :class:`WriteProbe`: a real committed write through a connection of its
+own, to hub.sqlite, :class:`hub.services.operations.health_sqlite.SqliteWriteProbe`,
+or to PostgreSQL, :class:`hub.services.operations.health_postgres.PostgresWriteProbe`,
+the builder choosing by the settings) runs at most every few seconds, and its
+result stands in between. A write that failed in a request (disk full, read-only,
+I/O error) is reported for a minute after, with SQLite's own words, since the
+probe may pass while a bigger write fails.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
+from typing import Protocol
 
 import peewee
 
@@ -39,83 +39,24 @@ WORKER_SEEN_KEY = "worker_seen_at"
 PROBE_KEY = "health_probe"
 
 
-class SqliteWriteProbe:
-    """A committed write to hub.sqlite through a connection of its own."""
-
-    def __init__(self, path: Path):
-        self._path = path
+class WriteProbe(Protocol):
+    """A committed write to the hub's database through a connection of its own, by engine."""
 
     def __call__(self, now: str) -> str | None:
-        """None if the write went in, else what stopped it."""
-        try:
-            conn = sqlite3.connect(self._path, timeout=2, isolation_level=None)
-        except sqlite3.Error as exc:
-            return f"cannot open the database: {exc}"
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", (PROBE_KEY, now))
-            conn.execute("COMMIT")
-            return None
-        except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-                return None  # another writer holds the lock: busy, not broken
-            return f"the database cannot be written: {exc}"
-        except sqlite3.Error as exc:
-            return f"the database cannot be written: {exc}"
-        finally:
-            conn.close()
-
-
-class PostgresWriteProbe:
-    """A committed write to the hub's PostgreSQL database through a connection of its own
-    (not one of the threads'): it shows whether a new connection can be had and written on."""
-
-    # lock_not_available: another transaction holds the probe's row; busy, not broken.
-    _BUSY = "55P03"
-
-    def __init__(self, url: str):
-        self._url = url
-
-    def __call__(self, now: str) -> str | None:
-        """None if the write went in, else what stopped it."""
-        import psycopg
-
-        try:
-            conn = psycopg.connect(self._url, connect_timeout=PROBE_TIMEOUT_SECONDS,
-                                   application_name="sdlc-hub health")
-        except psycopg.Error as exc:
-            return f"cannot connect to the database: {_first_line(exc)}"
-        try:
-            with conn.transaction():
-                conn.execute(f"SET LOCAL lock_timeout = '{PROBE_TIMEOUT_SECONDS}s'")
-                conn.execute(f"SET LOCAL statement_timeout = '{PROBE_TIMEOUT_SECONDS}s'")
-                conn.execute("INSERT INTO setting (key, value) VALUES (%s, %s) "
-                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (PROBE_KEY, now))
-            return None
-        except psycopg.Error as exc:
-            if exc.sqlstate == self._BUSY:
-                return None
-            return f"the database cannot be written: {_first_line(exc)}"
-        finally:
-            conn.close()
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def write_probe(config: Config):
-    """The write probe for ``config``'s database."""
-    if config.database_url:
-        return PostgresWriteProbe(config.database_url)
-    return SqliteWriteProbe(config.db_path)
+        """Write ``now`` under :data:`PROBE_KEY` and commit: None if the write went in (or
+        another writer held the lock: busy, not broken), else what stopped it, in words
+        an operator can act on."""
+        ...  # pragma: no cover
 
 
 class HealthService:
-    def __init__(self, config: Config, clock: Clock | None = None, probe=None):
+    """The hub's health as ``/healthz`` reports it, on ``config``'s data dir, with the
+    engine's write ``probe``."""
+
+    def __init__(self, config: Config, clock: Clock, probe: WriteProbe):
         self._config = config
-        self._clock = clock or Clock()
-        self._probe_write = probe or write_probe(config)
+        self._clock = clock
+        self._probe_write = probe
         self._started = time.monotonic()
         self._lock = threading.Lock()
         self._probed_at = float("-inf")

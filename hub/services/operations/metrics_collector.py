@@ -114,9 +114,9 @@ class HubCollector:
     """
 
     def __init__(self, overview: OverviewService, agents: AgentService, clock: Clock,
-                 backlog: SearchBacklog | None = None):
+                 backlog: SearchBacklog):
         self._overview = overview
-        self._backlog = backlog or SearchBacklog()
+        self._backlog = backlog
         self._agents = agents
         self._clock = clock
         # Scrapes take turns: each folds what it read into the totals below.

@@ -45,7 +45,7 @@ from pathlib import Path
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
 from hub.services.files.store import is_sha256
-from hub.services.operations.backup import Store, local_root
+from hub.services.operations.backup_store import Store, local_root
 from hub.services.operations.pg_tools import where
 
 BATCH_ROWS = 5000

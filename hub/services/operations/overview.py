@@ -27,12 +27,12 @@ RECENT_RUNS = 200
 
 class OverviewService:
     def __init__(self, projects: ProjectService, agents: AgentService, store: FileStore,
-                 clock: Clock | None = None, zone: JqlZone | None = None):
+                 clock: Clock, zone: JqlZone):
         self._projects = projects
-        self._zone = zone or JqlZone()
+        self._zone = zone
         self._agents = agents
         self._store = store
-        self._clock = clock or Clock()
+        self._clock = clock
 
     def overview(self) -> dict:
         """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store,

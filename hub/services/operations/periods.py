@@ -47,8 +47,8 @@ class PeriodClaim:
 class PeriodService:
     """Claims of a task's period, for :mod:`worker.tasks`."""
 
-    def __init__(self, clock: Clock | None = None):
-        self._clock = clock or Clock()
+    def __init__(self, clock: Clock):
+        self._clock = clock
 
     def claim(self, task: str, period: timedelta) -> PeriodClaim:
         """Claim the current period of ``task``; ``won`` is False when another run

@@ -23,18 +23,15 @@ from hub import dialect
 from hub.clock import Clock
 from hub.db import database
 from hub.errors import ContractError, InvalidQuery
-from hub.services.mirror.aliases import current_keys
 from hub.services.mirror.catalogues import CatalogueService
 from hub.services.search.conditions import Where, conditions
 from hub.services.search.jql.bounded import bounded
 from hub.services.search.jql.compiler import compile_query
 from hub.services.search.jql.parser import parse
 from hub.services.search.jql.tree import JqlError
-from hub.services.search.text_query import fts_query
 
 # The most values a facet lists; ``more`` tells that it holds others.
 FACET_VALUES = 50
-_UTC = ZoneInfo("UTC")
 # The facets read from the issue's own columns, by name: the column, and whether it holds a
 # JSON array (of names; of versions for fix_version). Each matching issue is read once for all
 # of them: the cost of a facet is then counting, not another pass over the mirror, whose rows
@@ -55,7 +52,6 @@ FACET_NAMES = ("status", "assignee", "reporter", "issue_type", "priority", "reso
                "component", "fix_version", "project")
 # The facets that name people: their values are logins, shown with the users' display names.
 PEOPLE = ("assignee", "reporter")
-_JOIN = "CROSS JOIN issue ON issue.rowid = issue_fts.rowid"
 _FTS_SYNTAX = ("fts5:", "unterminated string", "unknown special query")
 
 
@@ -85,16 +81,15 @@ class Facets:
 
 
 class FacetService:
-    def __init__(self, clock: Clock | None = None, catalogues: CatalogueService | None = None, *,
-                 jql_timeout_seconds: float = 5, jql_zone: Callable[[], ZoneInfo] | None = None,
-                 matching: Callable[..., tuple[str, list]] | None = None):
-        self._clock = clock or Clock()
-        # The engine's full-text condition (``FullText.matching(q, fields)``), for ``q`` and JQL's
-        # ``~``; without it, SQLite's FTS5 is searched as the list's own search does.
+    def __init__(self, clock: Clock, catalogues: CatalogueService, *, jql_zone: Callable[[], ZoneInfo],
+                 matching: Callable[..., tuple[str, list]], jql_timeout_seconds: float = 5):
+        self._clock = clock
+        # The engine's full-text condition (``FullText.matching(q, fields)``), for ``q`` and JQL's ``~``.
         self._fulltext_matching = matching
-        self._catalogues = catalogues or CatalogueService()
+        self._catalogues = catalogues
         self._jql_timeout = jql_timeout_seconds
-        self._jql_zone = jql_zone or (lambda: _UTC)
+        # The zone JQL's dates are read in (the Jira user's).
+        self._jql_zone = jql_zone
 
     def facets(self, *, q: str | None = None, jql: str | None = None, fields: list[str] | None = None,
                **filters) -> Facets:
@@ -161,12 +156,9 @@ class FacetService:
             where = [*where, *compiled.where]
         filters = " AND ".join(f"({sql})" for sql, _ in where)
         params = [p for _, ps in where for p in ps]
-        if q is not None and self._fulltext_matching is not None:
+        if q is not None:
             match, match_params = self._fulltext_matching(q)
             return f"FROM issue WHERE ({match})" + (f" AND {filters}" if filters else ""), [*match_params, *params]
-        if q is not None:
-            return (f"FROM issue_fts {_JOIN} WHERE issue_fts MATCH ?" + (f" AND {filters}" if filters else ""),
-                    [fts_query(q, current_keys), *params])
         return f"FROM issue WHERE {filters or dialect.jql.current().true}", params
 
 
