@@ -199,8 +199,8 @@ class Dispatcher:
                      token_id, token_id)).fetchall()
                 rows.sort()  # RETURNING promises no order; oldest first
                 # The agent's version goes with the run: whether its full run is followed
-                with_runs = opening_runs()
                 # by check_issues depends on the agent that ran it.
+                with_runs = opening_runs()
                 runs = [(row[0], (_params(row[2]) or {}).get("jql", ""), claimed_at, version)
                         for row in rows if row[1] in with_runs]
                 if runs:
