@@ -21,7 +21,7 @@ Each function gives SQLite's statement exactly as the services had it.
 from __future__ import annotations
 
 from hub.dialect.engines import Dialect, current, hold
-from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, REFRESH, RUNNING
+from hub.vocabulary import CHECK_ISSUES, CLAIMED, QUEUED, RUNNING
 
 # The first key of the hub's two-key advisory locks ("cmds" in ASCII); the
 # second is the hash of what the rule is about. (The schema's migration lock
@@ -152,14 +152,15 @@ def fetch_of(value: str, dialect: Dialect | None = None) -> str:
     return f"json_extract(c.params, '$.attachment_id') = {value}"
 
 
-def claim_alone(marks: str) -> str:
+def claim_alone(marks: str, run_marks: str) -> str:
     """PostgreSQL's claim as one statement, outside any transaction: the oldest queued
     commands of the types in ``marks`` taken (as :func:`picked`, :func:`still_queued` and
-    :func:`token_alive` have it), a run opened for each refresh taken, and whether any lease
-    has run out (the caller then takes them back, in a transaction of its own).
+    :func:`token_alive` have it), a run opened for each command taken of the types in
+    ``run_marks`` (the kinds that open one; empty: none), and whether any lease has run out
+    (the caller then takes them back, in a transaction of its own).
 
     Parameters: agent_id, token_id, claimed_at, lease_until, the types, limit, token_id,
-    token_id, agent_version, now. Rows: ``(expired, id, type, params, deliveries,
+    token_id, agent_version, the types that open runs, now. Rows: ``(expired, id, type, params, deliveries,
     lease_until)``, one per command taken, or one with ``id`` NULL when none was.
     """
     return f"""
@@ -173,7 +174,7 @@ WITH claimed AS (
 runs AS (
   INSERT INTO sync_run (command_id, query, status, started_at, issues_loaded, agent_version)
   SELECT id, coalesce(CAST(params AS jsonb) ->> 'jql', ''), '{RUNNING}', claimed_at, 0, CAST(? AS BIGINT)
-  FROM claimed WHERE type = '{REFRESH}' ORDER BY id)
+  FROM claimed WHERE {f'type IN ({run_marks})' if run_marks else 'false'} ORDER BY id)
 SELECT EXISTS (SELECT 1 FROM command WHERE status = '{CLAIMED}' AND lease_until < ?),
        claimed.id, claimed.type, claimed.params, claimed.deliveries, claimed.lease_until
 FROM (SELECT 1) AS one LEFT JOIN claimed ON true

@@ -221,10 +221,11 @@ class Dispatcher:
         and no transaction (each round trip to the server counts: BEGIN and COMMIT were two
         of a claim's five). None when leases had run out and nothing was taken: the claim is
         then made again the usual way, after they are taken back, as on SQLite."""
+        with_runs = sorted(opening_runs())
         result = database.execute_sql(
-            dialect.commands.claim_alone(", ".join("?" * len(allowed))),
+            dialect.commands.claim_alone(", ".join("?" * len(allowed)), ", ".join("?" * len(with_runs))),
             (agent_id, token_id, iso(now), after(now, self._lease_seconds), *allowed, limit,
-             token_id, token_id, version, iso(now))).fetchall()
+             token_id, token_id, version, *with_runs, iso(now))).fetchall()
         expired = bool(result[0][0])
         rows = sorted(row[1:] for row in result if row[1] is not None)  # oldest first
         if expired:
