@@ -37,16 +37,14 @@ from worker.tasks import mark_neighbours
 __all__ = ["Built", "Services", "build_app", "build_services", "create_app", "get_app", "routes"]
 
 
-def routes(services: Services, config: Config,
-           polls: LongPolls | None = None) -> list[tuple[str, object]]:
+def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[str, object]]:
     """The route table: every path the hub answers, with its resource.
 
-    ``polls`` is the long-poll gate the waiting routes share; by default one of
-    ``HUB_LONG_POLL_THREADS`` slots. The web interface's routes come last;
+    ``polls`` is the long-poll gate the waiting routes share (``create_app`` makes one
+    of ``HUB_LONG_POLL_THREADS`` slots). The web interface's routes come last;
     ``/openapi.json`` describes the API's routes only, not the page and its files.
     """
     s = services
-    polls = polls or LongPolls(config.long_poll_threads)
     openapi = OpenAPIResource()
     me = MeResource()
     table = [

@@ -49,8 +49,7 @@ WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class AuthMiddleware:
-    def __init__(self, tokens: TokenService, sessions: SessionService | None = None,
-                 trusted_proxies: Iterable[str] = ()):
+    def __init__(self, tokens: TokenService, sessions: SessionService, trusted_proxies: Iterable[str] = ()):
         self._tokens = tokens
         self._sessions = sessions
         self._trusted = frozenset(trusted_proxies)
@@ -64,7 +63,7 @@ class AuthMiddleware:
         if not roles:  # PUBLIC
             return
         header = req.get_header("Authorization")
-        session = req.cookies.get(SESSION_COOKIE) if self._sessions is not None else None
+        session = req.cookies.get(SESSION_COOKIE)
         # The bearer token wins: a script's request is never taken for the page's.
         principal = self._session(req, resp, session) if header is None and session else self._bearer(header or "")
         # Known before the role is checked, so that the request log names who was refused.
@@ -94,7 +93,6 @@ class AuthMiddleware:
         return principal
 
     def _session(self, req: falcon.Request, resp: falcon.Response, session: str) -> Principal:
-        assert self._sessions is not None
         principal = self._sessions.authenticate(session)
         if principal is None:
             # The cookie is left as it is (it opens nothing): every request and every load of the

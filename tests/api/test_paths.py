@@ -13,6 +13,7 @@ import re
 import pytest
 
 from hub.api.app import build_services, routes
+from hub.api.longpoll import LongPolls
 from hub.config import Config
 from tests.support import Client, prepared_hub, start, stop, wait_for_line
 from tests.support.engine_rows import engine_database
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
 before_the_database = pytest.mark.backends("sqlite")
 
 _PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
-TEMPLATES = sorted({template for template, _ in routes(build_services(Config(), print), Config())
+TEMPLATES = sorted({template for template, _ in routes(build_services(Config(), print), Config(), LongPolls(1))
                     if _PARAM.search(template)})
 # Segments that decode to a separator or a dot segment, in the spellings a client may send.
 HOSTILE = ["X-1%2Fnotes", "%2F", "%2f", "1%2F..%2Fcontent", "%2e%2e", "%2E", ".%2e", "%2e.", "..", "."]

@@ -6,6 +6,7 @@ import pytest
 
 from hub.api import schemas
 from hub.api.app import build_services, routes
+from hub.api.longpoll import LongPolls
 from hub.api.validation import SchemaCheck
 from hub.config import Config
 from tests.support import rich
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 def request_schemas() -> list[dict]:
     found = []
-    for _, resource in routes(build_services(Config(), print), Config()):
+    for _, resource in routes(build_services(Config(), print), Config(), LongPolls(1)):
         for name in dir(resource):
             responder = getattr(resource, name)
             if name.startswith("on_"):

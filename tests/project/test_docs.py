@@ -12,6 +12,7 @@ import pytest
 from agent.cli import build_parser as build_agent_parser
 from agent.config import ENVIRONMENT
 from hub.api.app import build_services, routes
+from hub.api.longpoll import LongPolls
 from hub.cli import build_parser
 from hub.config import VARIABLES, Config
 
@@ -36,7 +37,7 @@ def test_every_command_is_documented(command):
     assert f"`hub {command}" in read("README.md"), command
 
 
-@pytest.mark.parametrize("path", [path for path, _ in routes(build_services(Config(), print), Config())])
+@pytest.mark.parametrize("path", [path for path, _ in routes(build_services(Config(), print), Config(), LongPolls(1))])
 def test_every_route_is_documented(path):
     documented = re.sub(r"\{(\w+):\w+\}", r"{\1}", path)  # {command_id:id} -> {command_id}
     assert f"`{documented}`" in read("docs/api.md")
