@@ -1,6 +1,8 @@
 # Two commands set the hub up on a machine with Python 3.11 and make:
 #   make run    create .venv, install the hub, serve on ./hub-data
 #   make test   create .venv with the test extras, run ruff, mypy, the import contracts and the whole suite
+#   make check  the inner loop: the same checks, then the suite on SQLite only, without the tests that
+#               drive Chromium (marked browser) or take minutes (marked long): a few minutes at most
 #   make demo   a hub, the demo Jira and hub-agent on loopback: one refresh, one fetch, a summary
 #   make demo-keep  the same, then kept running for browsing (the URL and a token printed) until Ctrl-C
 #                   (also: make demo KEEP=1)
@@ -11,11 +13,13 @@
 # tests to the end. PYTEST_ARGS= runs the suite in one process, PYTEST_ARGS="tests/test_x.py"
 # one module.
 PYTEST_ARGS ?= -n 3 --dist loadfile --no-loadscope-reorder
+# make check's selection: HUB_TEST_BACKENDS=sqlite runs each test once, on SQLite (see tests/conftest.py).
+CHECK_ARGS ?= -n 3 --dist loadfile --no-loadscope-reorder -m "not browser and not long"
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test demo demo-keep bench clean
+.PHONY: run test check demo demo-keep bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +40,12 @@ test: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+check: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	HUB_TEST_BACKENDS=sqlite $(BIN)/python -m pytest $(CHECK_ARGS)
 
 demo: $(VENV)/.installed-run
 	$(BIN)/python demo/run.py $(if $(KEEP),--keep)

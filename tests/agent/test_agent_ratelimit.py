@@ -23,7 +23,8 @@ from agent.runner import Runner, StartupError
 from demo.fakejira import SIGN_IN_PATH, FakeJira
 from tests.support import call, prepared_hub, start, stop, wait_for_line, wait_until
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# long: the rate limits are waited out in real time, a minute or more per engine.
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ from tests.support import (
     with_projects,
 )
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# long: it waits out a locked queue's timeout and the worker's periodic minute: most of a minute per engine.
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 
 class BrokenQueue:

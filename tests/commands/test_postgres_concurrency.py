@@ -26,7 +26,8 @@ from hub.models import Command, Issue, IssueAttachment, SyncRun
 from tests.support import wait_until, with_projects
 from tests.support.hubs import built_services
 
-pytestmark = pytest.mark.backends("postgresql")
+# long: processes and threads racing on the queue, above a minute in all.
+pytestmark = [pytest.mark.backends("postgresql"), pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES = 6

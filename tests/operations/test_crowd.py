@@ -25,7 +25,8 @@ import pytest
 from tests.support import HUB, created_hub, run_script, stop, wait_for_line
 from tests.support.engine_rows import engine_settings
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+# long: crowds of clients on a live hub, most of a minute per engine.
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
 
 MB = 1024 * 1024
 # A hub that answers within this is not starved; a starved one took 28 s and more.
