@@ -55,6 +55,10 @@ class TemplateCopies:
             self._to_drop.append(name)
             self._changed.notify()
 
+    def ready(self) -> int:
+        """How many copies are made and not taken yet."""
+        return self._ready.qsize()
+
     def close(self) -> None:
         """Stop making copies, and drop the ready ones and those given back."""
         with self._changed:
