@@ -214,6 +214,9 @@ def _error_response(status: int) -> dict:
             "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
+_DOCUMENTS: dict[tuple, dict] = {}
+
+
 class OpenAPIResource:
     """The machine-readable description of this API."""
 
@@ -224,7 +227,12 @@ class OpenAPIResource:
 
     def describe(self, routes: list[tuple[str, object]]) -> None:
         """Describe ``routes``, this resource's own among them."""
-        self._document = build_document(routes)
+        # The document follows from the templates and the resources' classes alone, so the
+        # apps of one process (a test run builds thousands) share the one built for a table.
+        key = tuple((template, type(resource)) for template, resource in routes)
+        if key not in _DOCUMENTS:
+            _DOCUMENTS[key] = build_document(routes)
+        self._document = _DOCUMENTS[key]
 
     @responds(db=False, operation_id="getOpenAPI")
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
