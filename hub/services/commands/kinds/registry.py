@@ -177,23 +177,21 @@ def spoken(words: list[str], last: str = "and") -> str:
 
 def taking_pages(command: Command) -> Kind:
     """The kind of a command that a state page is about; Conflict if it takes none."""
-    found = KINDS.get(command.type)
-    if found is None or not found.pages:
-        takers = [k.name for k in KINDS.values() if k.pages]
-        raise Conflict(f"command {command.id} is a {command.type}; state pages belong "
-                       f"to {spoken(takers)} commands")
-    return found
+    return _taking(command, "pages", "state pages")
 
 
 def taking_files(command: Command) -> Kind:
     """The kind of a command that an upload is about; Conflict if it takes none."""
+    return _taking(command, "files", "files")
+
+
+def _taking(command: Command, flag: str, what: str) -> Kind:
     found = KINDS.get(command.type)
-    if found is None or not found.files:
-        takers = [k.name for k in KINDS.values() if k.files]
-        raise Conflict(f"command {command.id} is a {command.type}; files belong "
+    if found is None or not getattr(found, flag):
+        takers = [k.name for k in KINDS.values() if getattr(k, flag)]
+        raise Conflict(f"command {command.id} is a {command.type}; {what} belong "
                        f"to {spoken(takers)} commands")
     return found
-
 
 
 def open_same(type: str, params: dict) -> Command | None:
