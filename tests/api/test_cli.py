@@ -9,8 +9,7 @@ import sqlite3
 import pytest
 
 from hub.cli import build_parser
-from tests.support import created_hub, hub_config, run_hub, run_script
-from tests.support import engine_rows as engine_support
+from tests.support import created_hub, engine_rows, hub_config, run_hub, run_script
 from tests.support.dbfactory import make_db, schema_version
 from tests.support.engine_rows import engine_settings
 
@@ -62,7 +61,7 @@ def test_migrate_creates_a_new_database(tmp_path, empty_database_url):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("created ") and "at schema v14" in result.stdout
     config = hub_config(tmp_path / "data", empty_database_url)
-    assert engine_support.rows(config, "SELECT value FROM setting WHERE key = 'schema_version'") == [("14",)]
+    assert engine_rows.rows(config, "SELECT value FROM setting WHERE key = 'schema_version'") == [("14",)]
     again = run_hub("migrate", data_dir=tmp_path / "data", **engine)
     assert again.returncode == 0 and "is at schema v14; nothing to migrate" in again.stdout
 
@@ -165,7 +164,7 @@ def test_commands_but_serve_and_migrate_refuse_to_create_a_data_dir(tmp_path, mo
     assert run_hub(*command, data_dir=data_dir, **engine).returncode == 2
     assert list(data_dir.iterdir()) == [] and not (tmp_path / "elsewhere").exists()
     if empty_database_url:  # nor was one made in the database
-        assert engine_support.tables(hub_config(data_dir, empty_database_url)) == []
+        assert engine_rows.tables(hub_config(data_dir, empty_database_url)) == []
 
 
 @pytest.mark.backends("sqlite")  # where ./hub-data/hub.sqlite is looked for: the data dir is SQLite's hub

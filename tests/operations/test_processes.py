@@ -9,6 +9,7 @@ import pytest
 
 from tests.support import (
     call,
+    engine_rows,
     full_run,
     get_json,
     hub_config,
@@ -21,7 +22,6 @@ from tests.support import (
     wait_for_flags,
     wait_for_line,
 )
-from tests.support import engine_rows as engine_support
 from tests.support.dbfactory import make_db, schema_version
 from tests.support.engine_rows import engine_settings
 
@@ -86,7 +86,7 @@ def test_serve_on_a_new_hub_makes_the_admin_token_once(tmp_path, database_url):
         assert line.group(0) == "serving on"
     finally:
         assert stop(proc) == 0
-    assert engine_support.rows(hub_config(data_dir, database_url), "SELECT name, role FROM token") == [
+    assert engine_rows.rows(hub_config(data_dir, database_url), "SELECT name, role FROM token") == [
         ("admin", "admin")]
 
 
@@ -134,7 +134,7 @@ def test_a_separate_worker_runs_the_tasks_the_api_enqueues(tmp_path, database_ur
         full_run(url, agent, interface, ["X-1"])
         # Both full runs owe the marking; with no worker yet, nobody has paid it.
         owed = "SELECT count(*) FROM sync_run WHERE neighbors_due = 1"
-        assert engine_support.rows(db, owed) == [(2,)]
+        assert engine_rows.rows(db, owed) == [(2,)]
         assert neighbour_flags(db) == {"X-1": 0, "X-2": 0}
         worker = start("worker", data_dir=data_dir, database_url=database_url)
         assert wait_for_flags(db, {"X-1": 0, "X-2": 1}) == {"X-1": 0, "X-2": 1}
@@ -157,4 +157,4 @@ def test_serve_on_a_busy_port_says_so(tmp_path, database_url):
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "data" / "admin.token").exists()
-    assert engine_support.rows(hub_config(tmp_path / "data", database_url), "SELECT count(*) FROM token") == [(0,)]
+    assert engine_rows.rows(hub_config(tmp_path / "data", database_url), "SELECT count(*) FROM token") == [(0,)]

@@ -26,7 +26,7 @@ from agent.retry import Backoff
 from agent.runner import Runner
 from devservers.reaper import end_with_this_process
 from hub.config import Config
-from tests.support import engine_rows as engine_support
+from tests.support import engine_rows
 from tests.support.engine_rows import engine_settings
 from tests.support.hubs import built_services
 from tests.support.protocol import hub_config
@@ -181,7 +181,7 @@ def full_run(url: str, agent: str, interface: str, keys: list[str], issues: list
 
 def neighbour_flags(config: Config) -> dict:
     """Each mirrored issue's neighbour flag, by key, on ``config``'s database."""
-    return dict(engine_support.rows(config, "SELECT key, neighbor FROM issue"))
+    return dict(engine_rows.rows(config, "SELECT key, neighbor FROM issue"))
 
 
 def wait_for_flags(config: Config, expected: dict, timeout: float = 30) -> dict:
@@ -222,8 +222,8 @@ def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, 
     created_hub(data_dir, database_url)
     config = hub_config(data_dir, database_url)
     agent, interface = added_tokens(config, ("agent", "agent"), ("ui", "interface"))
-    engine_support.execute(config, "INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
-    engine_support.execute(config, "INSERT INTO project (label, name, created_at)"
+    engine_rows.execute(config, "INSERT INTO setting VALUES ('jql_scope', 'project = AURORA')")
+    engine_rows.execute(config, "INSERT INTO project (label, name, created_at)"
                                    " VALUES ('AWPCA', 'АРМ КА', '2026-11-01T00:00:00+00:00')")
     return agent, interface
 

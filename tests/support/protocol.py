@@ -11,7 +11,7 @@ from pathlib import Path
 from hub.clock import Clock, iso
 from hub.config import Config
 from hub.models import Project, Setting
-from tests.support import engine_rows as engine_support
+from tests.support import engine_rows
 
 BASE = 'project = AURORA AND labels in ("AWPCA")'
 
@@ -54,7 +54,7 @@ def report(hub, command_id: int, what: str, body: dict):
 
 def db_rows(hub, sql: str, *args) -> list[tuple]:
     """The rows of ``sql`` (written with ``?``) on the hub's database, whichever engine."""
-    return engine_support.rows(hub.config, sql, *args)
+    return engine_rows.rows(hub.config, sql, *args)
 
 
 def hub_config(data_dir: Path, database_url: str | None = None) -> Config:

@@ -14,8 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hub.config import Config
-from tests.support import call, prepared_hub, run_script, serving
-from tests.support import engine_rows as engine_support
+from tests.support import call, engine_rows, prepared_hub, run_script, serving
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 from tests.support.engine_rows import engine_database
 
@@ -39,7 +38,7 @@ def site(tmp_path_factory, browser, backend, request):
         assert admin.returncode == 0, admin.stderr
         # An agent last heard from ten minutes ago: offline, and only an admin may forget it.
         seen = (datetime.now(UTC) - timedelta(minutes=10)).replace(microsecond=0).isoformat()
-        engine_support.execute(Config(data_dir=data_dir, database_url=database_url),
+        engine_rows.execute(Config(data_dir=data_dir, database_url=database_url),
                                "INSERT INTO agent_status (agent_id, version, last_seen_at, state)"
                                " VALUES (?, 17, ?, 'idle')", OLD_AGENT, seen)
         with serving(data_dir, database_url) as url:
