@@ -55,6 +55,30 @@ def test_no_token_is_401_and_a_wrong_role_is_403(hub):
     assert hub.api("GET", "/api/v1/commands", role="interface").status_code == 200
 
 
+def test_every_operation_refuses_the_roles_it_is_closed_to(hub):
+    """Each operation of /openapi.json answers 403, as the document says it may, to a
+    token of each role its ``x-roles`` leaves out, whatever the request holds: the
+    refusal comes before anything is read (which is why the fuzzing of
+    tests/api/test_fuzz.py gives each role only the operations open to it)."""
+    hub.tokens["metrics"] = hub.built.services.tokens.add("test-metrics", "metrics")
+    samples = {"key": "AURORA-12", "attachment_id": "901", "command_id": "1", "note_id": "1",
+               "batch_id": "1", "label": "NOPE", "name": "nobody", "agent_id": "a", "filter_id": "1"}
+    refused = 0
+    for template, item in hub.client.simulate_get("/openapi.json").json["paths"].items():
+        path = template.format(**samples)
+        for method, operation in item.items():
+            for role in sorted({"agent", "interface", "admin", "metrics"} - set(operation.get("x-roles", hub.tokens))):
+                resp = hub.api(method.upper(), path, {"not": "read"} if method in ("post", "put", "patch") else None,
+                               role=role)
+                assert resp.status_code == 403, (method, path, role, resp.status_code, resp.text)
+                assert "403" in operation["responses"]
+                if method != "head":
+                    assert set(resp.json) == {"title", "description"}
+                    assert f"has role '{role}'" in resp.json["description"]
+                refused += 1
+    assert refused > 50
+
+
 def test_a_revoked_token_is_401(hub):
     hub.built.services.tokens.revoke("test-interface")
     assert hub.api("GET", "/api/v1/commands").status_code == 401

@@ -6,9 +6,8 @@ saying which is missing; with CI=true they fail instead. Each page and state is
 checked by axe-core and leaves its screenshot among the test artifacts
 (tests/support/browser.py's check_page).
 
-The module's hub is started once per engine (a ``hub serve`` on SQLite, then one on a
-PostgreSQL database of the module's own), and every test runs on each: what the pages show
-is what the hub read from its database.
+The module's hub is a ``hub serve`` on SQLite, started once (tests/web/__init__.py says why
+one engine): what the pages show is what the hub read from its database.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from tests.support import (
 )
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-agent"
 SCRIPT = "<script>window.__injected = 'script'</script>"

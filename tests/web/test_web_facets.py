@@ -3,8 +3,8 @@ values the query's issues hold with their counts, headers sort both ways, column
 remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
 Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
 Headless Chromium from the system's packages (the ``browser`` fixture); each state is checked
-with axe-core and its screenshot kept (``tests/browser.check_page``). The module's hub is
-started once per engine (SQLite, then a PostgreSQL database of its own) and each test runs on both.
+with axe-core and its screenshot kept (``tests/support/browser.py``'s ``check_page``). The
+module's hub is started once, on SQLite (tests/web/__init__.py says why one engine).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from tests.support import call, prepared_hub, serving
 from tests.support.browser import TIMEOUT_MS, check_page
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-agent-facets"
 HOSTILE = '<img src=x onerror="window.__injected=1">'

@@ -11,7 +11,7 @@ writes dates with their zone. Text from Jira (a linked issue's summary, a file's
 name, a user's display name) shows as text and runs nothing. Headless Chromium
 from the system's packages (the ``browser`` fixture); each page and state is
 checked by axe-core and kept as a screenshot (tests/support/browser.py). The module's hub is started
-once per engine (SQLite, then a PostgreSQL database of its own) and each test runs on both.
+once, on SQLite (tests/web/__init__.py says why one engine).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from tests.support import (
 )
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-issue-agent"
 IMAGE = "<img src=x onerror=\"window.__injected = 'img'\">"

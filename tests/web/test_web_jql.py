@@ -2,8 +2,7 @@
 a query's issues listed, its address bookmarkable, its error shown with the character marked, and
 filters saved, run and deleted. Headless Chromium from the system's packages (the ``browser``
 fixture); each page and state is checked by axe-core and leaves its screenshot (tests/support/browser.py).
-The module's hub is started once per engine (SQLite, then a PostgreSQL database of its own) and
-each test runs on both.
+The module's hub is started once, on SQLite (tests/web/__init__.py says why one engine).
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import pytest
 from tests.support import call, prepared_hub, run_script, serving
 from tests.support.browser import TIMEOUT_MS, check_page
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-agent-jql"
 

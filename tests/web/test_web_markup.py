@@ -4,8 +4,8 @@ image whose attachment is not fetched yet offers a Fetch button that fetches it 
 text runs nothing and an issue page full of it still shows, as plain text.
 
 A real hub on loopback (under its Content-Security-Policy) and headless Chromium from the system's
-packages; the agent is played by the test over HTTP. The hub is started once per engine (SQLite,
-then a PostgreSQL database of its own) and each test that reads its mirror runs on both.
+packages; the agent is played by the test over HTTP. The hub is started once, on
+SQLite (tests/web/__init__.py says why one engine).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from tests.support import call, prepared_hub, serving
 from tests.support.browser import check_page, expect
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "markup-agent"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"

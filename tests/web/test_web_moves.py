@@ -11,7 +11,7 @@ import pytest
 from tests.support import call, prepared_hub, serving
 from tests.support.browser import TIMEOUT_MS, check_page
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql")
+pytestmark = pytest.mark.backends("sqlite")  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-agent-moves"
 

@@ -18,7 +18,7 @@ from tests.support import call, engine_rows, prepared_hub, run_script, serving
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 from tests.support.engine_rows import engine_database
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 # The page reads again every 5 s (ops.js's LIVE_MS); a change is waited on well past that.
 LIVE_MS = 5000

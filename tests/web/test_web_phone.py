@@ -13,7 +13,7 @@ from tests.support import call, prepared_hub, run_script, serving
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 from tests.support.engine_rows import engine_database
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 PHONE = (390, 844)
 AGENT_ID = "phone-agent"

@@ -18,7 +18,7 @@ from tests.support import call, full_run, prepared_hub, run_script, serving
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 from tests.support.engine_rows import engine_database
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)  # the page over each engine
 
 COOKIE = "hub_session"
 

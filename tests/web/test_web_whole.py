@@ -18,7 +18,7 @@ from tests.support import call, prepared_hub, serving
 from tests.support.browser import TIMEOUT_MS, check_page, expect
 from tests.support.engine_rows import engine_database
 
-pytestmark = pytest.mark.backends("sqlite", "postgresql", shared=True)
+pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 AGENT_ID = "web-agent-15"
 SCRIPT = "<script>window.__injected = 'script'</script>"
