@@ -59,7 +59,7 @@ def test_every_operation_refuses_the_roles_it_is_closed_to(hub):
     """Each operation of /openapi.json answers 403, as the document says it may, to a
     token of each role its ``x-roles`` leaves out, whatever the request holds: the
     refusal comes before anything is read (which is why the fuzzing of
-    tests/api/test_fuzz.py gives each role only the operations open to it)."""
+    tests/api/test_fuzz.py calls each operation only with a role it is open to)."""
     hub.tokens["metrics"] = hub.built.services.tokens.add("test-metrics", "metrics")
     samples = {"key": "AURORA-12", "attachment_id": "901", "command_id": "1", "note_id": "1",
                "batch_id": "1", "label": "NOPE", "name": "nobody", "agent_id": "a", "filter_id": "1"}

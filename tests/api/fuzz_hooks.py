@@ -1,5 +1,10 @@
 """Schemathesis hooks for tests/api/test_fuzz.py.
 
+Each operation is called with the token of one role it is open to (its ``x-roles``): the
+agent's for the agent protocol, the interface's for what the interface may do (and for
+the operations that need no token), the admin's for what only an admin may do. The
+tokens come in ``HUB_FUZZ_TOKENS``, a JSON object by role.
+
 Long-polls (``wait`` on claims and attachment reads) may hold a request for
 up to 30 s; valid waits are cut to one second so that the run stays short.
 Invalid ones are left alone: they are refused at once, and must be.
@@ -7,7 +12,13 @@ Invalid ones are left alone: they are refused at once, and must be.
 
 from __future__ import annotations
 
+import json
+import os
+
 import schemathesis
+
+# The role an operation is called with: the first of these its x-roles name.
+ROLES_IN_TURN = ("agent", "interface", "admin")
 
 
 def _short(container):
@@ -25,3 +36,16 @@ def map_case(context, case):
     _short(case.body)
     _short(case.query)
     return case
+
+
+@schemathesis.auth(refresh_interval=None, retry_on=[])
+class RoleToken:
+    """The bearer token of the first role in :data:`ROLES_IN_TURN` the operation is open to."""
+
+    def get(self, case, ctx):
+        roles = case.operation.definition.raw.get("x-roles") or ["interface"]
+        role = next((role for role in ROLES_IN_TURN if role in roles), "admin")
+        return json.loads(os.environ["HUB_FUZZ_TOKENS"])[role]
+
+    def set(self, case, data, ctx):
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
