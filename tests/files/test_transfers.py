@@ -1,7 +1,10 @@
 """Uploads and downloads over real HTTP through waitress: big files, ranges, cut-off bodies.
 
-Each test runs on each engine and each file store (``[local]``: files/, ``[s3]``: a bucket of
-the run's SeaweedFS, see tests/support/s3.py)."""
+Each test runs on each file store (``[local]``: files/, ``[s3]``: a bucket of the run's
+SeaweedFS, see tests/support/s3.py), over a SQLite hub: the bytes' way through HTTP to the
+store is this module's subject, and what each engine keeps of a file (its attachment's row and
+state, a refused upload's too) is held on both engines by test_attachments.py and
+test_downloads.py."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import pytest
 from tests.support import Client, created_hub, run_script, start, stop, wait_for_line
 from tests.support.s3 import store_fixture  # noqa: F401 -- the fixture `store`
 
-pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.long]
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.long]
 
 MB = 1024 * 1024
 
