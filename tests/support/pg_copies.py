@@ -3,9 +3,13 @@
 Each test on PostgreSQL gets a database of its own, a copy of a migrated template. Its
 ``CREATE DATABASE … TEMPLATE`` costs the server little CPU but waits on two checkpoints
 (tenths of a second on a busy machine), and its ``DROP DATABASE`` waits too. A thread of
-the test process makes the next copies while a test runs and drops the ones given back,
+the test process makes the next copies while a test runs and takes back the ones given back,
 so that a test starts on a copy already made: the test still has a fresh database of its
 own, made from the same template the same way; only the waiting moves off its path.
+
+A copy given back is not dropped but reset (tests/support/pg_reset.py): its connections
+ended, its tables emptied and the template's rows and sequences put back, then handed to the
+next taker. Only a copy whose schema a test changed is dropped, and a new one made.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import queue
 import threading
 
 from devservers.postgres import PostgresServer
+from tests.support.pg_reset import TemplateState
 
 # Copies kept ready: two cover a test that takes one while the next is being made.
 AHEAD = 2
@@ -23,16 +28,19 @@ class TemplateCopies:
     """Databases copied from ``template`` on ``server``, :data:`AHEAD` kept ready by a thread.
 
     :meth:`take` hands out a copy of its own to each caller (made at once if none is ready);
-    :meth:`give_back` has it dropped in the background; :meth:`close` stops the thread and
-    drops what is left, before the template itself goes.
+    :meth:`give_back` has it reset in the background for the next taker (or dropped, if its
+    schema is no longer the template's); :meth:`close` stops the thread and drops what is
+    left, before the template itself goes.
     """
 
     def __init__(self, server: PostgresServer, template: str, ahead: int = AHEAD):
         self.server = server
         self.template = template
         self.ahead = ahead
+        self.state = TemplateState.read(server.url(template))
+        self.reused = 0  # copies given back and handed out again
         self._ready: queue.Queue[str] = queue.Queue()
-        self._to_drop: list[str] = []
+        self._given_back: list[str] = []
         self._changed = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._work, name="template-copies", daemon=True)
@@ -50,9 +58,10 @@ class TemplateCopies:
         return name
 
     def give_back(self, name: str) -> None:
-        """Have the database ``name`` (of :meth:`take`) dropped, with any connection left to it."""
+        """Have the database ``name`` (of :meth:`take`) reset for the next taker, any connection
+        left to it ended; or dropped, if a test changed its schema."""
         with self._changed:
-            self._to_drop.append(name)
+            self._given_back.append(name)
             self._changed.notify()
 
     def ready(self) -> int:
@@ -65,7 +74,7 @@ class TemplateCopies:
             self._closed = True
             self._changed.notify()
         self._thread.join(timeout=120)
-        left = list(self._to_drop)
+        left = list(self._given_back)
         while not self._ready.empty():
             left.append(self._ready.get_nowait())
         for name in left:
@@ -74,19 +83,29 @@ class TemplateCopies:
     def _work(self) -> None:
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._closed or self._to_drop or self._ready.qsize() < self.ahead)
+                self._changed.wait_for(lambda: self._closed or self._given_back or self._ready.qsize() < self.ahead)
                 if self._closed:
                     return
-                dropping = self._to_drop.pop(0) if self._to_drop else None
+                given = self._given_back.pop(0) if self._given_back else None
             # A failure here leaves the work to take() and close(), which do it in the caller's
             # thread and raise there, where a test reports it.
             try:
-                if dropping is not None:
-                    self.server.drop_database(dropping)
+                if given is not None:
+                    self._recycle(given)
                 else:
                     self._ready.put(self.server.create_database(template=self.template))
             except Exception:
-                if dropping is not None:
+                if given is not None:
                     with self._changed:
-                        self._to_drop.append(dropping)
+                        self._given_back.append(given)
                 return
+
+    def _recycle(self, name: str) -> None:
+        """Reset ``name`` and make it ready again; drop it if it cannot be reset."""
+        self.server.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            f" WHERE datname = '{name}' AND pid <> pg_backend_pid()")
+        if self.state.reset(self.server.url(name)):
+            self.reused += 1
+            self._ready.put(name)
+        else:
+            self.server.drop_database(name)
