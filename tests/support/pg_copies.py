@@ -1,8 +1,9 @@
 """Copies of the run's PostgreSQL template, made ahead of the tests that take them.
 
 Each test on PostgreSQL gets a database of its own, a copy of a migrated template. Its
-``CREATE DATABASE … TEMPLATE`` costs the server little CPU but waits on two checkpoints
-(tenths of a second on a busy machine), and its ``DROP DATABASE`` waits too. A thread of
+``CREATE DATABASE … TEMPLATE`` writes every file of it anew (tens of milliseconds of the
+machine's CPU, most of it the kernel's) and waits on two checkpoints (tenths of a second on
+a busy machine), and its ``DROP DATABASE`` waits too. A thread of
 the test process makes the next copies while a test runs and takes back the ones given back,
 so that a test starts on a copy already made: the test still has a fresh database of its
 own, made from the same template the same way; only the waiting moves off its path.
