@@ -5,8 +5,8 @@ Each test on PostgreSQL gets a database of its own, a copy of a migrated templat
 machine's CPU, most of it the kernel's) and waits on two checkpoints (tenths of a second on
 a busy machine), and its ``DROP DATABASE`` waits too. A thread of
 the test process makes the next copies while a test runs and takes back the ones given back,
-so that a test starts on a copy already made: the test still has a fresh database of its
-own, made from the same template the same way; only the waiting moves off its path.
+so that a test starts on a copy already made: the test still has a database of its own at
+the template's schema and rows; only the waiting moves off its path.
 
 A copy given back is not dropped but reset (tests/support/pg_reset.py): its connections
 ended, its tables emptied and the template's rows and sequences put back, then handed to the
