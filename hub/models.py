@@ -101,6 +101,10 @@ class Issue(BaseModel):
     # When the hub learned that Jira no longer returns the issue, and why; NULL while it does.
     gone_at = TextField(null=True)
     gone_reason = TextField(null=True)
+    # Jira's transitions from the issue's status with their screens' fields, and its edit screen's
+    # fields (NULL: not known yet; an agent of protocol v19 sends them). See docs/writes.md.
+    transitions = JSONField(null=True)
+    edit_fields = JSONField(null=True)
 
 
 class IssueAlias(BaseModel):
@@ -285,6 +289,8 @@ class Command(BaseModel):
     deliveries = IntegerField(default=0)
     # The token that claimed it (NULL: claimed before schema v7, or never).
     token_id = IntegerField(null=True)
+    # Commands of one serial key are claimed one at a time, oldest first (a write's: its issue).
+    serial_key = TextField(null=True)
 
 
 class SyncRun(BaseModel):
@@ -328,6 +334,8 @@ class Token(BaseModel):
     role = TextField()  # one of hub.vocabulary.TOKEN_ROLES: 'agent' | 'interface' | 'admin' | 'metrics'
     sha256 = TextField(unique=True)
     created_at = TextField()
+    # An interface token granted writes to Jira (admin tokens may write regardless).
+    may_write = IntegerField(default=0)
 
 
 class SavedFilter(BaseModel):
@@ -361,6 +369,48 @@ class WebSession(BaseModel):
         table_name = "web_session"
 
 
+class Write(BaseModel):
+    """A write to Jira an interface asked for: who, what, the values its maker saw (``base``), its
+    command and its outcome. ``status`` holds the outcome; whether a pending write is being applied
+    is its command's (see :mod:`hub.services.writes`)."""
+
+    id = AutoField()
+    op = TextField()
+    key = TextField(null=True)  # NULL for create_issue, whose project is in ``project``
+    project = TextField(null=True)
+    params = JSONField(default=dict)
+    base = JSONField(null=True)
+    token_id = IntegerField(null=True)
+    requested_by = TextField()
+    idempotency_key = TextField(null=True)
+    status = TextField()
+    error = TextField(null=True)
+    conflict = JSONField(null=True)
+    result = JSONField(null=True)
+    command_id = IntegerField(null=True)
+    file = TextField(null=True)  # an attachment's upload: its sha256 in the file store
+    created_at = TextField()
+    updated_at = TextField()
+
+    class Meta:
+        table_name = "write"
+        indexes = ((("token_id", "idempotency_key"), True), (("key", "id"), False),
+                   (("status", "id"), False))
+
+
+class CreateMeta(BaseModel):
+    """A project's create screen for one issue type, as an agent last read it."""
+
+    project = TextField()
+    issue_type = TextField()
+    fields = JSONField(default=dict)
+    updated_at = TextField()
+
+    class Meta:
+        table_name = "create_meta"
+        primary_key = CompositeKey("project", "issue_type")
+
+
 MODELS: tuple[type[BaseModel], ...] = (
     Setting,
     Issue,
@@ -384,4 +434,6 @@ MODELS: tuple[type[BaseModel], ...] = (
     IssueAlias,
     SavedFilter,
     WebSession,
+    Write,
+    CreateMeta,
 )

@@ -1,4 +1,4 @@
--- sdlc-hub database schema, current version (14), as a new hub creates it.
+-- sdlc-hub database schema, current version (15), as a new hub creates it.
 --
 -- A deployed database reaches the same schema through the steps in steps/;
 -- tests/test_schema.py checks that a new database and a migrated v1 database
@@ -46,7 +46,9 @@ CREATE TABLE issue (
   custom_fields TEXT NOT NULL DEFAULT '{}',
   custom_text   TEXT,
   gone_at       TEXT,
-  gone_reason   TEXT
+  gone_reason   TEXT,
+  transitions   TEXT,
+  edit_fields   TEXT
 );
 CREATE INDEX issue_epic_key ON issue (epic_key);
 CREATE INDEX issue_status ON issue (status);
@@ -165,9 +167,12 @@ CREATE TABLE command (
   result      TEXT,
   error       TEXT,
   deliveries  INTEGER NOT NULL DEFAULT 0,
-  token_id    INTEGER
+  token_id    INTEGER,
+  serial_key  TEXT
 );
 CREATE INDEX command_status ON command (status, id);
+-- An older open command of the same serial key holds a claim back; see steps/v15_writes.py.
+CREATE INDEX command_serial ON command (serial_key, id) WHERE serial_key IS NOT NULL;
 -- An attachment's fetches, newest last; see steps/v7_tokens.py for how to hit it.
 CREATE INDEX command_attachment ON command (json_extract(params, '$.attachment_id'), id)
   WHERE type = 'fetch_attachment';
@@ -264,7 +269,8 @@ CREATE TABLE token (
   name       TEXT NOT NULL UNIQUE,
   role       TEXT NOT NULL,
   sha256     TEXT NOT NULL UNIQUE,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  may_write  INTEGER NOT NULL DEFAULT 0
 );
 
 -- JQL queries kept under a name by the token that saved it; see steps/v12_saved_filters.py).
@@ -290,6 +296,41 @@ CREATE TABLE web_session (
 );
 CREATE INDEX web_session_token ON web_session (token_id);
 CREATE INDEX web_session_expires ON web_session (expires_at);
+
+-- Writes to Jira an interface asked for, applied by an agent; see steps/v15_writes.py.
+CREATE TABLE write (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  op              TEXT NOT NULL,
+  key             TEXT,
+  project         TEXT,
+  params          TEXT NOT NULL DEFAULT '{}',
+  base            TEXT,
+  token_id        INTEGER,
+  requested_by    TEXT NOT NULL,
+  idempotency_key TEXT,
+  status          TEXT NOT NULL,
+  error           TEXT,
+  conflict        TEXT,
+  result          TEXT,
+  command_id      INTEGER,
+  file            TEXT,
+  created_at      TEXT NOT NULL,
+  updated_at      TEXT NOT NULL
+);
+CREATE UNIQUE INDEX write_idempotency ON write (token_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX write_key ON write (key, id);
+CREATE INDEX write_command ON write (command_id);
+CREATE INDEX write_status ON write (status, id);
+
+-- Each project's create screen by issue type, as an agent last read it.
+CREATE TABLE create_meta (
+  project    TEXT NOT NULL,
+  issue_type TEXT NOT NULL,
+  fields     TEXT NOT NULL DEFAULT '{}',
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (project, issue_type)
+);
 
 -- Full-text search: the index of issue_fts only; its text is read back from
 -- the view. The state loader keeps it in step; see steps/v8_search.py and

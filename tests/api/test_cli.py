@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from hub.cli import build_parser
+from hub.migrations import CURRENT_VERSION
 from tests.support import created_hub, engine_rows, hub_config, run_hub, run_script
 from tests.support.dbfactory import make_db, schema_version
 from tests.support.engine_rows import engine_settings
@@ -47,23 +48,24 @@ def test_migrate_prints_old_and_new_version_and_the_backup(tmp_path, version):
 
     assert first.returncode == 0, first.stderr
     [backup] = (data_dir / "backups").glob("*.sqlite")
-    assert f"schema v{version} → v14; backup {backup}" in first.stdout
-    assert schema_version(data_dir / "hub.sqlite") == 14
+    assert f"schema v{version} → v{CURRENT_VERSION}; backup {backup}" in first.stdout
+    assert schema_version(data_dir / "hub.sqlite") == CURRENT_VERSION
 
     again = run_hub("migrate", data_dir=data_dir)
     assert again.returncode == 0
-    assert "is at schema v14; nothing to migrate" in again.stdout
+    assert f"is at schema v{CURRENT_VERSION}; nothing to migrate" in again.stdout
 
 
 def test_migrate_creates_a_new_database(tmp_path, empty_database_url):
     engine = engine_settings(empty_database_url)
     result = run_hub("migrate", data_dir=tmp_path / "data", **engine)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("created ") and "at schema v14" in result.stdout
+    assert result.stdout.startswith("created ") and f"at schema v{CURRENT_VERSION}" in result.stdout
     config = hub_config(tmp_path / "data", empty_database_url)
-    assert engine_rows.rows(config, "SELECT value FROM setting WHERE key = 'schema_version'") == [("14",)]
+    version = engine_rows.rows(config, "SELECT value FROM setting WHERE key = 'schema_version'")
+    assert version == [(str(CURRENT_VERSION),)]
     again = run_hub("migrate", data_dir=tmp_path / "data", **engine)
-    assert again.returncode == 0 and "is at schema v14; nothing to migrate" in again.stdout
+    assert again.returncode == 0 and f"is at schema v{CURRENT_VERSION}; nothing to migrate" in again.stdout
 
 
 @pytest.mark.backends("sqlite")  # a hub.sqlite whose schema is made newer by hand: SQLite's migration history

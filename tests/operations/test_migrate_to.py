@@ -11,6 +11,7 @@ import pytest
 
 from hub.assembly import open_store
 from hub.config import Config
+from hub.migrations import CURRENT_VERSION
 from tests.support import (
     MCP_FILES,
     claim,
@@ -164,7 +165,7 @@ def test_a_moved_hub_holds_every_row_and_answers_as_the_sqlite_hub_did(make_hub,
     assert moved.returncode == 0, moved.stderr
     lines = moved.stdout.splitlines()
     assert lines[0].startswith(f"moving {hub.config.db_path} onto postgresql://127.0.0.1:")
-    assert "schema: created at v14" in lines and any(line.startswith("issue: ") for line in lines)
+    assert f"schema: created at v{CURRENT_VERSION}" in lines and any(line.startswith("issue: ") for line in lines)
     assert f"files: 3 files, {sum(map(len, MCP_FILES.values()))} bytes, stay in {hub.config.files_dir}" in moved.stdout
     assert "counted on both sides" in moved.stdout and "hub:" not in moved.stderr
     lite, copied = table_rows(url, hub.config.db_path)
@@ -202,7 +203,7 @@ def test_a_dry_run_says_what_it_would_copy_and_writes_nothing(make_hub, pg):
 
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout.splitlines()[0].startswith(f"dry run: would move {hub.config.db_path} onto postgresql://")
-    assert "schema: would be created at v14" in dry.stdout and "issue: 3 rows" in dry.stdout
+    assert f"schema: would be created at v{CURRENT_VERSION}" in dry.stdout and "issue: 3 rows" in dry.stdout
     assert dry.stdout.rstrip().endswith("rows; nothing was written")
     assert server.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", url.rsplit("/", 1)[1]) == [(0,)]
 
@@ -318,7 +319,7 @@ def test_a_source_at_another_schema_version_or_none_at_all_is_refused(make_hub, 
     conn.commit()
     conn.close()
     old = run_hub("migrate-to", "--database-url", url, data_dir=hub.config.data_dir)
-    assert old.returncode == 2 and "is at schema v12; this hub moves v14" in old.stderr
+    assert old.returncode == 2 and f"is at schema v12; this hub moves v{CURRENT_VERSION}" in old.stderr
     assert "migrate it first" in old.stderr
     unnamed = run_hub("migrate-to", data_dir=hub.config.data_dir)
     assert unnamed.returncode == 2 and "--database-url or HUB_DATABASE_URL" in unnamed.stderr

@@ -156,9 +156,9 @@ def test_v14_replaces_the_jira_utc_that_failed_in_parallel_plans(postgres_templa
         count = "SELECT count(*) FROM issue WHERE jira_utc(created) > '2026-10-01T00:00:00+00:00'"
         with pytest.raises(psycopg.errors.InvalidTransactionState, match="parallel"):
             rows(url, count)
-        result = migrate_postgres(url)
+        result = migrate_postgres(url, steps=STEPS[:1])
         assert (result.old_version, result.new_version, result.applied) == (13, 14, ("v14_parallel_safe",))
-        assert [step.version for step in STEPS] == [14]
+        assert STEPS[0].version == 14
         assert rows(url, count) == [(50,)]
         assert "Parallel" in "\n".join(line for (line,) in rows(url, f"EXPLAIN {count}"))
     finally:

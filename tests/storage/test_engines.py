@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from hub.migrations import CURRENT_VERSION
 from tests.support import run_script, start, stop, wait_for_line
 from tests.support.engines import free_port, postgres_server, require
 
@@ -98,7 +99,8 @@ def test_nodes_starting_at_once_create_the_hub_once_and_print_one_admin_token(tm
         printed = [node for node in range(3) if (tmp_path / f"node{node}" / "admin.token").exists()]
         assert len(printed) == 1, printed
         assert server.execute("SELECT name, role FROM token", name) == [("admin", "admin")]
-        assert server.execute("SELECT value FROM setting WHERE key = 'schema_version'", name) == [("14",)]
+        version = server.execute("SELECT value FROM setting WHERE key = 'schema_version'", name)
+        assert version == [(str(CURRENT_VERSION),)]
     finally:
         for node in nodes:
             stop(node)

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from hub.migrations import CURRENT_VERSION
 from tests.support import wait_until
 from tests.support.dbfactory import make_db, schema_version
 
@@ -73,14 +74,14 @@ def test_processes_opening_one_v1_database_migrate_it_once(tmp_path):
 
     migrated = [r for r in results if r["old"] == 1]
     assert len(migrated) == 1, results
-    assert all(r == {"old": 14, "new": 14, "backup": None} for r in results if r["old"] != 1)
+    assert all(r == {"old": CURRENT_VERSION, "new": CURRENT_VERSION, "backup": None} for r in results if r["old"] != 1)
     backups = list((data_dir / "backups").iterdir())
     assert [str(b) for b in backups] == [migrated[0]["backup"]]
     conn = sqlite3.connect(db)
     assert conn.execute(
         "SELECT status, min(deliveries), max(deliveries) FROM command GROUP BY status ORDER BY status"
     ).fetchall() == [("claimed", 1, 1), ("done", 0, 0), ("failed", 0, 0), ("queued", 0, 0)]
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_processes_opening_a_new_database_create_it_once(tmp_path):
@@ -88,7 +89,7 @@ def test_processes_opening_a_new_database_create_it_once(tmp_path):
 
     results = open_at_once(data_dir, tmp_path / "go")
 
-    assert sorted(r["old"] for r in results if r["old"] is not None) == [14] * (PROCESSES - 1)
-    assert schema_version(data_dir / "hub.sqlite") == 14
+    assert sorted(r["old"] for r in results if r["old"] is not None) == [CURRENT_VERSION] * (PROCESSES - 1)
+    assert schema_version(data_dir / "hub.sqlite") == CURRENT_VERSION
     assert list((data_dir / "backups").iterdir()) == []
     assert os.stat(data_dir).st_mode & 0o777 == 0o700

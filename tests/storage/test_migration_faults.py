@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.migrations import MigrationError, migrate
+from hub.migrations import CURRENT_VERSION, MigrationError, migrate
 from hub.migrations.step import Step
 from hub.migrations.steps import STEPS
 from tests.support.dbfactory import dump, make_db, schema_version
@@ -44,7 +44,7 @@ def test_failure_in_the_last_step_leaves_the_old_version_and_its_rows(tmp_path, 
     assert list(backups.iterdir()) == []
 
     result = migrate(db, backups)
-    assert (result.old_version, result.new_version) == (version, 14)
+    assert (result.old_version, result.new_version) == (version, CURRENT_VERSION)
     assert [p.name for p in backups.iterdir()] == [result.backup.name]
 
 
@@ -53,11 +53,11 @@ def test_database_newer_than_the_hub_is_refused_and_left_alone(tmp_path):
     import sqlite3
 
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE setting SET value = '15' WHERE key = 'schema_version'")
+    conn.execute("UPDATE setting SET value = ? WHERE key = 'schema_version'", (str(CURRENT_VERSION + 1),))
     conn.commit()
     conn.close()
     original = dump(db)
-    with pytest.raises(MigrationError, match="version 15, newer than this hub"):
+    with pytest.raises(MigrationError, match=f"version {CURRENT_VERSION + 1}, newer than this hub"):
         migrate(db, tmp_path / "backups")
     assert dump(db) == original
 
@@ -119,5 +119,5 @@ def test_process_killed_in_the_last_step_leaves_the_old_version(tmp_path):
     assert list(backups.glob("*.sqlite")) == []
 
     result = migrate(db, backups)
-    assert (result.old_version, result.new_version) == (1, 14)
+    assert (result.old_version, result.new_version) == (1, CURRENT_VERSION)
     assert sorted(p.name for p in backups.iterdir()) == [result.backup.name]

@@ -37,6 +37,8 @@ TABLES = {
     "saved_filter",
     # the web interface's sessions (v13)
     "web_session",
+    # writes to Jira and each project's create screens (v15)
+    "write", "create_meta",
     # the full-text index (v8) and its shadow tables
     "issue_fts", "issue_fts_data", "issue_fts_idx", "issue_fts_docsize", "issue_fts_config",
 }
@@ -53,6 +55,7 @@ INDEXES = {
     "jira_user_key", "issue_jira_id", "issue_alias_key", "issue_gone",
     "saved_filter_owner_name", "issue_change_field_key", "issue_current_sprint",
     "issue_priority", "web_session_token", "web_session_expires",
+    "command_serial", "write_idempotency", "write_key", "write_command", "write_status",
 }
 
 
@@ -110,7 +113,7 @@ def test_first_start(config: Config):
     assert config.db_path.is_file()
     assert names(config.db_path, "table") == TABLES
     assert names(config.db_path, "index") == INDEXES
-    assert schema_version(config.db_path) == CURRENT_VERSION == 14
+    assert schema_version(config.db_path) == CURRENT_VERSION == 15
     assert query(config.db_path, "PRAGMA journal_mode") == [("wal",)]
     assert config.data_dir.stat().st_mode & 0o777 == 0o700
     assert config.backups_dir.stat().st_mode & 0o777 == 0o700
@@ -126,7 +129,7 @@ def test_migrating_a_v1_database(config: Config, tmp_path: Path):
 
     result = startup.prepare(config)
 
-    assert (result.old_version, result.new_version) == (1, 14)
+    assert (result.old_version, result.new_version) == (1, CURRENT_VERSION)
     assert_one_backup_of(config, 1, original)
     deliveries = dict(query(db, "SELECT status, deliveries FROM command WHERE status IN ('claimed', 'queued')"))
     assert deliveries == {"claimed": 1, "queued": 0}
@@ -136,7 +139,7 @@ def test_migrating_a_v1_database(config: Config, tmp_path: Path):
     assert_rows_kept(db, copy, ["issue", "issue_link", "issue_note", "batch", "agent_status"])
     # Commands and runs stay, their base JQL rewritten by the v3 -> v4 step.
     assert len(table_rows(db, "command")) == 5 and len(table_rows(db, "sync_run")) == 2
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_migrating_a_v2_database(config: Config, tmp_path: Path):
@@ -147,12 +150,12 @@ def test_migrating_a_v2_database(config: Config, tmp_path: Path):
 
     result = startup.prepare(config)
 
-    assert (result.old_version, result.new_version) == (2, 14)
+    assert (result.old_version, result.new_version) == (2, CURRENT_VERSION)
     assert_one_backup_of(config, 2, original)
     assert query(db, "SELECT count(*) FROM issue_comment") == [(0,)]
     assert_rows_kept(db, copy, ["issue", "issue_link", "issue_note", "batch", "agent_status"])
     assert len(table_rows(db, "command")) == 5 and len(table_rows(db, "sync_run")) == 2
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_migrating_a_v3_database(config: Config, tmp_path: Path):
@@ -173,7 +176,7 @@ def test_migrating_a_v3_database(config: Config, tmp_path: Path):
     assert {q for (q,) in query(db, "SELECT query FROM sync_run")} == {NEW_BASE_JQL}
     assert_rows_kept(db, copy, ["issue", "issue_note", "batch", "issue_link", "issue_comment"])
     assert query(db, "SELECT DISTINCT project FROM batch") == [(None,)]
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_migrating_a_v4_database(config: Config, tmp_path: Path):
@@ -185,7 +188,7 @@ def test_migrating_a_v4_database(config: Config, tmp_path: Path):
 
     assert result.applied == ("v5_changelog", "v6_attachments", "v7_tokens", "v8_search", "v9_agent_tokens",
                               "v10_whole_issue", "v11_moves", "v12_saved_filters",
-                              "v13_web_sessions", "v14_parallel_safe")
+                              "v13_web_sessions", "v14_parallel_safe", "v15_writes")
     assert_one_backup_of(config, 4, original)
     assert "issue_change" in names(db, "table")
     assert query(db, "SELECT count(*) FROM issue_change") == [(0,)]
@@ -195,7 +198,7 @@ def test_migrating_a_v4_database(config: Config, tmp_path: Path):
         (None,), (None,)]
     assert query(db, "SELECT DISTINCT history_at FROM sync_run") == [(None,)]
     assert {"issue_attachment", "attachment_file"} <= names(db, "table")
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_migrating_a_v5_database(config: Config, tmp_path: Path):
@@ -215,7 +218,8 @@ def test_migrating_a_v5_database(config: Config, tmp_path: Path):
     # and of sync_run (their rows keep every old value) and the token table; and
     # what v8 adds: a column of issue and the full-text index; and what v9
     # adds: a column of agent_status and its indexes; and what v10 adds: tables
-    # of sprints, worklogs and Jira's catalogues.
+    # of sprints, worklogs and Jira's catalogues; and what v15 adds: columns of
+    # command and issue, and the tables of writes and create screens.
     widened = ("command", "sync_run", "issue", "agent_status")
     untouched = [line for line in untouched if not any(f'"{t}"' in line or f"TABLE {t} " in line
                                                        for t in widened)]
@@ -227,12 +231,12 @@ def test_migrating_a_v5_database(config: Config, tmp_path: Path):
                                               # how iterdump writes a virtual table
                                               "writable_schema", "sprint", "issue_worklog",
                                               "jira_catalogue", "jira_user", "issue_alias", "saved_filter",
-                                              "web_session",
+                                              "web_session", "write", "create_meta",
                                               *widened))
                for line in added), added
     for table, columns in (("command", COMMAND_V6_COLUMNS), ("sync_run", SYNC_RUN_V6_COLUMNS)):
         assert query(db, f"SELECT {columns} FROM {table} ORDER BY id") == before[table]
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_refresh_queued_during_migration(config: Config):
@@ -274,10 +278,10 @@ def test_two_connections_to_a_v1_database(config: Config):
         thread.join()
 
     assert errors == []
-    assert sorted(r.old_version for r in results) == [1, 14]
+    assert sorted(r.old_version for r in results) == [1, CURRENT_VERSION]
     assert [b.name.split("-schema-")[1] for b in backups(config)] == ["v1.sqlite"]
     assert query(db, "SELECT deliveries FROM command WHERE status = 'claimed'") == [(1,)]
-    assert schema_version(db) == 14
+    assert schema_version(db) == CURRENT_VERSION
 
 
 def test_open_data_directory(config: Config):
@@ -293,13 +297,13 @@ def test_open_data_directory(config: Config):
     assert config.backups_dir.stat().st_mode & 0o777 == 0o700
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
 def test_each_version_migrates_once(config: Config, version: int):
     deployed(config, version)
     first = startup.prepare(config)
     second = startup.prepare(config)
-    assert (first.old_version, first.new_version) == (version, 14)
-    assert (second.old_version, second.backup) == (14, None)
+    assert (first.old_version, first.new_version) == (version, CURRENT_VERSION)
+    assert (second.old_version, second.backup) == (CURRENT_VERSION, None)
     assert len(backups(config)) == 1
 
 
@@ -313,7 +317,7 @@ def test_mode_that_cannot_be_set_is_a_warning_and_the_hub_goes_on(config, monkey
     monkeypatch.setattr("hub.datadir.os.chmod", refuse)
     result = startup.prepare(config)
 
-    assert result.new_version == 14
+    assert result.new_version == CURRENT_VERSION
     assert f"could not set {config.data_dir} to mode 0700" in caplog.text
     assert config.data_dir.stat().st_mode & 0o777 == 0o755
 

@@ -13,7 +13,7 @@ import pytest
 
 from hub.config import Config
 from hub.db import open_database
-from hub.migrations import migrate
+from hub.migrations import CURRENT_VERSION, migrate
 from hub.migrations.steps.v4_projects import base_jql, parse_base_jql
 from hub.migrations.steps.v5_changelog import JiraTimeConverter, jira_time_to_utc
 from hub.services.mirror.projects import compose_base_jql
@@ -98,7 +98,7 @@ def test_unparsed_base_jql_gives_no_projects_and_a_warning_that_quotes_it(tmp_pa
     assert settings["base_jql"] == old and settings["board_id"] == "4216"
     assert "jql_scope" not in settings
     assert {q for (q,) in conn.execute("SELECT query FROM sync_run")} == {old}
-    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == ("14",)
+    assert conn.execute("SELECT value FROM setting WHERE key = 'schema_version'").fetchone() == (str(CURRENT_VERSION),)
 
 
 def test_no_base_jql_gives_no_projects(tmp_path):

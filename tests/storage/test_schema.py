@@ -74,6 +74,15 @@ V12_INDEXES = {"issue_change": {"issue_change_field_key"}, "issue": {"issue_curr
 # What v13 adds: the web interface's sessions.
 V13_TABLES = {"web_session"}
 V11_RUN_COLUMNS = [("agent_version", "INTEGER", 0, None, 0), ("checks_enqueued", "INTEGER", 0, None, 0)]
+# What v15 adds: the writes' and the create screens' tables, columns at the end of ``issue``,
+# ``command`` and ``token``, and the partial index of the commands' serial keys.
+V15_TABLES = {"write", "create_meta"}
+V15_COLUMNS = {"issue": [("transitions", "TEXT", 0, None, 0), ("edit_fields", "TEXT", 0, None, 0)],
+               "command": [("serial_key", "TEXT", 0, None, 0)],
+               "token": [("may_write", "INTEGER", 1, "0", 0)]}
+V15_INDEXES = {"command": {"command_serial": (
+    0, ["serial_key", "id"],
+    "CREATE INDEX command_serial ON command (serial_key, id) WHERE serial_key IS NOT NULL")}}
 
 
 def _with_v11_run(shape: dict) -> dict:
@@ -88,17 +97,33 @@ def fresh(tmp_path: Path) -> dict:
     return describe(db)
 
 
+def _without_v15(table: str, shape: dict) -> dict:
+    """A table as v14 had it: without the columns and indexes v15 adds to it."""
+    added = len(V15_COLUMNS.get(table, ()))
+    return {**shape, "columns": shape["columns"][:len(shape["columns"]) - added],
+            "indexes": {name: index for name, index in shape["indexes"].items()
+                        if name not in V15_INDEXES.get(table, {})}}
+
+
 @pytest.fixture
-def kept(fresh: dict) -> dict:
-    """A new database's schema without the indexes v12 adds to older tables: what the tests of
-    each older version compare with."""
+def before_v15(fresh: dict) -> dict:
+    """A new database's schema without what v15 adds: the v14 schema the tests of each older
+    version compare with."""
+    return {table: _without_v15(table, shape) if isinstance(shape, dict) and "indexes" in shape else shape
+            for table, shape in fresh.items() if table not in V15_TABLES}
+
+
+@pytest.fixture
+def kept(before_v15: dict) -> dict:
+    """The v14 schema without the indexes v12 adds to older tables: what the tests of each
+    version before v12 compare with."""
     return {table: {**shape, "indexes": {name: index for name, index in shape["indexes"].items()
                                          if name not in V12_INDEXES.get(table, ())}}
             if isinstance(shape, dict) and "indexes" in shape else shape
-            for table, shape in fresh.items()}
+            for table, shape in before_v15.items()}
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
 def test_new_and_migrated_databases_have_the_same_schema(tmp_path: Path, fresh: dict, version: int):
     db = make_db(tmp_path / f"v{version}.sqlite", version)
     migrate(db, tmp_path / "backups")
@@ -217,16 +242,30 @@ def test_schema_of_v11_is_kept_exactly(tmp_path: Path, kept: dict):
         assert kept[table] == shape, table
 
 
-def test_schema_of_v12_is_kept_exactly(tmp_path: Path, fresh: dict):
+def test_schema_of_v12_is_kept_exactly(tmp_path: Path, before_v15: dict):
     """v13 is v12 plus the web interface's sessions: every v12 table, column and index is as
-    v12.sql has it."""
+    v12.sql has it (save what v15 adds)."""
     v12 = describe(make_db(tmp_path / "v12.sqlite", 12, rows=False))
-    assert set(fresh) - set(v12) == V13_TABLES
+    assert set(before_v15) - set(v12) == V13_TABLES
     for table, shape in v12.items():
-        assert fresh[table] == shape, table
+        assert before_v15[table] == shape, table
 
 
-def test_schema_of_v13_is_kept_exactly(tmp_path: Path, fresh: dict):
-    """v14 changes only PostgreSQL's functions: a SQLite hub's v13 schema is the current one."""
+def test_schema_of_v13_is_kept_exactly(tmp_path: Path, before_v15: dict):
+    """v14 changes only PostgreSQL's functions: a SQLite hub's v13 schema is v14's."""
     v13 = describe(make_db(tmp_path / "v13.sqlite", 13, rows=False))
-    assert v13 == fresh
+    assert v13 == before_v15
+
+
+def test_schema_of_v14_is_kept_exactly(tmp_path: Path, fresh: dict):
+    """v15 is v14 plus the tables ``write`` and ``create_meta``, columns at the end of ``issue``,
+    ``command`` and ``token``, and the index ``command_serial``: the rest is as v14.sql has it."""
+    v14 = describe(make_db(tmp_path / "v14.sqlite", 14, rows=False))
+    assert set(fresh) - set(v14) == V15_TABLES
+    for table, shape in v14.items():
+        if table in V15_COLUMNS:
+            assert fresh[table]["columns"] == [*shape["columns"], *V15_COLUMNS[table]], table
+            assert fresh[table]["indexes"] == {**shape["indexes"], **V15_INDEXES.get(table, {})}, table
+            assert _without_v15(table, fresh[table]) == shape, table
+        else:
+            assert fresh[table] == shape, table

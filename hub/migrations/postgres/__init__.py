@@ -38,10 +38,11 @@ class PostgresStep:
 
 
 # Imported here, below PostgresStep: a step module names no part of this package.
-from hub.migrations.postgres import v14_parallel_safe  # noqa: E402 (the steps follow the class they fill)
+from hub.migrations.postgres import v14_parallel_safe, v15_writes  # noqa: E402 (the steps follow the class they fill)
 
 STEPS: tuple[PostgresStep, ...] = (
     PostgresStep(v14_parallel_safe.VERSION, "v14_parallel_safe", v14_parallel_safe.apply),
+    PostgresStep(v15_writes.VERSION, "v15_writes", v15_writes.apply),
 )
 CURRENT_VERSION = STEPS[-1].version if STEPS else BASELINE_VERSION
 

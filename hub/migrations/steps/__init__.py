@@ -20,6 +20,7 @@ from hub.migrations.steps import (
     v12_saved_filters,
     v13_web_sessions,
     v14_parallel_safe,
+    v15_writes,
 )
 
 STEPS: tuple[Step, ...] = tuple(
@@ -38,5 +39,6 @@ STEPS: tuple[Step, ...] = tuple(
         v12_saved_filters,
         v13_web_sessions,
         v14_parallel_safe,
+        v15_writes,
     )
 )
