@@ -17,7 +17,10 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="claim and run commands until SIGTERM",
         # The tokens by the environment in the example too: a command line is visible in `ps`.
         epilog="example:\n  export HUB_AGENT_TOKEN=\"$(cat hub-data/agent.token)\" JIRA_TOKEN=\"$JIRA_PAT\"\n"
-               "  hub-agent run --hub http://127.0.0.1:8765 --jira https://jira.example.org",
+               "  hub-agent run --hub http://127.0.0.1:8765 --jira https://jira.example.org\n"
+               "writes (protocol v19): comments and transitions alone, on AURORA's issues, as their requesters:\n"
+               "  hub-agent run ... --writes comment,transition --writes-jql 'project = AURORA' \\\n"
+               "                    --jira-user-tokens /etc/hub-agent/user-tokens.json   # mode 0600",
         formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 

@@ -1,4 +1,4 @@
-"""The hub's agent protocol (``/agent/v1``, version 18) as method calls."""
+"""The hub's agent protocol (``/agent/v1``, version 19) as method calls."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import orjson
 
 from agent.retry import Backoff, retry_after, send
 
-PROTOCOL_VERSION = 18
+PROTOCOL_VERSION = 19
 # The longest heartbeat detail the hub takes (docs/agent-protocol.md); a longer one is 422.
 MAX_DETAIL_CHARS = 1000
 STOPPING_TIMEOUT = 3.0  # seconds a call to the hub may take once the agent is stopping
@@ -134,12 +134,15 @@ class HubClient:
         return self._post(f"/agent/v1/commands/{command.id}/{what}", body, f"{what} of command {command.id}").json()
 
     def state(self, command: Command, issues: list[dict], neighbors: list[dict],
-              catalogues: dict | None = None) -> dict:
+              catalogues: dict | None = None, create_meta: list[dict] | None = None) -> dict:
         """One page (at most 100 issues and 100 neighbours) of a refresh, with Jira's ``catalogues``
-        (the users it names, and with a run's first page the five catalogues) when there are any."""
+        (the users it names, and with a run's first page the five catalogues) when there are any, and
+        the create screens (v19 ``create_meta``) of the projects it first meets."""
         body: dict = {"issues": issues, "neighbors": neighbors}
         if catalogues:
             body["catalogues"] = catalogues
+        if create_meta:
+            body["create_meta"] = create_meta
         return self._report(command, "state", body)
 
     def done(self, command: Command, result: dict) -> dict:
@@ -165,3 +168,26 @@ class HubClient:
         if response.status_code != 200:
             raise _error(response, f"file of command {command.id}")
         return response.json()
+
+    def get_file(self, command: Command, path: str) -> int:
+        """Download a write's upload (``GET /agent/v1/commands/{id}/file``, v19) to ``path``, streamed;
+        the number of bytes written. A 404 (the command has no file) is a HubError like any refusal."""
+
+        def request() -> httpx.Response:
+            built = self.http.build_request("GET", f"/agent/v1/commands/{command.id}/file",
+                                            params={"delivery": command.delivery, "agent_id": self.agent_id})
+            return self.http.send(built, stream=True)
+
+        response = send(request, self.backoff, "hub", self.stopping)
+        try:
+            if response.status_code != 200:
+                response.read()
+                raise _error(response, f"file of command {command.id}")
+            size = 0
+            with open(path, "wb") as out:
+                for chunk in response.iter_bytes(1 << 20):
+                    out.write(chunk)
+                    size += len(chunk)
+            return size
+        finally:
+            response.close()

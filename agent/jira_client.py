@@ -22,6 +22,11 @@ BASE_FIELDS = ["summary", "description", "issuetype", "status", "priority", "ass
 # of kilobytes for the same answer, and blind to a field made after the agent read /field. ``*all``
 # is one word, and Jira leaves out of the answer nothing the list would have brought.
 SEARCH_FIELDS = ["*all"]
+# What a search of issues to mirror expands: the changelog, and (protocol v19) the transitions open
+# to the user with their screens' fields and the edit screen, which the mirror keeps so that writes
+# are checked against them. Jira Server's search expands each issue as its issue endpoint does, so
+# this costs no request of its own; ``transitions.fields`` is ignored where Jira does not honour it.
+SEARCH_EXPAND = ["changelog", "transitions", "transitions.fields", "editmeta"]
 # The catalogues a run reads once: the page's ``catalogues`` member → Jira's path.
 CATALOGUE_PATHS = {"priorities": "/rest/api/2/priority", "statuses": "/rest/api/2/status",
                    "resolutions": "/rest/api/2/resolution", "issue_types": "/rest/api/2/issuetype",

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from agent.flatten import flatten
+from agent.meta import issue_meta
 
 SPRINT_TYPE = "com.pyxis.greenhopper.jira:gh-sprint"
 EPIC_LINK_TYPE = "com.pyxis.greenhopper.jira:gh-epic-link"
@@ -271,6 +272,8 @@ def state(issue: dict, custom: CustomFields, comments: list[dict] | None = None,
            "attachments": [attachment(a) for a in f.get("attachment") or []]}
     if worklogs is not None:
         out["worklogs"] = [worklog(w) for w in worklogs]
+    # v19: the transitions and edit screen, when the search expanded them.
+    out.update(issue_meta(issue))
     return out
 
 

@@ -87,6 +87,8 @@ class Runner:
         # One flag for every wait: the pacer's, and the retries of both clients, so that a stop is not
         # held by a Jira or a hub that no longer answers (docs/agent.md, stopping).
         self.jira.pacer.stopping = self.jira.stopping = self.hub.stopping = self.stopping
+        # Jira as each requester whose token --jira-user-tokens holds, made at its first write.
+        self._user_clients: dict[str, JiraClient] = {}
 
     # --- start and stop -------------------------------------------------------------------
 
@@ -272,6 +274,20 @@ class Runner:
     def say(self, command: Command, detail: str) -> None:
         """The command's progress, told in the heartbeats' detail while it runs."""
         self.status.say(command.id, detail)
+
+    def jira_for(self, requested_by: str) -> JiraClient | None:
+        """Jira as ``requested_by``'s own user (its token from --jira-user-tokens); None without one."""
+        token = self.config.jira_user_tokens.get(requested_by) if requested_by else None
+        if not token:
+            return None
+        with self.lock:
+            client = self._user_clients.get(requested_by)
+            if client is None:
+                client = JiraClient(self.config.jira_url, token=token, backoff=self.jira.backoff,
+                                    on_wait=self._jira_waits, transport=None)
+                client.stopping = client.pacer.stopping = self.stopping
+                self._user_clients[requested_by] = client
+            return client
 
 
 def install_signals(runner: Runner) -> None:

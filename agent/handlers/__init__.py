@@ -7,7 +7,7 @@ reports the command ``done`` itself, and what it raises fails the command.
 
 from __future__ import annotations
 
-from agent.handlers import check_issues, fetch_attachment, refresh
+from agent.handlers import check_issues, fetch_attachment, refresh, write
 from agent.handlers.context import Context, Handler
 
 __all__ = ["HANDLERS", "Context", "Handler", "kinds", "lookup", "not_run"]
@@ -17,6 +17,7 @@ HANDLERS: dict[str, Handler] = {
     refresh.KIND: refresh.handle,
     fetch_attachment.KIND: fetch_attachment.handle,
     check_issues.KIND: check_issues.handle,
+    write.KIND: write.handle,
 }
 
 

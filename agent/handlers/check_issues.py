@@ -10,7 +10,7 @@ from agent import mapping
 from agent.handlers.context import Context
 from agent.handlers.issue_states import NEIGHBOUR_BATCH, issue_state, send
 from agent.hub_client import Command
-from agent.jira_client import SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError
+from agent.jira_client import SEARCH_EXPAND, SEARCH_FIELDS, JiraAuthError, JiraClient, JiraError
 
 log = logging.getLogger("hub-agent")
 
@@ -54,7 +54,7 @@ def issues_of(jira: JiraClient, keys: list[str]) -> list[dict]:
     found: dict[str, dict] = {}
     try:
         for page, _ in jira.search(f"key in ({quoted})", SEARCH_FIELDS, page_size=max(1, len(keys)),
-                                   expand=["changelog"], validate=False):
+                                   expand=SEARCH_EXPAND, validate=False):
             for issue in page.get("issues") or []:
                 found.setdefault(str(issue["id"]), issue)
         return list(found.values())
@@ -66,7 +66,7 @@ def issues_of(jira: JiraClient, keys: list[str]) -> list[dict]:
         log.info("Jira refused a batch of %s keys (%s); checking them one by one", len(keys), exc)
     for key in keys:
         try:
-            for page, _ in jira.search(f'key = "{key}"', SEARCH_FIELDS, page_size=1, expand=["changelog"]):
+            for page, _ in jira.search(f'key = "{key}"', SEARCH_FIELDS, page_size=1, expand=SEARCH_EXPAND):
                 for issue in page.get("issues") or []:
                     found.setdefault(str(issue["id"]), issue)
         except JiraAuthError:

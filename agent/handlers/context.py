@@ -38,6 +38,10 @@ class Context(Protocol):
     # what it found here.
     custom: mapping.CustomFields
 
+    def jira_for(self, requested_by: str) -> JiraClient | None:
+        """Jira as the hub token ``requested_by`` (its user's personal access token, from
+        ``--jira-user-tokens``); None when the agent holds no token for it."""
+
     def check(self, command: Command) -> None:
         """Between pages: raise if an interface cancelled the command or the agent is stopping."""
 

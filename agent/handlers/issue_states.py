@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 
-from agent import mapping
+from agent import mapping, meta
 from agent.hub_client import Command, HubClient, HubError
-from agent.jira_client import JiraClient, JiraError
+from agent.jira_client import JiraAuthError, JiraClient, JiraError
+from agent.jira_writes import JiraWrites
 
 log = logging.getLogger("hub-agent")
 
@@ -42,19 +43,49 @@ def issue_state(jira: JiraClient, issue: dict, custom: mapping.CustomFields, use
     return mapping.state(issue, custom, comments, histories, worklogs)
 
 
-def send(hub: HubClient, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict) -> None:
+def send(hub: HubClient, command: Command, states: list[dict], neighbours: list[dict], catalogues: dict,
+         create_meta: list[dict] | None = None) -> None:
     """One state page; one the hub finds too large (413: past its ``HUB_MAX_JSON_BYTES``) goes again
     as two halves, each a page of its own, down to one issue a page: a page is applied whole, so
-    halves end where the page would have."""
+    halves end where the page would have. ``create_meta`` (v19) goes with the first half."""
     try:
-        hub.state(command, states, neighbours, catalogues)
+        # Named only when there are some: a page without them is the page of protocol v18.
+        hub.state(command, states, neighbours, catalogues, **({"create_meta": create_meta} if create_meta else {}))
     except HubError as exc:
-        if exc.status != 413 or len(states) + len(neighbours) <= 1:
+        if exc.status != 413:
             raise
+        if len(states) + len(neighbours) <= 1:
+            if not (catalogues or create_meta):
+                raise
+            # One issue with the run's catalogues and create screens (v19's screens and transitions
+            # make a state several kilobytes): the issue alone, then what came with it on a page of its own.
+            log.info("command %s: the hub took no page of one issue with the catalogues; sending them apart",
+                     command.id)
+            send(hub, command, states, neighbours, {})
+            hub.state(command, [], [], catalogues, **({"create_meta": create_meta} if create_meta else {}))
+            return
         log.info("command %s: the hub took no page of %s issues; sending it in halves", command.id,
                  len(states) + len(neighbours))
         # Halves of issues-then-neighbours, the order the hub applies a page in; each holds one at least.
         half = (len(states) + len(neighbours)) // 2
         cut = min(half, len(states))
-        send(hub, command, states[:cut], neighbours[:half - cut], catalogues)
+        send(hub, command, states[:cut], neighbours[:half - cut], catalogues, create_meta)
         send(hub, command, states[cut:], neighbours[half - cut:], {})
+
+
+def create_meta(jira: JiraClient, projects: list[str], known: set[str]) -> list[dict]:
+    """The create screens (v19 ``create_meta``) of the ``projects`` not in ``known`` yet, which are
+    added to it: read once per run per project. A project whose screens Jira does not give (an older
+    Jira, a permission) is left out, so the hub keeps what it has; the run goes on."""
+    found: list[dict] = []
+    for project in projects:
+        if project in known:
+            continue
+        known.add(project)
+        try:
+            found.extend(meta.create_meta(project, JiraWrites(jira).createmeta(project)))
+        except JiraAuthError:
+            raise
+        except JiraError as exc:
+            log.warning("create screens of %s left out: %s", project, exc)
+    return found

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from agent import mapping
 from agent.ahead import OneAhead
 from agent.handlers.context import Context
-from agent.handlers.issue_states import NEIGHBOUR_BATCH, issue_state, send
+from agent.handlers.issue_states import NEIGHBOUR_BATCH, create_meta, issue_state, send
 from agent.hub_client import Command
-from agent.jira_client import CATALOGUE_PATHS, SEARCH_FIELDS, JiraAuthError, JiraError
+from agent.jira_client import CATALOGUE_PATHS, SEARCH_EXPAND, SEARCH_FIELDS, JiraAuthError, JiraError
 from agent.queries import BadCommand, search_where
 
 log = logging.getLogger("hub-agent")
@@ -37,6 +37,7 @@ def handle(ctx: Context, command: Command) -> None:
                                                      ctx.config.planned_end_field)
     catalogues = _catalogues(ctx, custom)
     total, number, loaded = 0, 0, 0
+    projects: set[str] = set()  # those whose create screens were read this run
     label = jql if len(jql) <= 40 else jql[:37] + "..."
     # The next page is fetched and mapped while the hub stores this one: Jira and the hub each
     # take about half of a page's time, so overlapping them nearly halves a refresh.
@@ -54,7 +55,10 @@ def handle(ctx: Context, command: Command) -> None:
                 if start == 0:
                     sent = {**catalogues, **({"users": users} if users else {})}
                     catalogues = {}
-                send(ctx.hub, command, states[start:start + 100], neighbours[start:start + 100], sent)
+                # v19: the create screens of the projects this page is the first to name.
+                screens = create_meta(ctx.jira, sorted({s["key"].split("-")[0] for s in states[start:start + 100]}),
+                                      projects)
+                send(ctx.hub, command, states[start:start + 100], neighbours[start:start + 100], sent, screens)
     # The issues the run loaded, each once: Jira's count of the scope moves while issues are edited,
     # and the keyset's pages each count only what is left after them.
     ctx.hub.done(command, {"total": loaded, "history_at": history_at})
@@ -81,7 +85,7 @@ def _catalogues(ctx: Context, custom: mapping.CustomFields) -> dict[str, list[di
 def _state_pages(ctx: Context, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:
     """Each search page as ``(total, issues on the page, states, [], users)``, then the
     neighbours in batches as ``(total, 0, [], neighbours, users)``."""
-    search = ctx.jira.search_by_id(query, SEARCH_FIELDS, page_size=ctx.config.page_size, expand=["changelog"])
+    search = ctx.jira.search_by_id(query, SEARCH_FIELDS, page_size=ctx.config.page_size, expand=SEARCH_EXPAND)
     # Jira serves the next page while this one is mapped (and the hub stores the one before): three
     # processes at work on three pages.
     with OneAhead(search, name="search") as pages:
@@ -124,7 +128,7 @@ def _neighbours(ctx: Context, keys: list[str], custom: mapping.CustomFields, use
         batch = keys[start:start + NEIGHBOUR_BATCH]
         quoted = ", ".join(f'"{k}"' for k in batch)
         jql = f"key in ({quoted})"
-        for page, _ in ctx.jira.search(jql, SEARCH_FIELDS, page_size=NEIGHBOUR_BATCH, expand=["changelog"],
+        for page, _ in ctx.jira.search(jql, SEARCH_FIELDS, page_size=NEIGHBOUR_BATCH, expand=SEARCH_EXPAND,
                                        validate=False):
             for issue in page.get("issues") or []:
                 if str(issue["id"]) not in seen_ids:

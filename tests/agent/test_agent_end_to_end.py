@@ -217,7 +217,7 @@ def test_sigterm_finishes_the_page_in_flight_and_exits(setup):
 def test_the_agent_shows_online_at_the_hub_once_started(setup):
     url, interface, _jira, _data, _agent = setup
     agents = get(url, interface, "/api/v1/agents")["items"]
-    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 18 for a in agents), \
+    assert any(a["agent_id"] == "agent-test" and a["online"] and a["version"] == 19 for a in agents), \
         json.dumps(agents)
     # Its start asked Jira (/myself, /field): the first heartbeat says Jira answered (v18).
     [agent] = [a for a in agents if a["agent_id"] == "agent-test"]

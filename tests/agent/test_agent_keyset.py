@@ -40,9 +40,9 @@ def world(tmp_path, database_url):
         sent: Counter = Counter()
         send_state = runner.hub.state
 
-        def counting(command, issues, neighbors, catalogues=None):
+        def counting(command, issues, neighbors, catalogues=None, **more):
             sent.update(issue["key"] for issue in issues)
-            return send_state(command, issues, neighbors, catalogues)
+            return send_state(command, issues, neighbors, catalogues, **more)
 
         runner.hub.state = counting
         yield url, interface, jira, runner, sent, hub_config(data_dir, database_url)
@@ -217,9 +217,9 @@ def test_a_jira_that_refuses_or_ignores_the_keyset_is_read_by_startat_every_issu
         sent: Counter = Counter()
         send_state = runner.hub.state
 
-        def counting(command, issues, neighbors, catalogues=None):
+        def counting(command, issues, neighbors, catalogues=None, **more):
             sent.update(issue["key"] for issue in issues)
-            return send_state(command, issues, neighbors, catalogues)
+            return send_state(command, issues, neighbors, catalogues, **more)
 
         runner.hub.state = counting
         lean(jira, 1, 250)

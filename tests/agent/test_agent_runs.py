@@ -91,8 +91,8 @@ def test_a_cancel_seen_in_a_heartbeat_stops_the_refresh_between_pages(world):
     pages = []
     send_state = runner.hub.state
 
-    def state_then_cancel(cmd, issues, neighbors, catalogues=None):
-        answer = send_state(cmd, issues, neighbors, catalogues)
+    def state_then_cancel(cmd, issues, neighbors, catalogues=None, **more):
+        answer = send_state(cmd, issues, neighbors, catalogues, **more)
         pages.append([i["key"] for i in issues])
         if len(pages) == 1:
             call(url, interface, f"/api/v1/commands/{cmd.id}/cancel", {})

@@ -9,9 +9,12 @@ import math
 
 import pytest
 
+from agent import mapping
 from agent.config import AgentConfig
+from agent.handlers.issue_states import issue_state
 from agent.handlers.refresh import handle as run_refresh
 from agent.hub_client import Command
+from agent.jira_client import SEARCH_EXPAND, SEARCH_FIELDS, JiraClient
 from agent.runner import Runner
 from demo.fakejira import (
     CUSTOM,
@@ -235,12 +238,27 @@ def test_a_catalogue_jira_refuses_is_left_out_and_the_hub_keeps_the_one_it_holds
                      "issue_type": len(ISSUE_TYPES), "link_type": len(LINK_TYPES), "field": 4}
 
 
+def state_sizes(jira: FakeJira, keys: list[str]) -> list[int]:
+    """The bytes of each issue's state as the agent maps it (with its transitions and screens, v19)."""
+    client = JiraClient(jira.url, token=jira.token)
+    try:
+        custom = mapping.find_custom_fields(client.fields())
+        quoted = ", ".join(f'"{k}"' for k in keys)
+        page = client.search_page(f"key in ({quoted})", 0, len(keys), SEARCH_FIELDS, expand=SEARCH_EXPAND)
+        return [len(json.dumps(issue_state(client, issue, custom, {}))) for issue in page["issues"]]
+    finally:
+        client.close()
+
+
 def test_a_page_past_the_hubs_body_limit_goes_in_halves(tmp_path, caplog, database_url):
     data_dir = tmp_path / "data"
     agent_token, interface = prepared_hub(data_dir, database_url)
-    # The run's first page (AURORA-1 to 3 with the catalogues and users) is past 7,000 bytes; AURORA-1 alone is not.
-    hub = start("serve", data_dir=data_dir, database_url=database_url, HUB_MAX_JSON_BYTES="7000")
     jira = rich_jira()
+    # The run's first page (AURORA-1 to 3 with the catalogues and users) is past the limit; AURORA-1 alone is not.
+    sizes = state_sizes(jira, ["AURORA-1", "AURORA-2", "AURORA-3"])
+    limit = max(sizes) + 1500
+    assert sum(sizes) > limit
+    hub = start("serve", data_dir=data_dir, database_url=database_url, HUB_MAX_JSON_BYTES=str(limit))
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
         runner = Runner(AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
@@ -265,6 +283,8 @@ def jira_requests(jira: FakeJira) -> dict[str, int]:
     for _method, path, body in jira.requests:
         if path == "/rest/api/2/search":
             kind = "neighbour search" if body["jql"].startswith("key in") else "search"
+        elif path.startswith("/rest/api/2/issue/createmeta"):
+            kind = "create screens"
         elif path.startswith("/rest/api/2/issue/"):
             kind = path.rsplit("/", 1)[-1] if path.count("/") == 6 else "changelog"
         else:
@@ -279,10 +299,14 @@ def test_a_run_costs_its_search_pages_six_reads_and_follow_ups_only_for_truncate
     refreshed(runner, url, interface)
     # 7 issues in pages of 3; one neighbour batch; /field and five catalogues; AURORA-1's worklogs and
     # OTHER-1's comments, changelog and worklogs, each longer than search embeds.
-    assert jira_requests(jira) == {"search": 3, "neighbour search": 1, "per run": 6, "worklog": 2,
-                                   "comment": 1, "changelog": 1}
+    counts = jira_requests(jira)
+    # The create screens of AURORA, the one project of the matches: read once in the run, whatever
+    # its number of pages (a request for its types and one per type, or the older endpoint's one).
+    assert counts.pop("create screens") in range(1, 2 + len(ISSUE_TYPES))
+    assert counts == {"search": 3, "neighbour search": 1, "per run": 6, "worklog": 2, "comment": 1, "changelog": 1}
     searches = [body for _, path, body in jira.requests if path == "/rest/api/2/search"]
-    assert all(b["fields"] == ["*all"] and b["expand"] == ["changelog"] for b in searches)
+    # The transitions and the edit screen come with the search's issues: no request of their own.
+    assert all(b["fields"] == ["*all"] and b["expand"] == SEARCH_EXPAND for b in searches)
     # Read after the last page: AURORA-7, linked from the first, came as a match and is not asked again.
     assert searches[-1]["jql"] == 'key in ("OTHER-1")'
 
@@ -306,7 +330,9 @@ def test_many_issues_cost_no_request_per_issue_when_nothing_is_cut_short(tmp_pat
         runner.start()
         jira.requests.clear()
         refreshed(runner, url, interface)
-        assert jira_requests(jira) == {"search": math.ceil(120 / 50), "neighbour search": 1, "per run": 6}
+        counts = jira_requests(jira)
+        assert counts.pop("create screens") in range(1, 2 + len(ISSUE_TYPES))  # one project's, once
+        assert counts == {"search": math.ceil(120 / 50), "neighbour search": 1, "per run": 6}
     finally:
         jira.stop()
         assert stop(hub) == 0
