@@ -256,7 +256,7 @@ def test_a_markdown_link_to_another_issues_attachment_is_no_link():
 
 def test_markdown_block_and_inline_syntax_in_jira_text_shows_as_typed():
     for text in ("1. first\n2) second", "> quoted", "title\n===", "+ plus", "### not a heading", "`code`",
-                 "<http://example.org>", "x\\*y", "a __b__ c"):
+                 "<http://example.org>", "x\\y", "a __b__ c"):
         rendered = to_html(text)
         assert re.fullmatch(r"<p>.*</p>\n", rendered, re.S), (text, rendered)
         assert visible(rendered).replace("\n", "") == text.replace("\n", ""), (text, rendered)
@@ -335,3 +335,21 @@ def test_a_line_of_text_effects_costs_work_linear_in_its_length(unit):
     # closing one tried each character to the line's end in Python (hub/services/markup/wiki_effects.py).
     once, twice = _calls(unit * (300 // len(unit))), _calls(unit * (600 // len(unit)))
     assert twice < 2.3 * once, (once, twice)
+
+
+def test_jiras_backslash_escapes_show_as_the_characters_on_the_hub():
+    # Jira's BackslashEscapeRendererComponent: "\X" is X for its escapable characters, and a
+    # backslash after a backslash escapes nothing ("\\" is a line break).
+    assert to_html(r"\*not bold\* \[no link\] \{x\} \-no strike\- \(y)") == \
+        "<p>*not bold* [no link] {x} -no strike- (y)</p>\n"
+    assert to_html("a\\\\b") == "<p>a<br>\nb</p>\n"
+    assert to_html(r"keep \d and \n") == "<p>keep \\d and \\n</p>\n"
+    assert to_html(r"{{\*args\} &#123;x&#125;}}") == "<p><code>*args} {x}</code></p>\n"  # monospace too
+
+
+def test_jiras_braced_effects_show_as_the_effects_on_the_hub():
+    assert to_html("word{*}bold{*}word 2{_}3{_}4 x{-}y{-}z H{~}2{~}O x{^}2{^} {+}u{+}nder") == (
+        "<p>word<strong>bold</strong>word 2<em>3</em>4 x<s>y</s>z H<sub>2</sub>O x<sup>2</sup> "
+        '<span class="underline">u</span>nder</p>\n')
+    assert to_html("{*} {*}") == "<p>{<strong>} {</strong>}</p>\n"  # no text between: Jira's bold of "} {"
+    assert to_markdown("word{*}bold{*}word and 2{_}3{_}4") == "word**bold**word and 2*3*4"

@@ -13,6 +13,7 @@ that it cannot close that construct early.
 
 from __future__ import annotations
 
+import html
 import re
 
 from jira2markdown.markup.base import AbstractMarkup
@@ -24,6 +25,9 @@ from pyparsing import ParseException, ParserElement, ParseResults, Token
 # those that start a block at a line's start (a heading, a list, a quote, a heading's underline).
 _INLINE_SYNTAX = frozenset("\\`*_[]<>~^|{}!")
 _LINE_SYNTAX = frozenset("#+-=>")
+# Jira's backslash escape (BackslashEscapeRendererComponent): not after another backslash.
+_JIRA_ESCAPE = re.compile(r"(?<!\\)\\([-#*_+?^~|%{}\[\]()!@])")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # A number that opens an ordered list at a line's start ("1." or "1)").
 _ORDINAL = re.compile(r"\d{1,9}[.)]")
 
@@ -178,7 +182,9 @@ class HubMonospaced(Monospaced):
     """``{{text}}`` as a code span that no backtick in the text can close."""
 
     def action(self, tokens: ParseResults) -> str:
-        text = tokens[0]
+        # Jira reads its backslash escapes and entities within monospace too (a code span shows
+        # an entity as typed; outside one, markdown-it reads it as Jira does).
+        text = _ENTITY.sub(lambda found: html.unescape(found.group()), _JIRA_ESCAPE.sub(r"\1", tokens[0]))
         longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
         ticks = "`" * (longest + 1)
         padding = " " if text.startswith("`") or text.endswith("`") else ""
