@@ -1,0 +1,408 @@
+"""Markdown (CommonMark with GFM tables, strikethrough and task lists) as Jira's wiki markup, for
+the bodies of writes (comments, descriptions, work log comments) asked with ``"format": "markdown"``.
+
+markdown-it-py reads the Markdown; a renderer over its syntax tree writes wiki markup: ``h1.``
+headings, ``*strong*``, ``_emphasis_``, ``-strike-``, ``{{code}}``, ``{code:lang}`` (``{noformat}``
+without a language), ``[text|url]``, ``!image!``, ``*``/``#`` lists nested (``#*`` mixed),
+``{quote}``, ``----``, ``||header||`` tables. Line breaks stay line breaks (a newline, ``\\\\`` where
+Jira's construct is one line), as Jira's own editor and GitHub's comments show them.
+
+Text is escaped as Jira's renderer (atlassian-renderer) reads it, and only where it would read
+markup: a text effect's delimiter where Jira's own pattern for the effect would pair it (a
+letter or digit before an opening, or after a closing, stops it), ``[`` and ``{`` with a closing
+later on the line, ``!`` that would open an image, a list's or a rule's marks at a line's start,
+``--``/``---`` between spaces (dashes), emoticons, ``|`` in a table's cell or a link's text. A
+backslash is ``\\X`` to Jira for its escapable characters only (BackslashEscapeRendererComponent);
+a backslash of the text before one of them is written as the entity ``&#92;``. Effects inside a
+word use Jira's ``{*}bold{*}`` form. Text of the form "wiki" is never touched (:func:`body`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+#: The formats a body may be given in; "wiki" is Jira's own and the default.
+FORMATS = ("wiki", "markdown")
+
+# What Jira's BackslashEscapeRendererComponent takes after a backslash.
+_ESCAPABLE = frozenset("-#*_+?^~|%{}[]()!@")
+# Jira writes these escaped characters as themselves, the others as an entity: what its
+# phrase patterns then see next to them (see _Line.scan).
+_ESCAPED_AS_ITSELF = frozenset("{}[]")
+_EFFECTS = ("*", "_", "-", "+", "^", "~", "??")
+_EMOTICON = re.compile(r"(?:(?<![^\s(\[>])|^)(?:[:;]\)|:[(PpD]"
+                       r"|\((?:y|n|i|/|x|!|\+|-|\?|on|off|\*[rgby]?|flag|flagoff)\))(?!\w)")
+_DASHES = re.compile(r"(?:(?<=\s)|^)-{2,3}(?=\s|$)")
+_LINE_MARKS = re.compile(r"[ \t]*(?:[*#-]+[ \t]|-{4,}[ \t]*$|\||(?:h[1-6]|bq)\.)")
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_URL = re.compile(r"(?:https?|ftp)://[^\s<>\[\]{}|\"']+", re.IGNORECASE)
+_CODE_LANGUAGE = re.compile(r"[A-Za-z0-9#+_-]{1,40}")
+_LANGUAGE_ALIASES = {"js": "javascript", "py": "python", "sh": "bash", "shell": "bash", "console": "bash",
+                     "yml": "yaml", "c++": "cpp", "cs": "c#", "csharp": "c#", "golang": "go", "htm": "html",
+                     "kt": "kotlin", "rb": "ruby", "ts": "typescript"}
+
+
+_WHITESPACE = frozenset(" \t\n\x0b\f\r")  # Java's \s
+
+
+def _breaks(char: str) -> bool:
+    """Whether a character may not stand within an effect (Jira's content class is letters, digits,
+    separators, symbols, marks and punctuation: no control or format character, no other number)."""
+    category = unicodedata.category(char)
+    return category[0] == "C" or category in ("Nl", "No")
+
+
+def _closing(shown: str, at: int, mark: str) -> int:
+    """The length of the effect's closing at ``at`` (0: none there): ``mark`` not before a letter
+    or digit, or ``{mark}``, after a last character of content (no whitespace, ``mark`` or backslash)."""
+    if at == 0 or shown[at - 1] in _WHITESPACE or shown[at - 1] in mark or shown[at - 1] == "\\":
+        return 0
+    if shown.startswith("{" + mark + "}", at):
+        return len(mark) + 2
+    after = shown[at + len(mark):at + len(mark) + 1]
+    return len(mark) if shown.startswith(mark, at) and not (after and after.isalnum()) else 0
+
+
+def _opening(shown: str, at: int, mark: str) -> int:
+    """The length of the effect's opening at ``at`` (0: none there): ``mark`` not after a letter,
+    digit or backslash, or ``{mark}``."""
+    if shown.startswith("{" + mark + "}", at):
+        return len(mark) + 2
+    if shown.startswith(mark, at) and not (at and (shown[at - 1].isalnum() or shown[at - 1] == "\\")):
+        return len(mark)
+    return 0
+
+
+def effect_pairs(shown: str, mark: str) -> list[tuple[int, int]]:
+    """Where Jira's pattern for the effect of ``mark`` (PhraseRendererComponent.makePattern) pairs
+    delimiters in ``shown``: (opening, closing) positions, as its regular expression finds them
+    from left to right, in time linear in the text (the expression's lazy scan from each opening
+    to the line's end is quadratic in a line of openings). The content between neither begins
+    nor ends with whitespace or a character of ``mark``, is one character or does not go on with
+    ``mark``, and holds no control character within."""
+    length = len(shown)
+    # The first closing at or after each position, and the first character that breaks a content.
+    next_closing, next_break = [length] * (length + 2), [length] * (length + 2)
+    for at in range(length - 1, -1, -1):
+        next_closing[at] = at if _closing(shown, at, mark) else next_closing[at + 1]
+        next_break[at] = at if _breaks(shown[at]) else next_break[at + 1]
+    pairs, at = [], 0
+    while at < length:
+        start = at + _opening(shown, at, mark)
+        end = -1
+        if start > at and start < length and shown[start] not in _WHITESPACE and shown[start] not in mark:
+            if _closing(shown, start + 1, mark):
+                end = start + 1
+            elif not shown.startswith(mark, start + 1):
+                candidate = next_closing[min(start + 2, length)]
+                if candidate < length and next_break[start + 1] >= candidate - 1:
+                    end = candidate
+        if end < 0:
+            at += 1
+        else:
+            pairs.append((at, end))
+            at = end + _closing(shown, end, mark)
+    return pairs
+
+
+@dataclass
+class _Piece:
+    """Part of a line: text of the Markdown (``plain``, escaped where Jira would read it), wiki
+    markup written here (``raw``), or an effect's ``open``/``close`` (``pair`` joins the two)."""
+
+    text: str
+    kind: str = "plain"
+    where: str = ""  # "code", "link" (a link's text) or "cell" (a table's): what else is escaped
+    pair: list[bool] | None = None  # shared by an effect's two pieces: [written in the {*} form]
+
+
+@dataclass
+class _Context:
+    one_line: bool = False  # a list item, a cell, a heading: breaks as "\\" or a space
+    in_effect: bool = False  # within an effect, whose content is one line: breaks as a space
+    where: str = ""
+
+
+class _Line:
+    """A paragraph's, item's, cell's or heading's pieces, written with its text escaped."""
+
+    def __init__(self, pieces: list[_Piece], at_line_start: bool):
+        self.chars: list[str] = []
+        self.plain: list[bool] = []
+        self.where: list[str] = []
+        for piece in self._effects_placed(pieces):
+            self.chars.extend(piece.text)
+            self.plain.extend([piece.kind == "plain"] * len(piece.text))
+            self.where.extend([piece.where] * len(piece.text))
+        self.at_line_start = at_line_start
+        self.escaped: set[int] = set()
+        self.entity: dict[int, str] = {}
+
+    @staticmethod
+    def _effects_placed(pieces: list[_Piece]) -> list[_Piece]:
+        """Each effect's delimiters as raw text: ``{*}`` around it when a letter or digit stands
+        right before its opening or after its closing (Jira's form for an effect inside a word)."""
+        before = ""
+        for piece in pieces:
+            if piece.kind == "open" and piece.pair is not None and (before.isalnum() or before == "\\"):
+                piece.pair[0] = True
+            before = piece.text[-1:] or before
+        after = ""
+        for piece in reversed(pieces):
+            if piece.kind == "close" and piece.pair is not None and after.isalnum():
+                piece.pair[0] = True
+            after = piece.text[:1] or after
+        placed = []
+        for piece in pieces:
+            if piece.kind in ("open", "close"):
+                braced = piece.pair is not None and piece.pair[0]
+                placed.append(_Piece("{" + piece.text + "}" if braced else piece.text, "raw"))
+            else:
+                placed.append(piece)
+        return placed
+
+    def _mark(self, index: int) -> bool:
+        if not self.plain[index] or index in self.escaped or index in self.entity:
+            return False
+        self.escaped.add(index)
+        return True
+
+    def scan(self) -> str:
+        """The text as Jira's renderer would see it once its escapes are read: an escaped character
+        as itself or as the ``;`` that ends its entity, an entity as its ``;``."""
+        shown = []
+        for index, char in enumerate(self.chars):
+            if index in self.entity or (index in self.escaped and char not in _ESCAPED_AS_ITSELF):
+                shown.append(";")
+            else:
+                shown.append(char)
+        return "".join(shown)
+
+    def written(self) -> str:
+        self._escape()
+        out = []
+        for index, char in enumerate(self.chars):
+            if index in self.entity:
+                out.append(self.entity[index])
+            elif index in self.escaped:
+                out.append("\\" + char)
+            else:
+                out.append(char)
+        return "".join(out)
+
+    def _escape(self) -> None:
+        text = "".join(self.chars)
+        for index, char in enumerate(text):
+            if self.plain[index]:
+                self._escape_character(text, index, char)
+        self._escape_runs(text)
+        # The effects last, until no pattern pairs a delimiter of the text: escaping one may let
+        # Jira pair another differently.
+        changed = True
+        while changed:
+            changed = False
+            shown = self.scan()
+            for mark in _EFFECTS:
+                for pair in effect_pairs(shown, mark):
+                    # A delimiter's own character: in the "{*}" form, the one after the brace
+                    # (which Jira may read before it looks for effects, escaped or not).
+                    for at in pair:
+                        changed = self._mark(at + (shown[at] == "{")) | changed
+                if changed:
+                    break
+
+    def _escape_character(self, text: str, index: int, char: str) -> None:
+        where = self.where[index]
+        following = text[index + 1:index + 2]
+        if char == "\\" and following and (following in _ESCAPABLE or following == "\\"):
+            self.entity[index] = "&#92;"
+        elif char == "&" and _ENTITY.match(text, index):
+            self.entity[index] = "&amp;"
+        elif ((char in "|[]" and "link" in where) or (char == "|" and "cell" in where)
+              or (char in "{}" and "code" in where)):
+            # An entity, which neither a table's nor a link's split on "|" nor monospace's end
+            # reads as theirs (Jira turns an escaped "{" back into "{" before it looks for them).
+            self.entity[index] = f"&#{ord(char)};"
+        elif char == "{" and re.match(r"(?:[*_+^~-]|\?\?)\}", text[index + 1:index + 4]):
+            # "{*}" is an effect's delimiter to Jira, also after "\{" (read as "{" first).
+            self.entity[index] = "&#123;"
+        elif char in "[{":
+            end = text.find("\n", index)
+            if text.find("]" if char == "[" else "}", index, None if end < 0 else end) > 0:
+                self._mark(index)
+        elif char == "!" and re.match(r"![^\s!][^!\n]*!", text[index:]):
+            self._mark(index)
+
+    def _escape_runs(self, text: str) -> None:
+        """A list's or rule's marks and a table's bar at a line's start, dashes, emoticons."""
+        for start in [0] + [match.end() for match in re.finditer("\n", text)]:
+            if start == 0 and not self.at_line_start:
+                continue
+            found = _LINE_MARKS.match(text, start)
+            at = -1 if found is None else len(found.group()) - len(found.group().lstrip(" \t")) + start
+            if at >= 0 and self.plain[at] and text[at] in "hb":
+                # A heading's or a quote's letter has no escape: an entity is no letter to Jira.
+                self.entity[at] = f"&#{ord(text[at])};"
+            elif at >= 0:
+                self._mark(at)
+        for found in _DASHES.finditer(text):
+            self._mark(found.start())
+        for found in _EMOTICON.finditer(text):
+            if found.group()[1] in "PpD":
+                if self.plain[found.start()]:  # ":P": no character of it has an escape
+                    self.entity[found.start()] = "&#58;"
+            else:
+                self._mark(found.start() + (1 if found.group()[0] in ":;" else 0))
+
+
+def _percent(url: str, characters: str) -> str:
+    """A URL with the characters that would end Jira's construct early percent-encoded."""
+    return "".join(f"%{ord(char):02X}" if char in characters or char.isspace() else char for char in url)
+
+
+class _Renderer:
+    """Wiki markup of a Markdown syntax tree, block by block."""
+
+    def blocks(self, nodes: list[SyntaxTreeNode], quoted: bool = False) -> list[str]:
+        return [text for text in (self.block(node, quoted) for node in nodes) if text]
+
+    def block(self, node: SyntaxTreeNode, quoted: bool) -> str:
+        kind = node.type
+        if kind == "paragraph":
+            return self.line(node.children[0], _Context(), at_line_start=True)
+        if kind == "heading":
+            return f"h{node.tag[1]}. " + self.line(node.children[0], _Context(one_line=True))
+        if kind in ("bullet_list", "ordered_list"):
+            return "\n".join(self.list_lines(node, ""))
+        if kind == "blockquote":
+            inner = "\n\n".join(self.blocks(node.children, quoted=True))
+            # Jira's {quote} does not nest: a quote within a quote is part of the outer one.
+            return inner if quoted else "{quote}\n" + inner + "\n{quote}"
+        if kind in ("fence", "code_block"):
+            return self.code(node.content, node.info.strip().split(" ")[0] if kind == "fence" else "")
+        if kind == "hr":
+            return "----"
+        if kind == "table":
+            return self.table(node)
+        return "\n\n".join(self.blocks(node.children, quoted))
+
+    @staticmethod
+    def code(content: str, language: str) -> str:
+        content = content[:-1] if content.endswith("\n") else content
+        language = _LANGUAGE_ALIASES.get(language.lower(), language.lower())
+        # The block ends at its first closing macro: one whose closing the content holds is the other.
+        macro = "code" if language and _CODE_LANGUAGE.fullmatch(language) else "noformat"
+        if "{" + macro + "}" in content.lower():
+            macro = "noformat" if macro == "code" else "code"
+            language = ""
+        opening = "{code:" + language + "}" if macro == "code" and language else "{" + macro + "}"
+        return f"{opening}\n{content}\n{{{macro}}}"
+
+    def list_lines(self, node: SyntaxTreeNode, marks: str) -> list[str]:
+        marks += "#" if node.type == "ordered_list" else "*"
+        lines: list[str] = []
+        for item in node.children:
+            text: list[str] = []
+            after: list[str] = []
+            for child in item.children:
+                if child.type in ("bullet_list", "ordered_list"):
+                    after.extend(self.list_lines(child, marks))
+                elif child.type == "paragraph" and not after:
+                    text.append(self.line(child.children[0], _Context(one_line=True)))
+                else:
+                    # A block Jira's list item cannot hold follows the list's line (and ends the list).
+                    after.append("\n" + self.block(child, False) + "\n")
+            lines.append(f"{marks} " + " \\\\ ".join(text))
+            lines.extend(after)
+        return lines
+
+    def table(self, node: SyntaxTreeNode) -> str:
+        rows = []
+        for section in node.children:
+            for row in section.children:
+                separator = "||" if section.type == "thead" else "|"
+                cells = [self.line(cell.children[0], _Context(one_line=True, where="cell")) if cell.children else ""
+                         for cell in row.children]
+                rows.append(separator + separator.join(cell or " " for cell in cells) + separator)
+        return "\n".join(rows)
+
+    def line(self, inline: SyntaxTreeNode, context: _Context, at_line_start: bool = False) -> str:
+        return _Line(self.inline(inline.children, context), at_line_start).written()
+
+    def inline(self, nodes: list[SyntaxTreeNode], context: _Context) -> list[_Piece]:
+        return [piece for node in nodes for piece in self.piece(node, context)]
+
+    def piece(self, node: SyntaxTreeNode, context: _Context) -> list[_Piece]:
+        kind = node.type
+        if kind == "text":
+            return self.text(node.content, context)
+        if kind in ("softbreak", "hardbreak"):
+            if context.in_effect:
+                return [_Piece(" ", "raw")]
+            return [_Piece("\\\\ " if context.one_line else "\n", "raw")]
+        if kind in ("em", "strong", "s"):
+            inner = self.inline(node.children, _Context(True, True, context.where))
+            return self.effect({"em": "_", "strong": "*", "s": "-"}[kind], inner)
+        if kind == "code_inline":
+            content = node.content.strip()
+            if not content:
+                return [_Piece(node.content, "plain", context.where)]
+            return self.effect("{{", [_Piece(content, "plain", f"code {context.where}")], "}}")
+        if kind == "link":
+            return self.link(node, context)
+        if kind == "image":
+            return [_Piece("!" + _percent(str(node.attrGet("src") or ""), "!|") + "!", "raw")]
+        if kind == "html_inline" and "task-list-item-checkbox" in node.content:
+            return [_Piece("☑" if "checked" in node.content else "☐", "raw")]
+        return self.text(node.content, context)
+
+    @staticmethod
+    def text(text: str, context: _Context) -> list[_Piece]:
+        # A URL in the text is one to Jira too (it links it): written as it is, never escaped.
+        pieces, at = [], 0
+        for found in _URL.finditer(text):
+            pieces += [_Piece(text[at:found.start()], "plain", context.where), _Piece(found.group(), "raw")]
+            at = found.end()
+        pieces.append(_Piece(text[at:], "plain", context.where))
+        return [piece for piece in pieces if piece.text]
+
+    @staticmethod
+    def effect(opening: str, inner: list[_Piece], closing: str | None = None) -> list[_Piece]:
+        if not "".join(piece.text for piece in inner).strip():
+            return inner
+        pair = [False]
+        return [_Piece(opening, "open", pair=pair), *inner, _Piece(closing or opening, "close", pair=pair)]
+
+    def link(self, node: SyntaxTreeNode, context: _Context) -> list[_Piece]:
+        href = str(node.attrGet("href") or "")
+        url = _percent(href, "|]")
+        alias = self.inline(node.children, _Context(True, True, "link"))
+        shown = "".join(piece.text for piece in alias)
+        if node.markup == "autolink" or shown.strip() in ("", href, href.removeprefix("mailto:")):
+            return [_Piece(f"[{url}]", "raw")]
+        return [_Piece("[", "raw"), *alias, _Piece(f"|{url}]", "raw")]
+
+
+# Raw HTML is text (Jira shows "<b>" as typed); GFM's tables, strikethrough and task lists.
+_md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).use(tasklists_plugin)
+
+
+def to_wiki(markdown: str) -> str:
+    """Markdown as Jira wiki markup that shows the same: see the module's description."""
+    tree = SyntaxTreeNode(_md.parse(markdown))
+    return "\n\n".join(_Renderer().blocks(tree.children))
+
+
+def body(text: str, format: str = "wiki") -> str:
+    """A write's body as Jira takes it: wiki text byte for byte, Markdown converted."""
+    if format == "wiki":
+        return text
+    if format == "markdown":
+        return to_wiki(text)
+    raise ValueError(f"no format {format!r}: one of {', '.join(FORMATS)}")
