@@ -112,6 +112,13 @@ def _once(session: Session, look: bool) -> Outcome:
     except Refused as exc:
         return Outcome("failed", error=explain(session, exc),
                        key=write.key if exc.status != 404 and write.op != "create_issue" else None)
+    except JiraAuthError:
+        raise
+    except JiraError as exc:
+        if exc.status not in (400, 404):
+            raise
+        # A read the write needed was refused: the issue is gone or not visible to the user.
+        return Outcome("failed", error=str(exc), key=None)
 
 
 def explain(session: Session, refused: Refused) -> str:

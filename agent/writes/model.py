@@ -12,6 +12,8 @@ from agent.jira_client import JiraClient
 from agent.jira_writes import MARKER, JiraWrites
 from agent.queries import BadCommand
 
+# The longest error a write's done carries (the hub refuses a longer one).
+MAX_ERROR_CHARS = 10_000
 # The line a comment or work log made with the agent's own credentials ends with.
 ATTRIBUTION = "— {name}, via sdlc-hub"
 
@@ -101,8 +103,11 @@ class Outcome:
     key: str | None = None
 
     def report(self) -> dict:
-        """The done's ``result``."""
-        return {"outcome": self.outcome, "result": self.result, "error": self.error, "conflict": self.conflict}
+        """The done's ``result``; the error cut to what the hub keeps (Jira's words can run long)."""
+        error = self.error
+        if error is not None and len(error) > MAX_ERROR_CHARS:
+            error = error[:MAX_ERROR_CHARS - 1] + "…"
+        return {"outcome": self.outcome, "result": self.result, "error": error, "conflict": self.conflict}
 
 
 @dataclass

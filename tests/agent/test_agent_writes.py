@@ -407,3 +407,15 @@ def test_a_write_waiting_on_jira_ends_on_a_cancel_without_a_report(jira):
     assert not worker.is_alive() and hub.calls == []
     jira.down = False
     assert comments(jira, "AURORA-1") == []
+
+
+def test_a_write_to_an_issue_jira_no_longer_has_fails_in_jiras_words(jira):
+    runner, hub = agent(jira)
+    jira.delete("AURORA-2")
+    run(runner, command := write("edit", "AURORA-2", {"fields": {"summary": "x"}}, base={"summary": "y"}))
+    done = outcome(hub, command)
+    assert done["outcome"] == "failed" and "404" in done["error"]
+    run(runner, comment := write("comment", "AURORA-2", {"body": "x"}))
+    done = outcome(hub, comment)
+    assert done["outcome"] == "failed" and done["error"] == "Issue Does Not Exist"
+    assert [what for what, cid, _ in hub.calls if cid in (command.id, comment.id)] == ["done", "done"]
