@@ -24,6 +24,19 @@ OPEN_STATUSES = (QUEUED, CLAIMED)
 FINAL_STATUSES = (DONE, FAILED, CANCELLED)
 GIVEN_UP_STATUSES = (FAILED, CANCELLED)
 
+# A write to Jira an interface asked for (docs/writes.md); the hub enqueues it for the write.
+WRITE = "write"
+# What Jira is asked to do, one operation to a write.
+COMMENT, EDIT_COMMENT, TRANSITION, EDIT, LOG_WORK = "comment", "edit_comment", "transition", "edit", "log_work"
+CREATE_ISSUE, LINK, REMOVE_LINK, ATTACH = "create_issue", "link", "remove_link", "attach"
+WRITE_OPS = (COMMENT, EDIT_COMMENT, TRANSITION, EDIT, LOG_WORK, CREATE_ISSUE, LINK, REMOVE_LINK, ATTACH)
+# A write's life, as shown: pending -> applying -> done | failed | conflict, or cancelled while
+# pending. The table keeps the outcome; ``applying`` is its command's being claimed.
+PENDING, APPLYING, CONFLICT = "pending", "applying", "conflict"
+WRITE_STATUSES = (PENDING, APPLYING, DONE, FAILED, CONFLICT, CANCELLED)
+# What the agent reports a write's outcome as (its done's ``outcome``).
+WRITE_OUTCOMES = (DONE, FAILED, CONFLICT)
+
 # A sync run: one delivery of a refresh.
 RUNNING = "running"
 RUN_STATUSES = (RUNNING, DONE, FAILED)

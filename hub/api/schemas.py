@@ -338,7 +338,8 @@ def new_command(kinds: list[Kind]) -> dict:
         rules.append({"if": {"properties": {"type": {"const": k.name}}}, "then": then})
     type_: dict = {"enum": [k.name for k in kinds]}
     if hub_only:
-        type_["description"] = f"{spoken(hub_only)} is the hub's own, enqueued after a full run"
+        type_["description"] = (f"{spoken(hub_only)} {'is' if len(hub_only) == 1 else 'are'} the hub's own: "
+                                "it enqueues them itself")
     return {
         "type": "object",
         "properties": {

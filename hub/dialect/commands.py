@@ -81,6 +81,15 @@ def picked(subquery: str, dialect: Dialect | None = None) -> str:
     return f"id IN ({subquery})"
 
 
+# A queued command a claim may take: none of its serial key (``command.serial_key``: a write's
+# issue) older and still open, so that such commands reach their agents one at a time, oldest
+# first. The same on both engines; on PostgreSQL a claim that skipped an older one locked by another
+# claim still sees it queued here, and passes over the younger.
+SERIAL_FREE = (f"(serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM command AS prior "
+               f"WHERE prior.serial_key = command.serial_key AND prior.id < command.id "
+               f"AND prior.status IN ('{QUEUED}', '{CLAIMED}')))")
+
+
 def still_queued(dialect: Dialect | None = None) -> str:
     """The claim's condition checked again on each row it locked (PostgreSQL: a row picked
     may have been claimed and committed meanwhile); on SQLite nothing."""
@@ -168,7 +177,7 @@ WITH claimed AS (
   UPDATE command SET status = '{CLAIMED}', agent_id = ?, token_id = ?, claimed_at = ?, lease_until = ?,
          deliveries = deliveries + 1
   WHERE id = ANY(ARRAY(SELECT id FROM command WHERE status = '{QUEUED}' AND type IN ({marks})
-                       ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED))
+                       AND {SERIAL_FREE} ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED))
     AND status = '{QUEUED}' AND (CAST(? AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM token WHERE id = ?))
   RETURNING id, type, params, deliveries, lease_until, claimed_at),
 runs AS (

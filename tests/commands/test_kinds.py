@@ -30,8 +30,8 @@ from hub.vocabulary import DONE, QUEUED
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
-def test_the_hub_s_kinds_are_refresh_fetch_attachment_and_check_issues_in_that_order():
-    assert names() == ["refresh", "fetch_attachment", "check_issues"]
+def test_the_hub_s_kinds_are_refresh_fetch_attachment_check_issues_and_write_in_that_order():
+    assert names() == ["refresh", "fetch_attachment", "check_issues", "write"]
     assert enqueued_by_interfaces() == ["refresh", "fetch_attachment"]
 
 
@@ -139,7 +139,7 @@ def test_a_kind_added_to_the_registry_is_validated_enqueued_claimed_and_done_wit
     assert dispatcher.claim("old", 18, [ECHO]) == []  # below the kind's version: not given it
     [claimed] = dispatcher.claim("new", 19, None, limit=5)
     assert (claimed["id"], claimed["type"], claimed["params"]) == (command.id, ECHO, {"text": "hi"})
-    with pytest.raises(Conflict, match="state pages belong to refresh and check_issues commands"):
+    with pytest.raises(Conflict, match="state pages belong to refresh, check_issues and write commands"):
         reports.state(command.id, {"agent_id": "new", "issues": []}, token_id=None)
     with pytest.raises(Conflict, match="echoed something else"):
         reports.done(command.id, {"agent_id": "new", "result": {"echoed": "ho"}}, token_id=None)

@@ -104,6 +104,20 @@ RACER = textwrap.dedent(
                 if worker.finish(command["id"], None, name, command["deliveries"], "done",
                                  iso(Clock().now())):
                     out.append([command["id"], command["deliveries"]])
+    elif job == "serial":  # claim writes until none is left; what else of each one's issue was open
+        while True:
+            claimed = dispatcher.claim(name, 19, limit=2)
+            if not claimed:
+                if not Command.select().where(Command.status == "queued").exists():
+                    break
+                continue
+            for command in claimed:
+                row = Command.get_by_id(command["id"])
+                same = Command.select().where(Command.serial_key == row.serial_key, Command.id != row.id)
+                out.append([row.id, same.where(Command.status == "claimed").count(),
+                            same.where(Command.id < row.id, Command.status != "done").count()])
+                with database.atomic():
+                    dispatcher.finish(row.id, None, name, command["deliveries"], "done", iso(Clock().now()))
     elif job == "heartbeat":
         out = dispatcher.heartbeat(name, 18)["cancelled"]
     print(json.dumps(out))
@@ -248,3 +262,16 @@ def test_leases_that_run_out_are_redelivered_and_only_the_current_delivery_finis
     assert runs == Counter({i: c.deliveries for i, c in rows.items()})
     assert {r.error for r in SyncRun.select().where(SyncRun.status == "failed")} <= {
         f"lease of agent racer-{n} expired" for n in range(PROCESSES)}
+
+
+def test_writes_to_one_issue_racing_claims_are_taken_one_at_a_time_in_order(db, tmp_path):
+    now = iso(Clock().now())
+    ids = [Command.create(type="write", params={"write_id": n, "op": "comment"}, status="queued",
+                          created_at=now, serial_key=f"issue:AURORA-{n % 4}").id for n in range(1, 161)]
+
+    claimed = race(db, tmp_path, [("serial", "")] * PROCESSES)
+
+    seen = [entry for got in claimed for entry in got]
+    assert sorted(entry[0] for entry in seen) == ids
+    # No other write of the issue held at once, and every older one done first.
+    assert {(others, older) for _, others, older in seen} == {(0, 0)}

@@ -27,7 +27,7 @@ from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.access.tokens import token_exists
 from hub.services.commands.agents import AgentService
-from hub.services.commands.kinds import claimable, opening_runs
+from hub.services.commands.kinds import claimable, opening_runs, unbounded
 from hub.services.commands.runs import fail_runs_of_expired, open_runs
 from hub.services.commands.work_signal import WorkSignal
 from hub.services.search.jql.zone import remember_jira_zone, reported_zone
@@ -192,6 +192,7 @@ class Dispatcher:
                     "claimed_at = ?, lease_until = ?, deliveries = deliveries + 1 "
                     "WHERE " + dialect.commands.picked(
                         f"SELECT id FROM command WHERE status = '{QUEUED}' AND type IN ({marks}) "
+                        f"AND {dialect.commands.SERIAL_FREE} "
                         f"ORDER BY id LIMIT ?{engine.for_update_skip_locked}", engine) + " "
                     f"{dialect.commands.still_queued(engine)}AND {dialect.commands.token_alive(engine)} "
                     "RETURNING id, type, params, deliveries, lease_until",
@@ -328,15 +329,18 @@ class Dispatcher:
         closes their runs and one clears the re-queued commands' agent_id, which
         stays until then because the runs' error names it."""
         stamp, most = iso(now), self._max_deliveries
+        # A kind whose deliveries are not bounded (a write, which waits out a Jira away) is
+        # re-queued however many times its lease ran out.
+        spent = "deliveries >= ?" + "".join(f" AND type <> '{name}'" for name in sorted(unbounded()))
         rows = database.execute_sql(
             "UPDATE command SET "
-            f"status = CASE WHEN deliveries >= ? THEN '{FAILED}' ELSE '{QUEUED}' END, "
-            "finished_at = CASE WHEN deliveries >= ? THEN ? ELSE finished_at END, "
-            "error = CASE WHEN deliveries >= ? THEN 'lease expired on delivery ' || deliveries "
+            f"status = CASE WHEN {spent} THEN '{FAILED}' ELSE '{QUEUED}' END, "
+            f"finished_at = CASE WHEN {spent} THEN ? ELSE finished_at END, "
+            f"error = CASE WHEN {spent} THEN 'lease expired on delivery ' || deliveries "
             "|| ' of ' || ? || ' (HUB_MAX_DELIVERIES): given up' ELSE error END, "
             # Failed keeps who held it and when; re-queued forgets it.
-            "claimed_at = CASE WHEN deliveries >= ? THEN claimed_at END, "
-            "token_id = CASE WHEN deliveries >= ? THEN token_id END, "
+            f"claimed_at = CASE WHEN {spent} THEN claimed_at END, "
+            f"token_id = CASE WHEN {spent} THEN token_id END, "
             "lease_until = NULL "
             f"{dialect.commands.expired_leases()} RETURNING id, status, type",
             (most, most, stamp, most, most, most, most, *dialect.commands.expired_params(stamp))).fetchall()

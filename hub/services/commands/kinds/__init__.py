@@ -19,7 +19,7 @@ schemas from it. Adding a kind is one module here, registered in :data:`KINDS` b
 the list at the end of this module, plus its docs and the agent's handler.
 """
 
-from hub.services.commands.kinds import check_issues, fetch_attachment, refresh
+from hub.services.commands.kinds import check_issues, fetch_attachment, refresh, write
 from hub.services.commands.kinds.registry import (
     KINDS,
     Kind,
@@ -34,13 +34,14 @@ from hub.services.commands.kinds.registry import (
     spoken,
     taking_files,
     taking_pages,
+    unbounded,
     unregister,
 )
 
 __all__ = ["KINDS", "Kind", "Reporting", "check_issues", "claimable", "enqueued_by_interfaces",
            "fetch_attachment", "kind", "names", "open_same", "opening_runs", "refresh", "register", "spoken",
-           "taking_files", "taking_pages", "unregister"]
+           "taking_files", "taking_pages", "unbounded", "unregister", "write"]
 
 # The kinds of this hub, in the order its lists and /openapi.json name them.
-for _kind in (refresh.KIND, fetch_attachment.KIND, check_issues.KIND):
+for _kind in (refresh.KIND, fetch_attachment.KIND, check_issues.KIND, write.KIND):
     register(_kind)

@@ -86,6 +86,9 @@ class Kind:
 
     # Whether its agent sends state pages (:meth:`page` says how they load).
     pages: bool = False
+    # Whether HUB_MAX_DELIVERIES bounds its deliveries: a lease run out that many times fails it.
+    # A write is not bounded: it waits out a Jira that is away, however long.
+    bounded: bool = True
 
     @property
     def by_interfaces(self) -> bool:
@@ -163,6 +166,11 @@ def claimable(version: int, asked: Iterable[str] | None) -> list[str]:
     """The kinds an agent of protocol ``version`` is given: those it ``asked`` for
     (every kind when it named none) that it is new enough for, in its order."""
     return [name for name in (asked or KINDS) if name in KINDS and version >= KINDS[name].since]
+
+
+def unbounded() -> set[str]:
+    """The kinds whose deliveries HUB_MAX_DELIVERIES does not bound."""
+    return {k.name for k in KINDS.values() if not k.bounded}
 
 
 def opening_runs() -> set[str]:
