@@ -11,6 +11,8 @@ One package per domain, each owning its tables' SQL:
 - ``markup``: Jira's wiki text converted and rendered;
 - ``search``: the list's conditions, ``q`` and full text, JQL, facets;
 - ``issues``: reading the mirror, sprints, saved filters, notes;
+- ``writes``: writes to Jira an interface asks for, checked against the mirror, recorded and
+  queued for an agent;
 - ``operations``: backups, ``hub migrate-to``, health, the overview, metrics read at scrape time.
 
 ``pagination`` (lists as the API answers them) and ``tallies`` (running totals) serve every
