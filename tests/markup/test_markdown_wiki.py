@@ -58,7 +58,9 @@ def test_each_markdown_construct_becomes_its_jira_wiki_markup(name):
 
 ESCAPED = {
     "effects Jira would pair": (r"\*a\* \_b\_ \-c- +d+ ^e^ ~f~ ??g??", r"\*a\* \_b\_ \-c\- \+d\+ \^e\^ \~f\~ \??g\??"),
-    "a link's and a macro's openings": ("not [a link] nor {macro}", r"not \[a link] nor \{macro}"),
+    "a link's and a macro's openings": ("not [a link] nor {macro} nor [ this] nor []",
+                                        r"not \[a link] nor \{macro} nor [ this] nor []"),
+    "monospace's opening": ("not {{code}}", r"not &#123;\{code}}"),
     "an image's opening": ("!not image!", r"\!not image!"),
     "emoticons": ("(y) (on) :) ;) :P", r"\(y) \(on) :\) ;\) &#58;P"),
     "a heading's or a quote's word at a line's start": ("h1. no heading\nbq. no quote",

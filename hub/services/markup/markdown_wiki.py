@@ -11,10 +11,12 @@ Text is escaped as Jira's renderer (atlassian-renderer) reads it, and only where
 markup: a text effect's delimiter where Jira's own pattern for the effect would pair it (a
 letter or digit before an opening, or after a closing, stops it), ``[`` and ``{`` with a closing
 later on the line, ``!`` that would open an image, a list's or a rule's marks at a line's start,
-``--``/``---`` between spaces (dashes), emoticons, ``|`` in a table's cell or a link's text. A
-backslash is ``\\X`` to Jira for its escapable characters only (BackslashEscapeRendererComponent);
-a backslash of the text before one of them is written as the entity ``&#92;``. Effects inside a
-word use Jira's ``{*}bold{*}`` form. Text of the form "wiki" is never touched (:func:`body`).
+``--``/``---`` between spaces (dashes), emoticons. ``\\X`` is X to Jira for its escapable
+characters only (BackslashEscapeRendererComponent, which runs after its macros, blocks and links
+and before its effects, and gives ``\\{`` back as ``{``); where no escape serves (a backslash of
+the text before one of them, ``{{`` and ``{*}``, ``h1.`` or ``bq.`` opening a line, ``:P``, ``|``
+in a cell or a link's text) the character is an entity, which Jira keeps. Effects inside a
+word use Jira's ``{*}bold{*}`` form. Text of the format "wiki" is never touched (:func:`body`).
 """
 
 from __future__ import annotations
@@ -229,10 +231,12 @@ class _Line:
             # An entity, which neither a table's nor a link's split on "|" nor monospace's end
             # reads as theirs (Jira turns an escaped "{" back into "{" before it looks for them).
             self.entity[index] = f"&#{ord(char)};"
-        elif char == "{" and re.match(r"(?:[*_+^~-]|\?\?)\}", text[index + 1:index + 4]):
-            # "{*}" is an effect's delimiter to Jira, also after "\{" (read as "{" first).
+        elif char == "{" and re.match(r"\{|(?:[*_+^~-]|\?\?)\}", text[index + 1:index + 4]):
+            # "{*}" and "{{" are an effect's delimiters to Jira, also after "\{": Jira reads its
+            # escapes before its effects, and an escaped "{" as "{".
             self.entity[index] = "&#123;"
-        elif char in "[{":
+        elif char in "[{" and not (char == "[" and (following.isspace() or following == "]")):
+            # A link ("[" not before whitespace or "]") or a macro, if closed on the same line.
             end = text.find("\n", index)
             if text.find("]" if char == "[" else "}", index, None if end < 0 else end) > 0:
                 self._mark(index)
