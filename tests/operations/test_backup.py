@@ -305,6 +305,32 @@ def test_a_file_cleanup_removed_is_listed_as_missing_and_restores_as_state_none(
         "7": "none", "8": "ready"}
 
 
+def test_the_upload_of_a_write_still_to_be_sent_to_jira_is_backed_up_and_restored(tmp_path, make_hub):
+    import hashlib
+    import io
+
+    from hub.services.access.tokens import Principal
+    from hub.services.writes.service import Upload, WriteService
+    from tests.support.protocol import issue, load
+
+    hub = make_hub()
+    load(hub, [issue("X-1")])
+    data = b"a screenshot" * 100
+    sha, size = hub.built.services.store.receive(io.BytesIO(data), length=len(data), max_bytes=10**6,
+                                                 expected_sha256=None)
+    assert sha == hashlib.sha256(data).hexdigest()
+    WriteService(hub.built.services.commands, hub.clock).request(
+        "attach", "X-1", {"filename": "shot.png", "size": size, "mime_type": "image/png"},
+        Principal(None, "alice", "interface"),  # type: ignore[arg-type]
+        upload=Upload(sha, size, "shot.png", "image/png"))
+
+    assert run_hub("backup", str(tmp_path / "b"), data_dir=hub.config.data_dir).returncode == 0
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert [f["sha256"] for f in manifest["files"]] == [sha]
+    assert run_hub("restore", str(tmp_path / "b"), data_dir=tmp_path / "r").returncode == 0
+    assert (tmp_path / "r" / "files" / sha).read_bytes() == data
+
+
 def test_a_store_file_that_no_longer_matches_its_name_is_left_out_and_said(tmp_path, make_hub):
     from tests.support import fetched, listed
 

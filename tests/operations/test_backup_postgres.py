@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hub.assembly import open_store
+from hub.migrations import CURRENT_VERSION
 from tests.support import created_hub, run_hub, run_script, wait_until
 
 pytestmark = pytest.mark.backends("postgresql")
@@ -88,7 +89,7 @@ def test_a_postgresql_hub_backs_up_with_pg_dump_and_restores_into_an_empty_datab
     restored_dir = tmp_path / "r"
     restored = pg(hub, "restore", str(backup), data_dir=restored_dir, url=empty_database)
     assert restored.returncode == 0, restored.stderr
-    assert "schema v14" in restored.stdout and "1 files" in restored.stdout
+    assert f"schema v{CURRENT_VERSION}" in restored.stdout and "1 files" in restored.stdout
     assert rows(empty_database) == rows(hub.config.database_url)
     assert (restored_dir / "files" / sha).read_bytes() == CONTENT
     assert ((restored_dir / "files").stat().st_mode & 0o777) == 0o700

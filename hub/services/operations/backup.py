@@ -17,8 +17,9 @@ picks one :class:`Backups`. The files are taken alike:
   is renamed in whole, under the sha256 of its content. So a file that the
   snapshot names and that is still there afterwards holds exactly what the
   snapshot meant. The files are taken *after* the snapshot, by the names its
-  ``attachment_file`` rows hold; files that arrived later are not named by it
-  and are left out, as they belong to a later moment.
+  ``attachment_file`` rows and its pending writes' uploads hold (:data:`NAMED_FILES`);
+  files that arrived later are not named by it and are left out, as they belong to a
+  later moment.
 - Cleanup may remove a named file between the snapshot and its copy. Cleanup
   never deletes ``attachment_file`` rows: a row whose file is gone reads as
   state ``none`` (fetch it again). Such a file is listed under ``missing`` in the
@@ -48,6 +49,10 @@ from hub.services.files.store import is_sha256
 from hub.services.operations.backup_store import FILES, BackupError, BackupReport
 
 MANIFEST = "manifest.json"
+# The store's files a snapshot names: attachments' contents, and the uploads of writes still to be
+# sent to Jira (an attachment an interface asked to add), which the hub must keep to send them.
+NAMED_FILES = ("SELECT file FROM attachment_file UNION "
+               "SELECT file FROM write WHERE file IS NOT NULL AND status = 'pending' ORDER BY file")
 # What holds the tables in a backup, by the engine of the hub it was taken of.
 DATABASES = {"sqlite": "hub.sqlite", "postgresql": "hub.dump"}
 FORMAT = 1

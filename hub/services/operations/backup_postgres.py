@@ -42,6 +42,7 @@ from hub.services.operations.backup import (
     DATABASES,
     FORMAT,
     MANIFEST,
+    NAMED_FILES,
     STAGING,
     Backups,
     NotEmpty,
@@ -140,7 +141,7 @@ class PostgresBackups(Backups):
             # file names below are read in it too.
             [snapshot] = cur.execute("SELECT pg_export_snapshot()").fetchall()[0]
             schema_version = _schema_version(cur, where(self.url))
-            names = [row[0] for row in cur.execute("SELECT DISTINCT file FROM attachment_file ORDER BY file")]
+            names = [row[0] for row in cur.execute(NAMED_FILES)]
             run_tool(tool, ["--format=custom", f"--snapshot={snapshot}", f"--file={target}"], self.url,
                      f"pg_dump of {where(self.url)}")
             conn.rollback()

@@ -23,6 +23,7 @@ from hub.services.operations.backup import (
     DATABASES,
     FORMAT,
     MANIFEST,
+    NAMED_FILES,
     STAGING,
     Backups,
     UnsafePath,
@@ -138,8 +139,10 @@ def _snapshot(source: Path, target: Path) -> list[str]:
                               f"{'; '.join(row[0] for row in check[:5])}")
         has_files = dst.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attachment_file'").fetchone()
+        has_writes = dst.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'write'").fetchone()
         names = [row[0] for row in dst.execute(
-            "SELECT DISTINCT file FROM attachment_file ORDER BY file")] if has_files else []
+            NAMED_FILES if has_writes else "SELECT DISTINCT file FROM attachment_file ORDER BY file")
+                 ] if has_files else []
     finally:
         dst.close()
         src.close()

@@ -45,6 +45,7 @@ from pathlib import Path
 from hub.errors import HubError
 from hub.migrations import CURRENT_VERSION
 from hub.services.files.store import is_sha256
+from hub.services.operations.backup import NAMED_FILES
 from hub.services.operations.backup_store import Store, local_root
 from hub.services.operations.pg_tools import where
 
@@ -204,7 +205,7 @@ class HubMove:
                                 int(sequences.get(name) or 0)))
         plan = Plan(self.db_path, where(self.url), version, create, tables,
                     target_only=sorted(set(columns) - set(kept)))
-        for (name,) in source.execute("SELECT DISTINCT file FROM attachment_file ORDER BY file"):
+        for (name,) in source.execute(NAMED_FILES):
             size = self.files.size(name) if is_sha256(name) else None
             if size is None:
                 plan.missing_files.append(name)
