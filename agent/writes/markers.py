@@ -43,14 +43,30 @@ def comment(session: Session) -> Outcome | None:
 
 def transition(session: Session) -> Outcome | None:
     """Done when Jira shows the target status already: the one ``to`` names as a status, or that of
-    the transition this delivery chose before its answer was lost."""
-    key = session.write.key or ""
-    status = ((session.requests.issue(key, ["status"]).get("fields") or {}).get("status") or {}).get("name")
+    the transition this delivery chose before its answer was lost; or, for a ``to`` that names a
+    transition (whose target a redelivery cannot know), when the changelog holds a change from the
+    ``base`` status to the current one, made since the write by the user who makes it."""
+    key, write = session.write.key or "", session.write
+    issue = session.requests.issue(key, ["status"], expand=["changelog"])
+    status = ((issue.get("fields") or {}).get("status") or {}).get("name")
     chosen = session.learnt.get("transition") or {}
-    targets = {str(session.write.params.get("to") or "").casefold(),
+    targets = {str(write.params.get("to") or "").casefold(),
                str((chosen.get("to") or {}).get("name") or "").casefold()} - {""}
     if isinstance(status, str) and status.casefold() in targets:
         return Outcome("done", {"transition": str(chosen["id"]) if chosen.get("id") else None}, key=key)
+    seen = (write.base or {}).get("status")
+    if not seen or not isinstance(status, str):
+        return None
+    me = session.jira.myself().get("name")
+    since = write.created_at.timestamp() - 60
+    for history in reversed((issue.get("changelog") or {}).get("histories") or []):
+        created = _instant(history.get("created"))
+        if created is None or created.timestamp() < since or (history.get("author") or {}).get("name") != me:
+            continue
+        for item in history.get("items") or []:
+            if (item.get("field") == "status" and fields.same(item.get("fromString"), seen)
+                    and fields.same(item.get("toString"), status)):
+                return Outcome("done", {"transition": None}, key=key)
     return None
 
 

@@ -419,3 +419,18 @@ def test_a_write_to_an_issue_jira_no_longer_has_fails_in_jiras_words(jira):
     done = outcome(hub, comment)
     assert done["outcome"] == "failed" and done["error"] == "Issue Does Not Exist"
     assert [what for what, cid, _ in hub.calls if cid in (command.id, comment.id)] == ["done", "done"]
+
+
+def test_a_redelivered_transition_named_by_its_name_is_known_done_by_the_changelog_not_made_twice(jira):
+    killed, hub = agent(jira)
+    hub.die_at = "state"
+    command = write("transition", "AURORA-1", {"to": "Start Progress"}, base={"status": "Open"})
+    with pytest.raises(Killed):
+        killed._execute(command, threading.Semaphore(0))
+    assert jira.issues["AURORA-1"]["fields"]["status"]["name"] == "In Progress"
+    other, hub = agent(jira)
+    run(other, Command(id=command.id, type="write", params=command.params, delivery=2))
+    done = outcome(hub, command)
+    assert done["outcome"] == "done" and done["result"] == {"transition": None}
+    # From In Progress, "Start Progress" is not open: applied again, it would have failed, not moved on.
+    assert jira.issues["AURORA-1"]["fields"]["status"]["name"] == "In Progress"
