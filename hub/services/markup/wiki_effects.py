@@ -8,7 +8,8 @@ digit. From each opening, that scan tries each character in Python to the line's
 every later token follows a space: a line of ``*a *a *a…`` cost time quadratic in its
 length, seconds a kilobyte. :func:`linear` makes an element of the same class that finds
 the same closing token by a regular expression whose repetition never backtracks (a
-possessive ``*+``): the first token on the line that follows no whitespace.
+possessive ``*+``): the first token on the line that follows no whitespace. :func:`braced`
+makes the element of Jira's braced form of the effects (``word{*}bold{*}word``).
 """
 
 from __future__ import annotations
@@ -61,3 +62,35 @@ def linear(element: type[AbstractMarkup]) -> type[AbstractMarkup]:
     if not issubclass(element, QuotedElement) or element.expr is not QuotedElement.expr:
         return element
     return type(f"Linear{element.__name__}", (_Linear, element), {})
+
+
+class _BracedEffect(AbstractMarkup):
+    """``{*}bold{*}``, ``{_}x{_}``, ``{-}x{-}``…: Jira's second form of each text effect
+    (PhraseRendererComponent's ``{`` delimiter ``}``), which holds within a word
+    (``word{*}bold{*}word``), converted by the effect's own element. ``EFFECTS``: the
+    grammar's effect elements (see :func:`braced`)."""
+
+    EFFECTS: tuple[type[QuotedElement], ...] = ()
+
+    @property
+    def expr(self) -> ParserElement:
+        # The hub's sup and sub name their mark MARK (a sub is a sup of another mark).
+        effects = {getattr(effect, "MARK", effect.TOKEN): effect(**self.init_kwargs) for effect in self.EFFECTS}
+
+        def action(tokens: ParseResults) -> str:
+            text = ParseResults([tokens["text"]])
+            text["text"] = tokens["text"]
+            converted = effects[tokens["token"]].action(text)
+            # Markdown's emphasis holds within a word written with "*", not with "_".
+            return f"*{converted[1:-1]}*" if tokens["token"] == "_" else converted
+
+        choices = "|".join(re.escape(token) for token in sorted(effects, key=len, reverse=True))
+        # As Jira's: the text between neither begins nor ends with whitespace, within one line; it
+        # ends at the next "{*}" (so that a line of openings costs linear time).
+        return Regex(rf"\{{(?P<token>{choices})\}}(?P<text>\S(?:(?:(?!\{{(?P=token)\}})[^\n])*?\S)?)"
+                     rf"\{{(?P=token)\}}").set_parse_action(action)
+
+
+def braced(effects: tuple[type[AbstractMarkup], ...]) -> type[AbstractMarkup]:
+    """The element that reads the braced form of each of ``effects`` (a grammar's own)."""
+    return type("BracedEffect", (_BracedEffect,), {"EFFECTS": effects})

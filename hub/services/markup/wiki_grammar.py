@@ -61,8 +61,9 @@ from pyparsing import (
     printables,
 )
 
-from hub.services.markup.wiki_effects import linear
+from hub.services.markup.wiki_effects import braced, linear
 from hub.services.markup.wiki_literal import (
+    Escape,
     HubAttachment,
     HubLink,
     HubMailTo,
@@ -206,44 +207,6 @@ class _Deadline(AbstractMarkup):
     @property
     def expr(self) -> ParserElement:
         return _DeadlineCheck()
-
-
-class _Escape(AbstractMarkup):
-    """``\\X``: the character X as it is, for the characters Jira's renderer escapes
-    (BackslashEscapeRendererComponent; a backslash after a backslash escapes nothing: ``\\\\``
-    is a line break, read before this is tried). Written as Markdown's own escape, which every
-    one of them (ASCII punctuation) has."""
-
-    @property
-    def expr(self) -> ParserElement:
-        return Regex(r"\\[-#*_+?^~|%{}\[\]()!@]").set_parse_action(lambda tokens: "\\" + tokens[0][1])
-
-
-class _BracedEffect(AbstractMarkup):
-    """``{*}bold{*}``, ``{_}x{_}``, ``{-}x{-}``…: Jira's second form of each text effect
-    (PhraseRendererComponent's ``{`` delimiter ``}``), which holds within a word
-    (``word{*}bold{*}word``), converted by the effect's own element. ``EFFECTS``: the
-    grammar's effect elements, set by _elements."""
-
-    EFFECTS: tuple[type[QuotedElement], ...] = ()
-
-    @property
-    def expr(self) -> ParserElement:
-        # The hub's sup and sub name their mark MARK (a sub is a sup of another mark).
-        effects = {getattr(effect, "MARK", effect.TOKEN): effect(**self.init_kwargs) for effect in self.EFFECTS}
-
-        def action(tokens: ParseResults) -> str:
-            text = ParseResults([tokens["text"]])
-            text["text"] = tokens["text"]
-            converted = effects[tokens["token"]].action(text)
-            # Markdown's emphasis holds within a word written with "*", not with "_".
-            return f"*{converted[1:-1]}*" if tokens["token"] == "_" else converted
-
-        choices = "|".join(re.escape(token) for token in sorted(effects, key=len, reverse=True))
-        # As Jira's: the text between neither begins nor ends with whitespace, within one line; it
-        # ends at the next "{*}" (so that a line of openings costs linear time).
-        return Regex(rf"\{{(?P<token>{choices})\}}(?P<text>\S(?:(?:(?!\{{(?P=token)\}})[^\n])*?\S)?)"
-                     rf"\{{(?P=token)\}}").set_parse_action(action)
 
 
 class _Words(AbstractMarkup):
@@ -429,7 +392,7 @@ def _elements(*, for_html: bool) -> MarkupElements:
     elements.remove(Ruler)
     elements.insert(0, _Ruler)
     elements.insert(0, _Words)
-    elements.insert(0, _Escape)
+    elements.insert(0, Escape)
     elements.insert(0, _Deadline)
     elements.replace(Code, _Code)
     elements.replace(Noformat, _Noformat)
@@ -455,8 +418,7 @@ def _elements(*, for_html: bool) -> MarkupElements:
         elements.replace(InlineQuote, _HtmlCitation)
     effects = tuple(element for element in elements
                     if issubclass(element, QuotedElement) and element.TOKEN in ("*", "_", "-", "+", "??", "^", "~"))
-    elements.insert(elements.index(_Escape) + 1,
-                    type("BracedEffect", (_BracedEffect,), {"EFFECTS": tuple(linear(effect) for effect in effects)}))
+    elements.insert(elements.index(Escape) + 1, braced(tuple(linear(effect) for effect in effects)))
     return MarkupElements([linear(element) for element in elements])
 
 

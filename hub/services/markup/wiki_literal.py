@@ -19,7 +19,7 @@ import re
 from jira2markdown.markup.base import AbstractMarkup
 from jira2markdown.markup.links import Attachment, Link, MailTo
 from jira2markdown.markup.text_effects import Monospaced, QuotedElement
-from pyparsing import ParseException, ParserElement, ParseResults, Token
+from pyparsing import ParseException, ParserElement, ParseResults, Regex, Token
 
 # The characters that start or end Markdown's inline constructs (and a table's cells), and
 # those that start a block at a line's start (a heading, a list, a quote, a heading's underline).
@@ -91,6 +91,17 @@ class Literal(AbstractMarkup):
     @property
     def expr(self) -> ParserElement:
         return _LiteralCheck()
+
+
+class Escape(AbstractMarkup):
+    """``\\X``: the character X as it is, for the characters Jira's renderer escapes
+    (BackslashEscapeRendererComponent; a backslash after a backslash escapes nothing: ``\\\\``
+    is a line break, read before this is tried by wiki_grammar). Written as Markdown's own escape, which every
+    one of them (ASCII punctuation) has."""
+
+    @property
+    def expr(self) -> ParserElement:
+        return Regex(r"\\[-#*_+?^~|%{}\[\]()!@]").set_parse_action(lambda tokens: "\\" + tokens[0][1])
 
 
 def words(text: str, loc: int, tokens: ParseResults) -> str:
