@@ -154,10 +154,10 @@ class JiraWrites:
         return self.property(f"/rest/api/2/issue/{key}/worklog/{worklog_id}/properties/{MARKER}",
                              f"marker of worklog {worklog_id}")
 
-    def created_since(self, project: str, since: str) -> list[dict]:
-        """The issues of ``project`` created at or after ``since`` (JQL's ``yyyy/MM/dd HH:mm`` in the
-        user's zone), each with the write marker's property."""
-        body = {"jql": f'project = "{project}" AND created >= "{since}" ORDER BY created DESC',
+    def created_since(self, project: str, minutes: int) -> list[dict]:
+        """The issues of ``project`` created within the last ``minutes`` (JQL's relative time, the
+        same in every user's zone), newest first, each with the write marker's property."""
+        body = {"jql": f'project = "{project}" AND created >= -{minutes}m ORDER BY created DESC',
                 "startAt": 0, "maxResults": 100, "fields": ["summary", "created"], "properties": [MARKER]}
         return self.jira._json("POST", "/rest/api/2/search", "search", json=body).get("issues") or []
 

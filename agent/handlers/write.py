@@ -54,7 +54,7 @@ def handle(ctx: Context, command: Command) -> None:
         raise BadCommand(refusal)  # the command fails with the reason: the write shows failed
     user_client = ctx.jira_for(write.requested_by)
     session = Session(write=write, jira=user_client or ctx.jira, own=user_client is None,
-                      described=ctx.custom.described, time_zone=ctx.time_zone, hub=ctx.hub, command=command,
+                      described=ctx.custom.described, hub=ctx.hub, command=command,
                       attribution=ctx.config.attribution)
     outcome = _applied(ctx, command, session, look=command.delivery > 1)
     if outcome.key:

@@ -118,7 +118,7 @@ def log_work(session: Session) -> Outcome | None:
 def create_issue(session: Session) -> Outcome | None:
     """An issue of the project created since a minute before the write whose properties hold the marker."""
     project = session.write.project or ""
-    for issue in session.requests.created_since(project, session.write.since(session.time_zone)):
+    for issue in session.requests.created_since(project, session.write.minutes_ago()):
         if marked(issue.get("properties"), session.write):
             return Outcome("done", {"key": issue.get("key"), "id": str(issue.get("id"))}, key=issue.get("key"))
     return None

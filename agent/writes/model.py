@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime
 
 from agent.config import WRITE_OPS
 from agent.hub_client import Command, HubClient
@@ -70,13 +70,11 @@ class Write:
         """The marker as an entity property of a comment's or an issue's create body."""
         return {"key": MARKER, "value": self.marker}
 
-    def since(self, zone: str | None) -> str:
-        """A minute before the write was made, as JQL writes a time in the user's zone (to the minute)."""
-        try:
-            tz = ZoneInfo(zone) if zone else UTC
-        except (ZoneInfoNotFoundError, ValueError):
-            tz = UTC
-        return f"{(self.created_at - timedelta(minutes=1)).astimezone(tz):%Y/%m/%d %H:%M}"
+    def minutes_ago(self) -> int:
+        """Whole minutes since a minute before the write was made: JQL's relative ``created >= -Nm``
+        reads the same in every user's time zone, where an absolute time is read in the zone of the
+        user who searches (the requester's, when their token makes the write)."""
+        return max(1, math.ceil((datetime.now(UTC) - self.created_at).total_seconds() / 60) + 1)
 
 
 def marked(properties: object, write: Write) -> bool:
@@ -118,7 +116,6 @@ class Session:
     jira: JiraClient
     own: bool  # made with the agent's own credentials (not the requester's token)
     described: dict[str, dict]  # Jira's fields by id, from /field
-    time_zone: str | None
     hub: HubClient
     command: Command
     attribution: bool = True
