@@ -1,0 +1,131 @@
+"""Writes through a real hub: queued by the hub's own write service (as its write routes queue
+them), claimed by the reference agent running its loop over HTTP, applied to the fake Jira once,
+the issue's fresh state loaded into the mirror, and the outcome recorded on the write's row."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from agent.jira_writes import MARKER
+from demo.fakejira import FakeJira
+from hub.clock import Clock
+from hub.config import Config
+from tests.support import (
+    added_tokens,
+    call,
+    hub_config,
+    prepared_hub,
+    quick_runner,
+    start,
+    stop,
+    wait_for_line,
+)
+from tests.support.engine_rows import rows
+from tests.support.hubs import built_services
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+
+def asked(config: Config, op: str, key: str | None, params: dict, base: dict | None = None) -> int:
+    """A write ``alice`` (an admin, who may write) asks for, queued by the hub's write service."""
+    from hub.db import open_hub_database
+    from hub.services.access.tokens import Principal
+    from hub.services.writes.service import WriteService
+
+    db = open_hub_database(config)
+    try:
+        [(token_id,)] = rows(config, "SELECT id FROM token WHERE name = 'alice'")
+        writes = WriteService(built_services(config).commands, Clock())
+        shown, _ = writes.request(op, key, params, Principal(token_id, "alice", "admin"), base=base)
+        return shown.id
+    finally:
+        db.close()
+
+
+def settled(config: Config, write_id: int) -> tuple:
+    """The write's row once its outcome is recorded: (status, result, error, conflict)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        [row] = rows(config, f"SELECT status, result, error, conflict FROM write WHERE id = {write_id}")
+        if row[0] != "pending":
+            return row
+        time.sleep(0.2)
+    raise AssertionError(f"write {write_id} still pending")
+
+
+@pytest.fixture
+def world(tmp_path, database_url):
+    """A hub mirroring AURORA-1 and AURORA-2, the fake Jira, and the reference agent looping."""
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    config = hub_config(data_dir, database_url)
+    added_tokens(config, ("alice", "admin"))
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
+    jira = FakeJira().start()
+    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
+    jira.add_issue("AURORA-2", labels=["AWPCA"])
+    runner = thread = None
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        runner = quick_runner(url, agent_token, jira, "agent-writes", claim_wait=1)
+        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
+        thread.start()
+        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+        deadline = time.monotonic() + 60
+        while call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] != "done":
+            assert time.monotonic() < deadline, "the first refresh did not end"
+            time.sleep(0.2)
+        yield config, jira
+    finally:
+        if runner is not None:
+            runner.stop()
+        if thread is not None:
+            thread.join(timeout=30)
+        jira.stop()
+        assert stop(hub) == 0
+
+
+def decoded(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def test_a_comment_the_hub_queued_is_in_jira_once_and_in_the_mirror_when_its_outcome_is_recorded(world):
+    config, jira = world
+    write_id = asked(config, "comment", "AURORA-1", {"body": "**Looks** good", "format": "markdown"})
+    status, result, error, conflict = settled(config, write_id)
+    [made] = jira.issues["AURORA-1"]["fields"]["comment"]["comments"]
+    assert (status, decoded(result), error, conflict) == ("done", {"comment_id": made["id"]}, None, None)
+    assert made["body"] == "*Looks* good\n\n— alice, via sdlc-hub"  # Markdown made wiki by the hub
+    assert jira.writes.comment_properties[made["id"]][MARKER] == {"write": write_id}
+    assert rows(config, "SELECT comment_id FROM issue_comment WHERE key = 'AURORA-1'") == [(made["id"],)]
+
+
+def test_a_transition_from_a_status_jira_no_longer_shows_is_a_conflict_and_the_mirror_learns_the_status(world):
+    config, jira = world
+    jira.issues["AURORA-1"]["fields"]["status"] = {"name": "In Progress"}  # moved in Jira since the refresh
+    write_id = asked(config, "transition", "AURORA-1", {"to": "Resolved", "fields": {"resolution": "Fixed"}})
+    status, result, _error, conflict = settled(config, write_id)
+    assert status == "conflict" and result is None
+    assert decoded(conflict) == {"status": {"base": "Open", "jira": "In Progress"}}
+    assert rows(config, "SELECT status FROM issue WHERE key = 'AURORA-1'") == [("In Progress",)]
+
+
+def test_an_edit_jira_refuses_is_failed_in_jiras_words_and_writes_nothing(world):
+    config, jira = world
+    write_id = asked(config, "edit", "AURORA-2", {"fields": {"priority": "Urgentissimo"}})
+    status, _result, error, _conflict = settled(config, write_id)
+    assert status == "failed" and error.startswith("priority: ")
+    assert jira.issues["AURORA-2"]["fields"]["priority"]["name"] == "Major"
+
+
+def test_two_writes_to_one_issue_reach_jira_in_the_order_they_were_made(world):
+    config, jira = world
+    first = asked(config, "transition", "AURORA-2", {"to": "In Progress"})
+    second = asked(config, "transition", "AURORA-2", {"to": "Resolved", "fields": {"resolution": "Fixed"}},
+                   base={"status": "In Progress"})
+    assert settled(config, first)[0] == "done" and settled(config, second)[0] == "done"
+    assert jira.issues["AURORA-2"]["fields"]["status"]["name"] == "Resolved"
