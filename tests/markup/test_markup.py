@@ -207,8 +207,9 @@ def test_long_text_without_markup_converts_quickly():
 def test_text_made_of_openings_is_shown_as_plain_text_once_it_costs_too_much(unit, monkeypatch):
     # Openings cost the grammar time quadratic in their number; past its deadline a text is
     # shown as the characters it is (escaped), and that answer is kept for the next reading.
-    monkeypatch.setattr(markup, "SECONDS_PER_TEXT", 0.2)
-    text = (unit * 2000)[:4000] + " <script>x</script>"
+    monkeypatch.setattr(markup, "SECONDS_PER_TEXT", 0.1)
+    # (After a word: a line of "*" and a space is a list to Jira, read at once.)
+    text = "x" + (unit * 2000)[:4000] + " <script>x</script>"
     rendered = to_html(text)
     assert rendered.startswith('<p class="plain">') and "&lt;script&gt;" in rendered
     assert to_markdown(text) == text and to_text(text) == text
@@ -255,7 +256,7 @@ def test_a_markdown_link_to_another_issues_attachment_is_no_link():
 
 
 def test_markdown_block_and_inline_syntax_in_jira_text_shows_as_typed():
-    for text in ("1. first\n2) second", "> quoted", "title\n===", "+ plus", "### not a heading", "`code`",
+    for text in ("1. first\n2) second", "> quoted", "title\n===", "+ plus", "#hashtag, no heading", "`code`",
                  "<http://example.org>", "x\\y", "a __b__ c"):
         rendered = to_html(text)
         assert re.fullmatch(r"<p>.*</p>\n", rendered, re.S), (text, rendered)
@@ -353,3 +354,19 @@ def test_jiras_braced_effects_show_as_the_effects_on_the_hub():
         '<span class="underline">u</span>nder</p>\n')
     assert to_html("{*} {*}") == "<p>{<strong>} {</strong>}</p>\n"  # no text between: Jira's bold of "} {"
     assert to_markdown("word{*}bold{*}word and 2{_}3{_}4") == "word**bold**word and 2*3*4"
+
+
+def test_lists_nest_and_mix_to_any_depth_and_hold_their_lines_and_code_as_jira_reads_them():
+    rendered = to_html("* one\n** two\n**# three\n**#* four\n*bold* goes on two\n* five")
+    assert re.sub(r"\s+", "", rendered) == (
+        "<ul><li>one<ul><li>two<ol><li>three<ul><li>four<br><strong>bold</strong>goesontwo</li></ul></li></ol>"
+        "</li></ul></li><li>five</li></ul>")
+    # Jira renders macros before blocks: a code block (blank lines and all) is part of its item.
+    rendered = to_html("# run\n{code}\nx = 1\n\n* y\n{code}\n# check")
+    assert re.sub(r"\s+", " ", rendered) == (
+        "<ol> <li> <p>run</p> <pre><code>x = 1 * y </code></pre> </li> <li> <p>check</p> </li> </ol> ")
+    # Markdown's heading is Jira's numbered list; "--" opens none; an item's text opens no list.
+    assert to_html("### not a heading") == "<ol>\n<li>not a heading</li>\n</ol>\n"
+    assert to_html("-- not a list") == "<p>\u2013 not a list</p>\n"
+    assert "<li>* * not nested</li>" in to_html("* * * not nested")
+

@@ -25,6 +25,7 @@ from jira2markdown.markup.base import AbstractMarkup
 from jira2markdown.markup.headings import Headings
 from jira2markdown.markup.images import Image
 from jira2markdown.markup.links import Attachment, Link, MailTo, Mention, Url
+from jira2markdown.markup.lists import OrderedList, UnorderedList
 from jira2markdown.markup.tables import Table
 from jira2markdown.markup.text_breaks import Ruler
 from jira2markdown.markup.text_effects import (
@@ -62,6 +63,7 @@ from pyparsing import (
 )
 
 from hub.services.markup.wiki_effects import braced, linear
+from hub.services.markup.wiki_lists import JiraList
 from hub.services.markup.wiki_literal import (
     Escape,
     HubAttachment,
@@ -387,6 +389,8 @@ class _Image(Image):
 
 def _elements(*, for_html: bool) -> MarkupElements:
     elements = MarkupElements()
+    elements.replace(UnorderedList, JiraList)
+    elements.remove(OrderedList)
     elements.replace(Mention, _HtmlMention if for_html else _Mention)
     elements.replace(Url, _Url)
     elements.remove(Ruler)
