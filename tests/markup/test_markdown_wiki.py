@@ -44,7 +44,12 @@ CONSTRUCTS = {
     "table": ("| a | b |\n|---|:-:|\n| 1 | *2* |\n| | x |", "||a||b||\n|1|_2_|\n| |x|"),
     "hard breaks": ("one  \ntwo\\\nthree", "one\ntwo\nthree"),
     "breaks in a list item": ("- one\n  two  \n  three", "* one\\\\ two\\\\ three"),
-    "loose list item": ("- first\n\n  second\n- next", "* first \\\\ second\n* next"),
+    "loose list item": ("- first\n\n  second\n- next", "* first\nsecond\n* next"),
+    "code and quote in a list item": ("1. run\n\n   ```sh\n   make\n   ```\n\n   > note\n2. `{x}` next",
+                                      "# run\n{code:bash}\nmake\n{code}\n{quote}\nnote\n{quote}\n"
+                                      "# {{&#123;x&#125;}} next"),
+    "a list item opening with code": ("- ```\n  x\n  ```", "* \n{noformat}\nx\n{noformat}"),
+    "a table in a list item": ("- a\n\n  | t |\n  |---|\n- b", "* a\n\n||t||\n\n* b"),
     "mention": ("@ivanov please look", "@ivanov please look"),
     "raw html is text": ("<b>html</b> &amp; &copy;", "<b>html</b> & ©"),
 }
@@ -194,7 +199,9 @@ SAMPLES = [
     "# Release notes\n\nSome *emphasis*, **strong**, ~~struck~~ and `code` text.",
     "## Steps\n\n1. Open the *settings* page\n2. Click **Save** and see [the docs](https://example.org/docs)\n"
     "3. Check the log\n\nExpected: it works.",
-    "- one\n- two\n  - nested **bold**\n  - more\n- three\n\n1. first\n2. second\n   - sub\n   - sub two",
+    "- one\n- two\n  - nested **bold**\n  - more\n    1. deep\n       - deeper\n- three\n\n1. first\n2. second\n"
+    "   - sub\n   - sub two",
+    "1. run this:\n\n   ```sh\n   make all\n\n   make test\n   ```\n\n   then *check*\n2. done\n   > with a note",
     "> quoted *text*\n> more\n\nafter the quote",
     "```python\ndef f(x):\n    return {'a': x * 2}\n```\n\n```\nplain *text* [x]\n```\n\n---\n\nend",
     "| Component | Version |\n|---|---|\n| Studio | *4.1.0* |\n| SDK | `5.0.0.GA` |\n| a\\|b | |",

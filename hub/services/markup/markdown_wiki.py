@@ -309,20 +309,26 @@ class _Renderer:
         return f"{opening}\n{content}\n{{{macro}}}"
 
     def list_lines(self, node: SyntaxTreeNode, marks: str) -> list[str]:
+        """A list's lines. Jira goes on with an item at each later line that is not blank and
+        not an item, and renders its macros first: an item's later paragraphs, code and quotes
+        are lines of it. What else an item holds follows the list's line (and ends the list)."""
         marks += "#" if node.type == "ordered_list" else "*"
         lines: list[str] = []
         for item in node.children:
-            text: list[str] = []
+            own: list[str] = []
             after: list[str] = []
             for child in item.children:
-                if child.type in ("bullet_list", "ordered_list"):
+                if child.type in ("bullet_list", "ordered_list") and not after:
                     after.extend(self.list_lines(child, marks))
                 elif child.type == "paragraph" and not after:
-                    text.append(self.line(child.children[0], _Context(one_line=True)))
+                    own.append(self.line(child.children[0], _Context(one_line=True), at_line_start=bool(own)))
+                elif child.type in ("fence", "code_block", "blockquote") and not after:
+                    own.append(self.block(child, False))
                 else:
-                    # A block Jira's list item cannot hold follows the list's line (and ends the list).
                     after.append("\n" + self.block(child, False) + "\n")
-            lines.append(f"{marks} " + " \\\\ ".join(text))
+            if not item.children or item.children[0].type != "paragraph":
+                own.insert(0, "")  # the item's line is empty, its block the next
+            lines.append(f"{marks} " + "\n".join(own))
             lines.extend(after)
         return lines
 
