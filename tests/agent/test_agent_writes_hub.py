@@ -129,3 +129,54 @@ def test_two_writes_to_one_issue_reach_jira_in_the_order_they_were_made(world):
                    base={"status": "In Progress"})
     assert settled(config, first)[0] == "done" and settled(config, second)[0] == "done"
     assert jira.issues["AURORA-2"]["fields"]["status"]["name"] == "Resolved"
+
+
+class Killed(BaseException):
+    """The agent's process dies here: nothing after it is sent."""
+
+
+def test_a_write_whose_agent_died_after_jira_took_it_is_redelivered_and_found_not_applied_twice(
+        tmp_path, database_url):
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    config = hub_config(data_dir, database_url)
+    added_tokens(config, ("alice", "admin"))
+    # A short lease: the dead agent's command is back in the queue within seconds.
+    hub = start("serve", data_dir=data_dir, database_url=database_url, HUB_LEASE_SECONDS="3")
+    jira = FakeJira().start()
+    jira.add_issue("AURORA-1", labels=["AWPCA"])
+    dead = runner = thread = None
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        dead = quick_runner(url, agent_token, jira, "agent-dies")
+        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+        [claimed] = dead.hub.claim(limit=1, wait=5).commands
+        assert claimed.id == refresh["id"]
+        dead._execute(claimed, threading.Semaphore(0))
+
+        write_id = asked(config, "comment", "AURORA-1", {"body": "once"})
+        [claimed] = dead.hub.claim(limit=1, wait=5).commands
+        assert claimed.type == "write" and claimed.delivery == 1
+
+        def killed(*args, **kwargs):
+            raise Killed("the agent died after Jira took the comment")
+
+        dead.hub.state = killed  # type: ignore[method-assign]
+        with pytest.raises(Killed):
+            dead._execute(claimed, threading.Semaphore(0))
+        assert len(jira.issues["AURORA-1"]["fields"]["comment"]["comments"]) == 1
+
+        runner = quick_runner(url, agent_token, jira, "agent-lives", claim_wait=1)
+        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
+        thread.start()
+        status, result, _error, _conflict = settled(config, write_id)
+        [made] = jira.issues["AURORA-1"]["fields"]["comment"]["comments"]
+        assert (status, decoded(result)) == ("done", {"comment_id": made["id"]})
+        assert rows(config, f"SELECT deliveries FROM command WHERE id = {claimed.id}") == [(2,)]
+    finally:
+        if runner is not None:
+            runner.stop()
+        if thread is not None:
+            thread.join(timeout=30)
+        jira.stop()
+        assert stop(hub) == 0
