@@ -14,7 +14,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from hub.services.markup.convert import to_html
-from hub.services.markup.markdown_wiki import FORMATS, body, effect_pairs, to_wiki
+from hub.services.markup.markdown_wiki import FORMATS, body, to_wiki
+from hub.services.markup.wiki_phrases import effect_pairs
 
 CONSTRUCTS = {
     "headings": ("# One\n\n## Two\n\n###### Six", "h1. One\n\nh2. Two\n\nh6. Six"),
