@@ -15,7 +15,7 @@ import logging
 
 from agent.handlers.context import Context
 from agent.handlers.issue_states import issue_state, send
-from agent.hub_client import Command
+from agent.hub_client import Command, Dropped
 from agent.jira_client import SEARCH_EXPAND, SEARCH_FIELDS, JiraAuthError, JiraError, JiraSignInPage
 from agent.jira_writes import Ambiguous, JiraWrites, Refused
 from agent.meta import allowed_name
@@ -57,9 +57,15 @@ def handle(ctx: Context, command: Command) -> None:
                       described=ctx.custom.described, hub=ctx.hub, command=command,
                       attribution=ctx.config.attribution)
     outcome = _applied(ctx, command, session, look=command.delivery > 1)
-    if outcome.key:
-        _send_state(ctx, command, outcome.key)
-    ctx.hub.done(command, outcome.report())
+    try:
+        if outcome.key:
+            _send_state(ctx, command, outcome.key)
+        ctx.hub.done(command, outcome.report())
+    except GaveUp as exc:
+        # The hub is away with Jira's answer in hand: failing the command would show a write Jira
+        # holds as failed. Its lease returns it instead, and the next delivery finds the marker.
+        raise Dropped(0, f"the hub did not take write {write.id}'s outcome ({exc}); its lease returns"
+                         " the command, whose next delivery finds the write in Jira") from exc
     log.info("command %s: write %s (%s %s) %s", command.id, write.id, write.op, write.key or write.project,
              outcome.outcome)
 

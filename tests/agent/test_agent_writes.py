@@ -19,7 +19,7 @@ from agent import mapping
 from agent.config import AgentConfig
 from agent.hub_client import Command
 from agent.jira_writes import MARKER
-from agent.retry import Backoff
+from agent.retry import Backoff, GaveUp
 from agent.runner import Runner
 from demo.fakejira import FakeJira
 
@@ -434,3 +434,17 @@ def test_a_redelivered_transition_named_by_its_name_is_known_done_by_the_changel
     assert done["outcome"] == "done" and done["result"] == {"transition": None}
     # From In Progress, "Start Progress" is not open: applied again, it would have failed, not moved on.
     assert jira.issues["AURORA-1"]["fields"]["status"]["name"] == "In Progress"
+
+
+def test_a_hub_away_when_the_outcome_is_due_leaves_the_write_to_its_next_delivery_not_failed(jira):
+    runner, hub = agent(jira)
+
+    def away(command, result):
+        raise GaveUp("hub unreachable: ConnectError")
+
+    hub.done = away  # type: ignore[method-assign]
+    run(runner, command := write("comment", "AURORA-1", {"body": "kept"}))
+    assert [what for what, _, _ in hub.calls] == ["state"]  # no failed: the lease returns the command
+    hub.done = RecordingHub.done.__get__(hub)  # type: ignore[method-assign]
+    run(runner, Command(id=command.id, type="write", params=command.params, delivery=2))
+    assert outcome(hub, command)["outcome"] == "done" and len(comments(jira, "AURORA-1")) == 1
