@@ -27,6 +27,7 @@ CONSTRUCTS = {
     "inline code": ("run `ti build -h` now", "run {{ti build -h}} now"),
     "fenced code": ("```python\nx = {'a': 1}\n```", "{code:python}\nx = {'a': 1}\n{code}"),
     "fenced code of an alias": ("```js\nlet a;\n```", "{code:javascript}\nlet a;\n{code}"),
+    "fence of a language Jira does not know": ("```rust\nfn main() {}\n```", "{noformat}\nfn main() {}\n{noformat}"),
     "fence without a language": ("```\n*raw* [text]\n```", "{noformat}\n*raw* [text]\n{noformat}"),
     "indented code": ("    indented\n    code", "{noformat}\nindented\ncode\n{noformat}"),
     "link": ("[the guide](https://docs.example.org/a_b)", "[the guide|https://docs.example.org/a_b]"),

@@ -45,10 +45,16 @@ _DASHES = re.compile(r"(?:(?<=\s)|^)-{2,3}(?=\s|$)")
 _LINE_MARKS = re.compile(r"[ \t]*(?:[*#-]+[ \t]|-{4,}[ \t]*$|\||(?:h[1-6]|bq)\.)")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>\[\]{}|\"']+", re.IGNORECASE)
-_CODE_LANGUAGE = re.compile(r"[A-Za-z0-9#+_-]{1,40}")
-_LANGUAGE_ALIASES = {"js": "javascript", "py": "python", "sh": "bash", "shell": "bash", "console": "bash",
-                     "yml": "yaml", "c++": "cpp", "cs": "c#", "csharp": "c#", "golang": "go", "htm": "html",
-                     "kt": "kotlin", "rb": "ruby", "ts": "typescript"}
+# The languages Jira's code macro highlights (any other shows an error above the code), and
+# Markdown's usual names for them.
+_CODE_LANGUAGES = frozenset({
+    "actionscript", "ada", "applescript", "bash", "c", "c#", "c++", "css", "erlang", "go", "groovy", "haskell",
+    "html", "java", "javascript", "json", "lua", "objc", "perl", "php", "python", "r", "ruby", "scala", "sql",
+    "swift", "visualbasic", "xml", "yaml"})
+_LANGUAGE_ALIASES = {"js": "javascript", "ts": "javascript", "typescript": "javascript", "py": "python",
+                     "sh": "bash", "shell": "bash", "console": "bash", "zsh": "bash", "yml": "yaml", "cpp": "c++",
+                     "cs": "c#", "csharp": "c#", "golang": "go", "htm": "html", "rb": "ruby", "objective-c": "objc",
+                     "vb": "visualbasic"}
 
 
 @dataclass
@@ -239,7 +245,7 @@ class _Renderer:
         content = content[:-1] if content.endswith("\n") else content
         language = _LANGUAGE_ALIASES.get(language.lower(), language.lower())
         # The block ends at its first closing macro: one whose closing the content holds is the other.
-        macro = "code" if language and _CODE_LANGUAGE.fullmatch(language) else "noformat"
+        macro = "code" if language in _CODE_LANGUAGES else "noformat"
         if "{" + macro + "}" in content.lower():
             macro = "noformat" if macro == "code" else "code"
             language = ""
