@@ -69,7 +69,7 @@ ESCAPED = {
                                         r"not \[a link] nor \{macro} nor [ this] nor []"),
     "monospace's opening": ("not {{code}}", r"not &#123;\{code}}"),
     "an image's opening": ("!not image!", r"\!not image!"),
-    "emoticons": ("(y) (on) :) ;) :P", r"\(y) \(on) :\) ;\) &#58;P"),
+    "emoticons": ("(y) (on) :) ;) :P, f(x) = 2 and (i)th", r"\(y) \(on) :\) ;\) &#58;P, f\(x) = 2 and (i)th"),
     "a heading's or a quote's word at a line's start": ("h1. no heading\nbq. no quote",
                                                         "&#104;1. no heading\n&#98;q. no quote"),
     "dashes": ("a -- b --- c", r"a \-- b \--- c"),

@@ -39,8 +39,8 @@ _ESCAPABLE = frozenset("-#*_+?^~|%{}[]()!@")
 # phrase patterns then see next to them (see _Line.scan).
 _ESCAPED_AS_ITSELF = frozenset("{}[]")
 _EFFECTS = ("*", "_", "-", "+", "^", "~", "??")
-_EMOTICON = re.compile(r"(?:(?<![^\s(\[>])|^)(?:[:;]\)|:[(PpD]"
-                       r"|\((?:y|n|i|/|x|!|\+|-|\?|on|off|\*[rgby]?|flag|flagoff)\))(?!\w)")
+# Jira's emoticons, read anywhere but before a letter or digit (EmoticonRendererComponent).
+_EMOTICON = re.compile(r"(?:[:;]\)|:[(PpD]|\((?:y|n|i|/|x|!|\+|-|\?|on|off|\*[rgby]?|flag|flagoff)\))(?![^\W_])")
 _DASHES = re.compile(r"(?:(?<=\s)|^)-{2,3}(?=\s|$)")
 _LINE_MARKS = re.compile(r"[ \t]*(?:[*#-]+[ \t]|-{4,}[ \t]*$|\||(?:h[1-6]|bq)\.)")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
