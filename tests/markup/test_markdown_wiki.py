@@ -68,7 +68,7 @@ ESCAPED = {
     "a link's and a macro's openings": ("not [a link] nor {macro} nor [ this] nor []",
                                         r"not \[a link] nor \{macro} nor [ this] nor []"),
     "monospace's opening": ("not {{code}}", r"not &#123;\{code}}"),
-    "an image's opening": ("!not image!", r"\!not image!"),
+    "an image's opening": ("!not image! but !a! !wow! !)abcde! wow!!", r"\!not image! but !a! !wow! !)abcde! wow!!"),
     "emoticons": ("(y) (on) :) ;) :P, f(x) = 2 and (i)th", r"\(y) \(on) :\) ;\) &#58;P, f\(x) = 2 and (i)th"),
     "a heading's or a quote's word at a line's start": ("h1. no heading\nbq. no quote",
                                                         "&#104;1. no heading\n&#98;q. no quote"),

@@ -162,6 +162,11 @@ class _Line:
                         changed = self._mark(at + (shown[at] == "{")) | changed
                 if changed:
                     break
+            # An image is paired as an effect is (EmbeddedRendererComponent), if its name has five
+            # characters or more and opens with no ")" (an emoticon's), and has no braced form.
+            for start, end in [] if changed else effect_pairs(shown, "!"):
+                if end - start > 5 and shown[start + 1] != ")" and "{" not in (shown[start], shown[end]):
+                    changed = self._mark(start) | changed
 
     def _escape_character(self, text: str, index: int, char: str) -> None:
         where = self.where[index]
@@ -184,8 +189,6 @@ class _Line:
             end = text.find("\n", index)
             if text.find("]" if char == "[" else "}", index, None if end < 0 else end) > 0:
                 self._mark(index)
-        elif char == "!" and re.match(r"![^\s!][^!\n]*!", text[index:]):
-            self._mark(index)
 
     def _escape_runs(self, text: str) -> None:
         """A list's or rule's marks and a table's bar at a line's start, dashes, emoticons."""
