@@ -42,6 +42,11 @@ class Status:
             self._running.discard(command_id)
             self._details.pop(command_id, None)
 
+    def running(self) -> list[int]:
+        """The commands in hand now, oldest first: the heartbeat's ``holding`` (v19)."""
+        with self._lock:
+            return sorted(self._running)
+
     def say(self, command_id: int, detail: str) -> None:
         """The command's progress, e.g. ``project = AURORA: page 3 of 7``."""
         with self._lock:

@@ -97,8 +97,10 @@ class HubClient:
         return response
 
     def heartbeat(self, state: str = "idle", detail: str | None = None,
-                  jira_time_zone: str | None = None, jira: dict | None = None) -> list[int]:
-        """Report liveness (extends every lease this agent holds); the ids of commands cancelled since.
+                  jira_time_zone: str | None = None, jira: dict | None = None,
+                  holding: list[int] | None = None) -> list[int]:
+        """Report liveness (extends the leases of the commands ``holding`` names, v19; every command
+        claimed under this agent id when None); the ids of commands cancelled since.
 
         ``detail`` is cut to the hub's bound (MAX_DETAIL_CHARS): several commands' progress and a
         long Jira error together may pass it, and the hub refuses a longer one. ``jira_time_zone``
@@ -110,6 +112,8 @@ class HubClient:
         body = {"agent_id": self.agent_id, "version": PROTOCOL_VERSION, "state": state, "detail": detail}
         if jira_time_zone:
             body["jira_time_zone"] = jira_time_zone
+        if holding is not None:
+            body["holding"] = holding
         if jira is not None:
             error = jira.get("error")
             if error is not None and len(error) > MAX_DETAIL_CHARS:

@@ -117,7 +117,7 @@ class Runner:
         try:
             self._told, self._told_at = self._news(), time.monotonic()
             self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone,
-                               self.jira.reachability())
+                               self.jira.reachability(), holding=[])
         except HubAuthError as exc:
             raise StartupError(f"the hub refused the token ({exc.status}): check HUB_AGENT_TOKEN", 2) from exc
         except (HubError, GaveUp) as exc:
@@ -217,7 +217,10 @@ class Runner:
         # Taken before the report is sent: a change meanwhile wakes the loop and is told next.
         self._told, self._told_at = self._news(), time.monotonic()
         try:
-            cancelled = self.hub.heartbeat(state, detail, self.time_zone, self.jira.reachability())
+            # What this process runs, and nothing else: commands a killed process of the same agent id
+            # held are left to run out, and are delivered again.
+            cancelled = self.hub.heartbeat(state, detail, self.time_zone, self.jira.reachability(),
+                                           holding=self.status.running())
         except (HubError, GaveUp) as exc:
             log.warning("heartbeat: %s", exc)
             return

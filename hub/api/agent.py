@@ -34,7 +34,7 @@ class HeartbeatResource:
         resp.media = self._dispatcher.heartbeat(
             body["agent_id"], body["version"], body.get("state"), body.get("detail"),
             token_id=req.context.principal.token_id, jira_time_zone=body.get("jira_time_zone"),
-            jira=body.get("jira"))
+            jira=body.get("jira"), holding=body.get("holding"))
 
 
 class ClaimResource:

@@ -248,6 +248,10 @@ HEARTBEAT = {
                      "error": {"type": ["string", "null"], "maxLength": MAX_DETAIL_CHARS},
                  },
                  "required": ["reachable"]},
+        "holding": {"type": ["array", "null"], "maxItems": 1000, "uniqueItems": True,
+                    "items": {"type": "integer", "minimum": 1, "maximum": INT64_MAX},
+                    "description": "v19: the commands this agent process is running now; only their leases "
+                                   "are extended (absent: every command claimed under this agent_id)"},
     },
     "required": ["agent_id", "version"],
 }

@@ -176,3 +176,26 @@ def test_a_failed_write_retried_is_queued_again_under_the_same_id(hub):
     assert again.command_id != command["id"]
     [retried] = claim(hub, version=19)
     assert retried["params"]["write_id"] == write.id
+
+
+def test_a_heartbeat_naming_what_it_holds_leaves_the_rest_of_its_agent_ids_leases_to_run_out(make_hub):
+    clock = MovableClock()
+    hub = make_hub(clock=clock, lease_seconds=60)
+    mirrored(hub, "AURORA-1", "AURORA-2")
+    service = writes(hub)
+    kept, _ = service.request("comment", "AURORA-1", {"body": "kept"}, ALICE)
+    orphan, _ = service.request("comment", "AURORA-2", {"body": "orphaned"}, ALICE)
+    held = {c["params"]["write_id"]: c["id"] for c in claim(hub, version=19, limit=2)}
+
+    # A process started anew under the same agent id runs only the first.
+    for _ in range(3):
+        clock.advance(40)
+        beat = hub.agent("POST", "/agent/v1/heartbeat",
+                         {"agent_id": "agent-1", "version": 19, "holding": [held[kept.id]]})
+        assert beat.status_code == 200, beat.json
+        hub.built.services.dispatcher.expire_leases()
+
+    assert service.get(kept.id).status == "applying"
+    assert service.get(orphan.id).status == "pending"
+    [again] = claim(hub, agent_id="agent-2", version=19)
+    assert (again["params"]["write_id"], again["deliveries"]) == (orphan.id, 2)

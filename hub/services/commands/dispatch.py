@@ -93,7 +93,8 @@ class Dispatcher:
 
     def heartbeat(self, agent_id: str, version: int, state: str | None = None,
                   detail: str | None = None, *, token_id: int | None = None,
-                  jira_time_zone: str | None = None, jira: dict | None = None) -> dict:
+                  jira_time_zone: str | None = None, jira: dict | None = None,
+                  holding: list[int] | None = None) -> dict:
         """Record the agent as seen, extend its leases, name its cancelled commands.
 
         Only commands that this agent claimed with this token are its own. An
@@ -102,6 +103,9 @@ class Dispatcher:
         dates (:mod:`hub.services.search.jql.zone`); one the hub does not know is a ContractError.
         ``jira`` (v18: ``{reachable, checked_at, error}``, the outcome of the agent's last
         call to Jira) is kept for the operations page (:meth:`AgentService.record_jira`).
+        ``holding`` (v19) names the commands the agent's process is running: only their leases
+        are extended, so that what a process killed under the same ``agent_id`` held runs out
+        and is delivered again, rather than kept alive by its successor's heartbeats.
         """
         if jira_time_zone is not None:
             reported_zone(jira_time_zone)
@@ -118,10 +122,10 @@ class Dispatcher:
             written = self._seen(agent_id, token_id, version, now, state, detail)
             if jira is not None:
                 self._agents.record_jira(agent_id, jira, now)
-            (Command.update(lease_until=after(now, self._lease_seconds))
-             .where(Command.status == CLAIMED, Command.agent_id == agent_id,
-                    _claimed_with(token_id))
-             .execute())
+            if holding is None or holding:
+                extended = (Command.update(lease_until=after(now, self._lease_seconds))
+                            .where(Command.status == CLAIMED, Command.agent_id == agent_id, _claimed_with(token_id)))
+                (extended if holding is None else extended.where(Command.id.in_(holding))).execute()
             # Cancelled while this agent held it, within the last lease: an
             # agent that heartbeats at all within its lease hears of each one
             # (perhaps more than once, which is harmless).
