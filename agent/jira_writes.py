@@ -176,8 +176,7 @@ class JiraWrites:
         ``/createmeta/{project}/issuetypes`` (one more request a type), else the older
         ``/createmeta?expand=projects.issuetypes.fields``."""
         try:
-            types = self.jira._json("GET", f"/rest/api/2/issue/createmeta/{project}/issuetypes",
-                                    f"issue types of {project}", params={"maxResults": 100})
+            types = self._values(f"/rest/api/2/issue/createmeta/{project}/issuetypes", f"issue types of {project}")
         except JiraError as exc:
             if exc.status not in (404, 405):
                 raise
@@ -187,12 +186,24 @@ class JiraWrites:
             return [{"name": t.get("name"), "fields": t.get("fields") or {}}
                     for p in projects for t in p.get("issuetypes") or []]
         found = []
-        for kind in types.get("values") or []:
-            fields = self.jira._json("GET", f"/rest/api/2/issue/createmeta/{project}/issuetypes/{kind['id']}",
-                                     f"create screen of {project} {kind.get('name')}", params={"maxResults": 500})
-            found.append({"name": kind.get("name"),
-                          "fields": {f["fieldId"]: f for f in fields.get("values") or [] if f.get("fieldId")}})
+        for kind in types:
+            fields = self._values(f"/rest/api/2/issue/createmeta/{project}/issuetypes/{kind['id']}",
+                                  f"create screen of {project} {kind.get('name')}")
+            found.append({"name": kind.get("name"), "fields": {f["fieldId"]: f for f in fields if f.get("fieldId")}})
         return found
+
+    def _values(self, path: str, what: str) -> list[dict]:
+        """Every ``values`` entry of one of Jira 8.4+'s paged lists (``startAt``, ``isLast``, ``total``)."""
+        listed: list[dict] = []
+        while True:
+            page = self.jira._json("GET", path, what, params={"startAt": len(listed), "maxResults": 100})
+            got = page.get("values") or []
+            listed.extend(got)
+            last, total = page.get("isLast"), page.get("total")
+            if not got or last is True or (total is not None and len(listed) >= int(total)):
+                return listed
+            if last is None and total is None:  # not paged: the whole list at once
+                return listed
 
     # --- the writes ----------------------------------------------------------------------------
 

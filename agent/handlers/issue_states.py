@@ -62,7 +62,7 @@ def send(hub: HubClient, command: Command, states: list[dict], neighbours: list[
             log.info("command %s: the hub took no page of one issue with the catalogues; sending them apart",
                      command.id)
             send(hub, command, states, neighbours, {})
-            hub.state(command, [], [], catalogues, **({"create_meta": create_meta} if create_meta else {}))
+            _extras(hub, command, catalogues, create_meta or [])
             return
         log.info("command %s: the hub took no page of %s issues; sending it in halves", command.id,
                  len(states) + len(neighbours))
@@ -71,6 +71,30 @@ def send(hub: HubClient, command: Command, states: list[dict], neighbours: list[
         cut = min(half, len(states))
         send(hub, command, states[:cut], neighbours[:half - cut], catalogues, create_meta)
         send(hub, command, states[cut:], neighbours[half - cut:], {})
+
+
+def _extras(hub: HubClient, command: Command, catalogues: dict, create_meta: list[dict]) -> None:
+    """The run's catalogues and create screens on pages of no issues, halved while the hub finds
+    them too large; one project's issue type whose screen alone is past the limit is left out
+    (the hub keeps the one it holds), as a catalogue Jira does not serve is."""
+    try:
+        hub.state(command, [], [], catalogues, **({"create_meta": create_meta} if create_meta else {}))
+    except HubError as exc:
+        if exc.status != 413:
+            raise
+        if catalogues and create_meta:
+            _extras(hub, command, catalogues, [])
+            _extras(hub, command, {}, create_meta)
+        elif len(create_meta) > 1:
+            half = len(create_meta) // 2
+            _extras(hub, command, {}, create_meta[:half])
+            _extras(hub, command, {}, create_meta[half:])
+        elif create_meta:
+            entry = create_meta[0]
+            log.warning("command %s: the create screen of %s %s is past the hub's body limit; left out",
+                        command.id, entry.get("project"), entry.get("issue_type"))
+        else:
+            raise
 
 
 def create_meta(jira: JiraClient, projects: list[str], known: set[str]) -> list[dict]:

@@ -448,3 +448,34 @@ def test_a_hub_away_when_the_outcome_is_due_leaves_the_write_to_its_next_deliver
     hub.done = RecordingHub.done.__get__(hub)  # type: ignore[method-assign]
     run(runner, Command(id=command.id, type="write", params=command.params, delivery=2))
     assert outcome(hub, command)["outcome"] == "done" and len(comments(jira, "AURORA-1")) == 1
+
+
+# --- the meta the mirror keeps -----------------------------------------------------------------
+
+
+def test_a_refresh_sends_each_issues_transitions_and_edit_screen_and_its_projects_create_screens_once(jira):
+    from agent.handlers import refresh
+
+    for n in range(3, 8):
+        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"])
+    jira.max_results = 3  # three search pages
+    runner, hub = agent(jira)
+    jira.requests.clear()
+    refresh.handle(runner, Command(id=1, type="refresh", params={"jql": "project = AURORA"}, delivery=1))
+    pages = [body for what, _, body in hub.calls if what == "state"]
+    assert len(pages) >= 3
+    assert [e["issue_type"] for e in pages[0]["create_meta"]] == ["Bug", "Story", "Task", "Epic", "Sub-task"]
+    assert all("create_meta" not in page for page in pages[1:])
+    bug = pages[0]["create_meta"][0]["fields"]
+    assert bug["summary"] == {"name": "Summary", "required": True, "type": "string", "operations": ["set"]}
+    issues = [state for page in pages for state in page["issues"]]
+    assert all(state["transitions"] and state["edit_fields"] for state in issues)
+    start = next(t for t in issues[0]["transitions"] if t["name"] == "Start Progress")
+    assert start == {"id": "4", "name": "Start Progress", "to": "In Progress", "fields": {}}
+    resolve = next(t for t in issues[0]["transitions"] if t["name"] == "Resolve Issue")
+    assert resolve["fields"]["resolution"]["required"] is True and "Fixed" in resolve["fields"]["resolution"]["allowed"]
+    # The create screens cost their own requests once a run (their lists paged, as Jira pages them at
+    # its maxResults); the transitions and edit screens came with the searches.
+    screens = [path for _, path, _ in jira.requests if "createmeta" in path]
+    assert len(set(screens)) == 1 + 5 and not any(path.endswith(("/transitions", "/editmeta"))
+                                             for _, path, _ in jira.requests)
