@@ -49,9 +49,6 @@ def handle(ctx: Context, command: Command) -> None:
     """Gates → marker → base → apply → fresh state → done (the module's docstring)."""
     write = Write.from_params(command.params)
     ctx.say(command, f"write {write.id}: {write.op} {write.key or write.project}")
-    refusal = gates(ctx, write)
-    if refusal:
-        raise BadCommand(refusal)  # the command fails with the reason: the write shows failed
     user_client = ctx.jira_for(write.requested_by)
     session = Session(write=write, jira=user_client or ctx.jira, own=user_client is None,
                       described=ctx.custom.described, hub=ctx.hub, command=command,
@@ -74,9 +71,15 @@ def _applied(ctx: Context, command: Command, session: Session, look: bool) -> Ou
     """The write's outcome; Jira away or failing (network errors, 5xx, a lost answer) is waited out,
     and after a lost answer the marker is looked for before anything is sent again."""
     attempt = 0
+    gated = False
     while True:
         ctx.check(command)
         try:
+            if not gated:  # in the loop: the JQL gate asks Jira, which may be away too
+                refusal = gates(ctx, session.write)
+                if refusal:
+                    raise BadCommand(refusal)  # the command fails with the reason: the write shows failed
+                gated = True
             return _once(session, look)
         except Ambiguous as exc:
             look = True

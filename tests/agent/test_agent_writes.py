@@ -479,3 +479,16 @@ def test_a_refresh_sends_each_issues_transitions_and_edit_screen_and_its_project
     screens = [path for _, path, _ in jira.requests if "createmeta" in path]
     assert len(set(screens)) == 1 + 5 and not any(path.endswith(("/transitions", "/editmeta"))
                                              for _, path, _ in jira.requests)
+
+
+def test_a_writes_jql_gate_asked_while_jira_is_away_waits_for_jira_rather_than_failing_the_write(jira):
+    runner, hub = agent(jira, writes_jql="id > 10000")
+    jira.down = True
+    command = write("comment", "AURORA-1", {"body": "gated"})
+    worker = threading.Thread(target=run, args=(runner, command))
+    worker.start()
+    time.sleep(1.0)
+    assert hub.calls == []
+    jira.down = False
+    worker.join(timeout=30)
+    assert outcome(hub, command)["outcome"] == "done" and len(comments(jira, "AURORA-1")) == 1
