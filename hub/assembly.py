@@ -67,6 +67,7 @@ from hub.services.search.fulltext_backlog_sqlite import SqliteSearchBacklog
 from hub.services.search.fulltext_postgres import PostgresFullText
 from hub.services.search.fulltext_sqlite import SqliteFullText
 from hub.services.search.jql.zone import JqlZone
+from hub.services.writes.service import WriteService
 from worker.instance import HubHuey, huey
 
 
@@ -98,6 +99,7 @@ class Services:
     render: RenderService
     facets: FacetService
     signal: WorkSignal
+    writes: WriteService
     periods: PeriodService
     backlog: SearchBacklog
 
@@ -236,6 +238,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         facets=FacetService(clock, catalogues, jql_timeout_seconds=config.jql_timeout_seconds, jql_zone=jql_zone,
                             matching=fulltext.matching),
         signal=signal,
+        writes=WriteService(commands, clock),
         periods=PeriodService(clock),
         backlog=backlog,
     )

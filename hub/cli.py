@@ -73,12 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
                      "hub token add field-agent --role agent")
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
     add = _command(token_commands, "add", "create a token and print it, once",
-                   "hub token add field-agent --role agent > agent.token")
+                   "hub token add field-agent --role agent > agent.token\n"
+                   "hub token add alice --role interface --write > alice.token")
     add.add_argument("name", help="a name for the token: who or what uses it")
     add.add_argument("--role", required=True, choices=TOKEN_ROLES,
                      help="agent: /agent/v1; interface: /api/v1; admin: /api/v1 and its admin routes")
+    add.add_argument("--write", action="store_true",
+                     help="let an interface token ask for writes to Jira (comments, transitions, edits...; "
+                          "docs/writes.md); admin tokens may always")
     add.set_defaults(handler=_token_add)
-    _command(token_commands, "list", "list tokens: name, role, created",
+    _command(token_commands, "list", "list tokens: name, role, created, write (may write to Jira)",
              "hub token list").set_defaults(handler=_token_list)
     revoke = _command(token_commands, "revoke", "delete a token; its holder gets 401 and its web sign-ins end",
                       "hub token revoke field-agent")
@@ -245,8 +249,9 @@ def _services(config: Config) -> Iterator[Services]:
 
 def _token_add(config: Config, args: argparse.Namespace) -> int:
     with _services(config) as services:
-        token = services.tokens.add(args.name, args.role)
-    _say(f"token {args.name!r} (role {args.role}); it is shown only now:", sys.stderr)
+        token = services.tokens.add(args.name, args.role, write=args.write)
+    granted = ", may write to Jira" if args.write else ""
+    _say(f"token {args.name!r} (role {args.role}{granted}); it is shown only now:", sys.stderr)
     _say(token)
     return 0
 
@@ -256,7 +261,7 @@ def _token_list(config: Config, args: argparse.Namespace) -> int:
 
     with _services(config) as services:
         for item in map(shapes.token, services.tokens.list()):
-            _say(f"{item['name']}\t{item['role']}\t{item['created_at']}")
+            _say(f"{item['name']}\t{item['role']}\t{item['created_at']}\t{'write' if item['write'] else '-'}")
     return 0
 
 

@@ -33,5 +33,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "admin": ("POST", "/api/v1/tokens"),
     "metrics": ("GET", "/metrics"),
     "agent": ("POST", "/agent/v1/claim"),
+    # Writes to Jira: for an admin token, or an interface token granted them (--write).
+    "write": ("POST", "/api/v1/issues/{key}/comments"),
 }
 

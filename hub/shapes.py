@@ -42,6 +42,8 @@ from hub.services.issues.reading import (
 from hub.services.issues.saved_filters import Filter
 from hub.services.issues.sprints import IssueSprint, ListedSprint
 from hub.services.search.facets import Facets, FacetValue
+from hub.services.writes.shown import ShownWrite
+from hub.vocabulary import ADMIN
 
 
 def command(row: Command) -> dict:
@@ -106,14 +108,19 @@ def sprint(item: IssueSprint) -> dict:
     return {"id": item.id, "name": item.name, "state": item.state}
 
 
-def issue_detail(detail: IssueDetail) -> dict:
-    """One issue with its description, environment, links both ways, sprints, sub-tasks and people."""
+def issue_detail(detail: IssueDetail, pending_writes: Sequence[ShownWrite] = ()) -> dict:
+    """One issue with its description, environment, links both ways, sprints, sub-tasks and people;
+    its writes still to reach Jira (``pending_writes``, oldest first), and Jira's transitions and
+    edit screen as the mirror last heard them (null while not known)."""
     data = issue(detail.issue, detail.sprints, description=True, moved_from=detail.moved_from)
     data["links"] = {"outward": [link(item) for item in detail.outward],
                      "inward": [link(item) for item in detail.inward]}
     data["subtasks"] = [{"key": task.key, "summary": task.summary, "status": task.status,
                          "assignee": task.assignee, "gone": task.gone} for task in detail.subtasks]
     data["people"] = detail.people
+    data["pending_writes"] = [write(item) for item in pending_writes]
+    data["transitions"] = detail.issue.transitions
+    data["edit_fields"] = detail.issue.edit_fields
     return data
 
 
@@ -186,8 +193,19 @@ def batch(counted: CountedBatch) -> dict:
 
 
 def token(row: Token) -> dict:
-    """A token as it is listed: its name, role and creation; never the token or its hash."""
-    return {"name": row.name, "role": row.role, "created_at": row.created_at}
+    """A token as it is listed: its name, role, creation and whether it may write to Jira (an admin
+    token always may); never the token or its hash."""
+    return {"name": row.name, "role": row.role, "created_at": row.created_at,
+            "write": row.role == ADMIN or bool(row.may_write)}
+
+
+def write(item: ShownWrite) -> dict:
+    """A write to Jira as interfaces see it (docs/writes.md): its status as shown, Jira's words
+    when it failed, each field's base and Jira value in a conflict, what Jira made when done."""
+    return {"id": item.id, "op": item.op, "key": item.key, "params": item.params, "status": item.status,
+            "requested_by": item.requested_by, "created_at": item.created_at, "updated_at": item.updated_at,
+            "error": item.error, "conflict": item.conflict, "result": item.result,
+            "command_id": item.command_id}
 
 
 def note(row: IssueNote) -> dict:

@@ -18,6 +18,7 @@ from hub.services.commands.agents import AgentService
 from hub.services.commands.batches import BatchService
 from hub.services.mirror.projects import ProjectService
 from hub.services.pagination import listing
+from hub.vocabulary import ADMIN as ADMIN_ROLE
 
 
 class BatchesResource:
@@ -121,8 +122,9 @@ class TokensResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Make a token; the answer is the only time it is shown."""
         body = req.context.body
-        token = self._tokens.add(body["name"], body["role"])
-        resp.media = {"name": body["name"], "role": body["role"], "token": token}
+        token = self._tokens.add(body["name"], body["role"], write=body.get("write", False))
+        resp.media = {"name": body["name"], "role": body["role"],
+                      "write": body["role"] == ADMIN_ROLE or body.get("write", False), "token": token}
         resp.status = falcon.HTTP_201
         resp.location = f"/api/v1/tokens/{body['name']}"
 

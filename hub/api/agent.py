@@ -9,6 +9,7 @@ import falcon
 from hub import shapes
 from hub.api import schemas
 from hub.api.auth import AGENT
+from hub.api.download import content_disposition, media_type
 from hub.api.longpoll import RETRY_AFTER_HEADER, LongPolls, client_gone
 from hub.api.openapi import OCTETS, responds
 from hub.api.validation import accepts, query
@@ -108,6 +109,20 @@ class FileResource:
     def __init__(self, reports: ReportService, max_upload_bytes: int):
         self._reports = reports
         self._max_upload_bytes = max_upload_bytes
+
+    @responds(media=OCTETS, errors=(409,), headers={200: {
+        "Content-Disposition": {"schema": {"type": "string"}, "description": "the file's name"}}})
+    @query(schemas.UPLOAD_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, command_id: int) -> None:
+        """The upload a held write attaches to Jira (protocol v19), streamed; 404 when the command has none."""
+        q = req.context.query
+        file, stream = self._reports.file(command_id, agent_id=q.get("agent_id"), delivery=q.get("delivery"),
+                                          token_id=req.context.principal.token_id)
+        resp.content_type = media_type(file.get("mime_type"))
+        resp.set_header("Content-Disposition", content_disposition(str(file.get("filename") or "file")))
+        resp.set_header("X-Content-Type-Options", "nosniff")
+        # Sent through wsgi.file_wrapper from waitress's event loop, as an attachment's content is.
+        resp.set_stream(stream, int(file["size"]))
 
     @responds(errors=(400, 409, 422), request_media=OCTETS, header_params=({
         "name": "X-Content-SHA256", "in": "header", "required": False,

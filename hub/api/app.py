@@ -15,11 +15,12 @@ from collections.abc import Callable
 import falcon
 
 from hub import startup
-from hub.api import admin, agent, attachments, commands, errors, filters, issues
+from hub.api import admin, agent, attachments, commands, errors, filters, issues, writes
 from hub.api.auth import AuthMiddleware
 from hub.api.headers import SafeHeaders
 from hub.api.health import HealthResource
 from hub.api.longpoll import LongPolls
+from hub.api.methods import Methods
 from hub.api.metrics import MetricsResource
 from hub.api.openapi import OpenAPIResource
 from hub.api.paths import PathGuard
@@ -71,12 +72,19 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/agents", commands.AgentsResource(s.agents)),
         ("/api/v1/agents/{agent_id}", admin.AgentResource(s.agents)),
         ("/api/v1/overview", commands.OverviewResource(s.overview)),
-        ("/api/v1/issues", issues.IssuesResource(s.issues)),
+        ("/api/v1/issues", Methods(issues.IssuesResource(s.issues), writes.CreateIssueResource(s.writes))),
         ("/api/v1/issues/facets", issues.FacetsResource(s.facets)),
-        ("/api/v1/issues/{key}", issues.IssueResource(s.issues, s.render)),
-        ("/api/v1/issues/{key}/comments", issues.CommentsResource(s.issues, s.render)),
+        ("/api/v1/issues/{key}",
+         Methods(issues.IssueResource(s.issues, s.render, s.writes), writes.EditResource(s.writes))),
+        ("/api/v1/issues/{key}/comments",
+         Methods(issues.CommentsResource(s.issues, s.render), writes.CommentWritesResource(s.writes))),
+        ("/api/v1/issues/{key}/comments/{comment_id}", writes.CommentEditResource(s.writes)),
+        ("/api/v1/issues/{key}/transitions", writes.TransitionWritesResource(s.writes)),
+        ("/api/v1/issues/{key}/links", writes.LinkWritesResource(s.writes)),
+        ("/api/v1/issues/{key}/links/{link_id}", writes.LinkRemovalResource(s.writes)),
         ("/api/v1/issues/{key}/changes", issues.ChangesResource(s.issues)),
-        ("/api/v1/issues/{key}/worklogs", issues.WorklogsResource(s.issues, s.render)),
+        ("/api/v1/issues/{key}/worklogs",
+         Methods(issues.WorklogsResource(s.issues, s.render), writes.WorklogWritesResource(s.writes))),
         ("/api/v1/issues/{key}/notes", issues.NotesResource(s.issues)),
         ("/api/v1/sprints", issues.SprintsResource(s.sprints)),
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
@@ -91,7 +99,13 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/batches/{batch_id:id}", admin.BatchResource(s.batches)),
         ("/api/v1/tokens", admin.TokensResource(s.tokens)),
         ("/api/v1/tokens/{name}", admin.TokenResource(s.tokens)),
-        ("/api/v1/issues/{key}/attachments", attachments.IssueAttachmentsResource(s.attachments)),
+        ("/api/v1/issues/{key}/attachments",
+         Methods(attachments.IssueAttachmentsResource(s.attachments),
+                 writes.AttachResource(s.writes, s.store, config.max_upload_bytes))),
+        ("/api/v1/writes", writes.WritesResource(s.writes)),
+        ("/api/v1/writes/{write_id:id}", writes.WriteResource(s.writes, polls)),
+        ("/api/v1/writes/{write_id:id}/cancel", writes.CancelWriteResource(s.writes)),
+        ("/api/v1/writes/{write_id:id}/retry", writes.RetryWriteResource(s.writes)),
         ("/api/v1/attachments/states", attachments.AttachmentStatesResource(s.attachments)),
         ("/api/v1/attachments/{attachment_id}", attachments.AttachmentResource(s.attachments, polls)),
         ("/api/v1/attachments/{attachment_id}/fetch", attachments.FetchResource(s.attachments)),

@@ -38,7 +38,7 @@ from hub.services.access.tokens import Principal, TokenService
 # The role sets are defined in hub.roles; resources keep importing them from here.
 __all__ = ["ADMIN", "AGENT", "ANY", "INTERFACE", "METRICS", "NO_STORE", "PRIVATE_PATHS", "PUBLIC",
            "REQUEST_HEADER", "SESSION_COOKIE", "AuthMiddleware", "over_tls", "require_same_origin",
-           "roles_for"]
+           "roles_for", "writes_to_jira"]
 # What every answer of a route that needs a token says to caches.
 NO_STORE = "no-store"
 PRIVATE_PATHS = ("/api/", "/agent/")
@@ -73,6 +73,12 @@ class AuthMiddleware:
                 title="Wrong role",
                 description=f"This needs a token of role {' or '.join(sorted(roles))}; "
                 f"token {principal.name!r} has role {principal.role!r}.",
+            )
+        if writes_to_jira(resource, req.method) and not principal.can_write:
+            raise falcon.HTTPForbidden(
+                title="Writes not granted",
+                description=f"Token {principal.name!r} may not write to Jira; an admin grants it: "
+                "hub token add NAME --role interface --write",
             )
 
     def _bearer(self, header: str) -> Principal:
@@ -111,6 +117,12 @@ class AuthMiddleware:
         # agent protocol's paths are private whether a route matched or not.
         if (resource is not None and roles_for(resource, req.method)) or req.path.startswith(PRIVATE_PATHS):
             resp.set_header("Cache-Control", NO_STORE)
+
+
+def writes_to_jira(resource, method: str) -> bool:
+    """Whether ``method`` on ``resource`` asks for a write to Jira, which only an admin token or one
+    granted writes may (the resource's ``jira_writes``: the methods that do)."""
+    return method.upper() in getattr(resource, "jira_writes", ())
 
 
 def roles_for(resource, method: str) -> frozenset[str]:

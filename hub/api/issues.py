@@ -14,6 +14,7 @@ from hub.services.issues.sprints import SprintService
 from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
 from hub.services.search.facets import FacetService
+from hub.services.writes.service import WriteService
 
 
 class IssuesResource:
@@ -52,9 +53,10 @@ class FacetsResource:
 class IssueResource:
     roles = INTERFACE
 
-    def __init__(self, issues: IssueService, render: RenderService):
+    def __init__(self, issues: IssueService, render: RenderService, writes: WriteService):
         self._issues = issues
         self._render = render
+        self._writes = writes
 
     @responds(headers={200: {"Content-Location": schemas.MOVED_LOCATION}}, answers=schemas.ISSUE)
     @query(schemas.RENDERED)
@@ -66,7 +68,7 @@ class IssueResource:
         detail = self._issues.get(key)
         if detail.issue.key != req.context.get("key_asked", key):
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
-        data = shapes.issue_detail(detail)
+        data = shapes.issue_detail(detail, self._writes.pending_for(detail.issue.key))
         form = req.context.query.get("render")
         if form is not None:
             items, fields = shapes.wiki_fields(data)

@@ -20,7 +20,7 @@ import falcon
 
 from hub import __version__
 from hub.api import schemas
-from hub.api.auth import NO_STORE, PUBLIC, roles_for
+from hub.api.auth import NO_STORE, PUBLIC, roles_for, writes_to_jira
 
 METHODS = ("get", "head", "post", "put", "delete", "patch")
 JSON = "application/json"
@@ -44,6 +44,7 @@ SEGMENT = {"type": "string", "minLength": 1, "maxLength": 255,
            "pattern": r"^(?!\.\.?(?![\s\S]))[^/]+(?![\s\S])",
            "description": "one path segment: no '/', and not '.' or '..' (400)"}
 PATH_SCHEMAS = {"key": schemas.ISSUE_KEY, "attachment_id": schemas.ATTACHMENT_ID,
+                "comment_id": schemas.JIRA_ID, "link_id": schemas.JIRA_ID,
                 "label": SEGMENT, "name": schemas.TOKEN_NAME,
                 "agent_id": {**schemas.AGENT_ID, "pattern": SEGMENT["pattern"],
                              "description": SEGMENT["description"]}}
@@ -140,14 +141,16 @@ def _operation_id(resource, method: str) -> str:
 
 def _operation(template: str, resource, method: str, responder) -> dict:
     roles = roles_for(resource, method)
-    doc = (responder.__doc__ or type(resource).__doc__ or "").strip()
+    # A route whose methods several resources answer (hub.api.methods) names each by its own.
+    owner = getattr(responder, "__self__", resource)
+    doc = (responder.__doc__ or type(owner).__doc__ or "").strip()
     declared = getattr(responder, "responses", None) or _declaration()
     if method == "head":
         # HEAD answers as GET does, headers and statuses alike, without a body.
         declared = getattr(getattr(resource, "on_get", None), "responses", None) or declared
     operation: dict[str, Any] = {
-        "operationId": declared["operation_id"] or _operation_id(resource, method),
-        "summary": doc.splitlines()[0] if doc else _operation_id(resource, method),
+        "operationId": declared["operation_id"] or _operation_id(owner, method),
+        "summary": doc.splitlines()[0] if doc else _operation_id(owner, method),
         "parameters": [
             {"name": name, "in": "path", "required": True,
              "schema": CONVERTER_SCHEMAS.get(kind) or PATH_SCHEMAS.get(name, {"type": "string"})}
@@ -177,6 +180,9 @@ def _operation(template: str, resource, method: str, responder) -> dict:
         errors |= {401, 403}
         operation["security"] = [{"bearer": []}]
         operation["x-roles"] = sorted(roles)
+        if writes_to_jira(resource, method):
+            # Of those roles, an admin token or an interface token granted writes (--write).
+            operation["x-writes-to-jira"] = True
     if declared["db"]:
         errors.add(503)
         if method in WRITES:

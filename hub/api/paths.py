@@ -33,6 +33,8 @@ _SHAPES = {
             "Jira's keys are a project key and a number, like AURORA-12"),
     "attachment_id": (re.compile(JIRA_ID_PATTERN), "an attachment id",
                       "Jira's attachment ids are numbers, like 10001"),
+    "comment_id": (re.compile(JIRA_ID_PATTERN), "a comment id", "Jira's comment ids are numbers, like 10001"),
+    "link_id": (re.compile(JIRA_ID_PATTERN), "a link id", "Jira's issue link ids are numbers, like 10001"),
 }
 _KEY = _SHAPES["key"][0]
 # How much of a refused value an answer quotes.

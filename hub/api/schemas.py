@@ -634,7 +634,9 @@ SESSION_STATE = {
 }
 NEW_TOKEN = {
     "type": "object",
-    "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)}},
+    "properties": {"name": TOKEN_NAME, "role": {"enum": list(TOKEN_ROLES)},
+                   "write": {"type": "boolean", "description": "grant an interface token writes to Jira "
+                             "(docs/writes.md); an admin token may write regardless"}},
     "required": ["name", "role"],
     "additionalProperties": False,
 }

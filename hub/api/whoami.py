@@ -17,7 +17,7 @@ import falcon
 
 from hub import vocabulary
 from hub.api import schemas
-from hub.api.auth import ANY, roles_for
+from hub.api.auth import ANY, roles_for, writes_to_jira
 from hub.api.openapi import responds
 from hub.roles import ACTIONS
 
@@ -55,14 +55,20 @@ class MeResource:
 
     def __init__(self) -> None:
         self._may: dict[str, tuple[str, ...]] = {}
+        self._writes: frozenset[str] = frozenset()
 
     def describe(self, routes: list[tuple[str, object]]) -> None:
         """Learn what each role may do from the route table ``routes``."""
         self._may = actions_by_role(routes)
+        table = dict(routes)
+        # Actions that write to Jira: a role's token may them only when granted writes.
+        self._writes = frozenset(action for action, (method, template) in ACTIONS.items()
+                                 if writes_to_jira(table[template], method))
 
     @responds(answers=schemas.ME)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """The token's name, role and what its role may do: 200 for any token the hub knows."""
         principal = req.context.principal
         resp.media = {"name": principal.name, "role": principal.role,
-                      "may": list(self._may.get(principal.role, ()))}
+                      "may": [action for action in self._may.get(principal.role, ())
+                              if principal.can_write or action not in self._writes]}

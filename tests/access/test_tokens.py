@@ -62,7 +62,8 @@ def test_every_operation_refuses_the_roles_it_is_closed_to(hub):
     tests/api/test_fuzz.py calls each operation only with a role it is open to)."""
     hub.tokens["metrics"] = hub.built.services.tokens.add("test-metrics", "metrics")
     samples = {"key": "AURORA-12", "attachment_id": "901", "command_id": "1", "note_id": "1",
-               "batch_id": "1", "label": "NOPE", "name": "nobody", "agent_id": "a", "filter_id": "1"}
+               "batch_id": "1", "label": "NOPE", "name": "nobody", "agent_id": "a", "filter_id": "1",
+               "write_id": "1", "comment_id": "1", "link_id": "1"}
     refused = 0
     for template, item in hub.client.simulate_get("/openapi.json").json["paths"].items():
         path = template.format(**samples)
@@ -112,7 +113,10 @@ def test_me_tells_a_token_its_name_role_and_what_its_role_may_do(hub):
                          "may": ["read", "notes", "filters", "enqueue_refresh", "fetch_attachments",
                                  "cancel_commands", "retry_commands"]}
     admin = hub.api("GET", "/api/v1/me", role="admin").json
-    assert admin["may"] == [*interface["may"], "remove_agents", "admin", "metrics"]
+    assert admin["may"] == [*interface["may"], "remove_agents", "admin", "metrics", "write"]
+    writer = hub.built.services.tokens.add("writer", "interface", write=True)
+    resp = hub.client.simulate_get("/api/v1/me", headers={"Authorization": f"Bearer {writer}"})
+    assert resp.json["may"] == [*interface["may"], "write"]
     assert hub.api("GET", "/api/v1/me", role="agent").json["may"] == ["agent"]
     resp = hub.client.simulate_get("/api/v1/me", headers={"Authorization": f"Bearer {metrics}"})
     assert resp.json == {"name": "scraper", "role": "metrics", "may": ["metrics"]}

@@ -2,8 +2,9 @@
 
 Each operation is called with the token of one role it is open to (its ``x-roles``): the
 agent's for the agent protocol, the interface's for what the interface may do (and for
-the operations that need no token), the admin's for what only an admin may do. The
-tokens come in ``HUB_FUZZ_TOKENS``, a JSON object by role.
+the operations that need no token), the admin's for what only an admin may do; an operation
+that writes to Jira (``x-writes-to-jira``) is called with an interface token granted writes
+(``writer``). The tokens come in ``HUB_FUZZ_TOKENS``, a JSON object by role.
 
 Long-polls (``wait`` on claims and attachment reads) may hold a request for
 up to 30 s; valid waits are cut to one second so that the run stays short.
@@ -43,8 +44,11 @@ class RoleToken:
     """The bearer token of the first role in :data:`ROLES_IN_TURN` the operation is open to."""
 
     def get(self, case, ctx):
-        roles = case.operation.definition.raw.get("x-roles") or ["interface"]
+        raw = case.operation.definition.raw
+        roles = raw.get("x-roles") or ["interface"]
         role = next((role for role in ROLES_IN_TURN if role in roles), "admin")
+        if role == "interface" and raw.get("x-writes-to-jira"):
+            role = "writer"
         return json.loads(os.environ["HUB_FUZZ_TOKENS"])[role]
 
     def set(self, case, data, ctx):

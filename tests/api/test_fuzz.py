@@ -109,6 +109,9 @@ def _live_hub(data_dir, database_url):
     tokens = {role: run_script("token", "add", f"fuzz-{role}", "--role", role, data_dir=data_dir,
                                database_url=database_url).stdout.strip()
               for role in ("agent", "interface", "admin")}
+    # An interface token granted writes to Jira, for the operations that ask for one.
+    tokens["writer"] = run_script("token", "add", "fuzz-writer", "--role", "interface", "--write",
+                                  data_dir=data_dir, database_url=database_url).stdout.strip()
     proc = start("serve", "--no-worker", data_dir=data_dir, database_url=database_url)
     # The worker in a process of its own, as a deployment runs it: the run lasts longer
     # than the time after which /healthz says, rightly, that no worker runs.

@@ -34,6 +34,9 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/agents/{agent_id}", "/api/v1/overview",
         "/agent/v1/commands/{command_id}/file",
         "/api/v1/issues/{key}/attachments", "/api/v1/attachments/states",
+        "/api/v1/issues/{key}/comments/{comment_id}", "/api/v1/issues/{key}/transitions",
+        "/api/v1/issues/{key}/links", "/api/v1/issues/{key}/links/{link_id}", "/api/v1/writes",
+        "/api/v1/writes/{write_id}", "/api/v1/writes/{write_id}/cancel", "/api/v1/writes/{write_id}/retry",
         "/api/v1/attachments/{attachment_id}", "/api/v1/attachments/{attachment_id}/fetch",
         "/api/v1/attachments/{attachment_id}/content", "/api/v1/issues", "/api/v1/issues/{key}",
         "/api/v1/issues/{key}/comments", "/api/v1/issues/{key}/changes", "/api/v1/issues/{key}/notes",
@@ -240,7 +243,8 @@ def test_a_done_result_is_described_per_command_type(hub):
         "application/json"]["schema"]
     assert done["required"] == ["result"]
     forms = done["properties"]["result"]["anyOf"]
-    assert [form["required"] for form in forms] == [["total"], ["sha256", "size"], ["checked", "missing"]]
+    assert [form["required"] for form in forms] == [["total"], ["sha256", "size"], ["checked", "missing"],
+                                                    ["outcome"]]
     # An empty result is no valid body: refused by the schema, naming the member it lacks.
     enqueue = hub.api("POST", "/api/v1/commands", {"type": "refresh", "params": {"jql": "key = A-1"}})
     hub.agent("POST", "/agent/v1/claim", {"agent_id": "a", "version": 14})

@@ -129,11 +129,11 @@ class SessionService:
     def live(self, session_id: str) -> LiveSession | None:
         """A live session's principal and end, or None (unknown, expired, or its token revoked)."""
         row = database.execute_sql(
-            "SELECT s.id, s.last_seen_at, s.expires_at, t.id, t.name, t.role FROM web_session s"
+            "SELECT s.id, s.last_seen_at, s.expires_at, t.id, t.name, t.role, t.may_write FROM web_session s"
             " JOIN token t ON t.id = s.token_id WHERE s.sha256 = ?", (_digest(session_id),)).fetchone()
         if row is None:
             return None
-        session, last_seen, expires, *principal = row
+        session, last_seen, expires, token_id, name, role, may_write = row
         now = self._clock.now()
         if iso(now) >= expires:
             return None
@@ -145,7 +145,7 @@ class SessionService:
                 # last_seen_at is for people reading the table: a read is not to fail
                 # because it could not be written (the database busy, read-only, full).
                 log.warning("a session's last_seen_at was not written: %s", exc)
-        return LiveSession(Principal(*principal), expires)
+        return LiveSession(Principal(token_id, name, role, bool(may_write)), expires)
 
     def why_ended(self, session_id: str) -> str:
         """Why ``session_id`` lets nobody in any more, in words for the person signed in."""

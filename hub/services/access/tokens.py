@@ -18,7 +18,7 @@ from hub.clock import Clock, iso
 from hub.db import database
 from hub.errors import Conflict, ContractError, NotFound, Unauthenticated
 from hub.models import Token, WebSession
-from hub.vocabulary import ADMIN, TOKEN_ROLES
+from hub.vocabulary import ADMIN, INTERFACE, TOKEN_ROLES
 
 # The same in ECMA-262 (JSON Schema's dialect) and Python: (?![\s\S]) ends the
 # string in both, where Python's $ would let a final newline through.
@@ -28,11 +28,18 @@ NAME = re.compile(NAME_PATTERN)
 
 @dataclass(frozen=True)
 class Principal:
-    """Who a request speaks for: the token's id, name and role."""
+    """Who a request speaks for: the token's id, name and role, and whether it was granted writes
+    to Jira (``hub token add NAME --role interface --write``)."""
 
     token_id: int
     name: str
     role: str
+    may_write: bool = False
+
+    @property
+    def can_write(self) -> bool:
+        """Whether this principal may ask for writes to Jira: an admin, or a token granted them."""
+        return self.role == ADMIN or bool(self.may_write)
 
 
 def _digest(token: str) -> str:
@@ -70,25 +77,30 @@ class TokenService:
     def __init__(self, clock: Clock):
         self._clock = clock
 
-    def add(self, name: str, role: str) -> str:
-        """Make a token; returns it — the only time it is ever available."""
+    def add(self, name: str, role: str, *, write: bool = False) -> str:
+        """Make a token; returns it — the only time it is ever available. ``write`` grants an
+        interface token writes to Jira (an admin token may write regardless)."""
         if not NAME.match(name):
             raise ContractError(
                 f"token name {name!r} must be 1-64 letters, digits, '.', '_' or '-'", "name")
         if role not in TOKEN_ROLES:
             raise ContractError(f"role must be one of {', '.join(TOKEN_ROLES)}, got {role!r}", "role")
+        if write and role not in (INTERFACE, ADMIN):
+            raise ContractError(f"write: only an interface token is granted writes to Jira (an admin "
+                                f"token may write anyway), not one of role {role!r}", "write")
         token = new_token()
         with database.atomic():
             if Token.select().where(Token.name == name).exists():
                 raise Conflict(f"a token named {name!r} exists; revoke it first")
             Token.create(name=name, role=role, sha256=_digest(token),
-                         created_at=iso(self._clock.now()))
+                         created_at=iso(self._clock.now()), may_write=int(write))
         return token
 
     def list(self) -> list[Token]:
-        """The tokens' rows by name, holding ``name``, ``role`` and ``created_at`` alone:
-        never the hashes."""
-        return list(Token.select(Token.name, Token.role, Token.created_at).order_by(Token.name))
+        """The tokens' rows by name, holding ``name``, ``role``, ``created_at`` and ``may_write``
+        alone: never the hashes."""
+        return list(Token.select(Token.name, Token.role, Token.created_at, Token.may_write)
+                    .order_by(Token.name))
 
     def revoke(self, name: str) -> None:
         """Delete a token; commands it holds can no longer be reported on by anyone
@@ -122,6 +134,6 @@ class TokenService:
         """The principal a presented token stands for, or None."""
         # Every request asks this: plain SQL, since building the same query
         # through the ORM costs more than running it.
-        row = database.execute_sql("SELECT id, name, role FROM token WHERE sha256 = ?",
+        row = database.execute_sql("SELECT id, name, role, may_write FROM token WHERE sha256 = ?",
                                    (_digest(token),)).fetchone()
-        return Principal(*row) if row else None
+        return Principal(row[0], row[1], row[2], bool(row[3])) if row else None

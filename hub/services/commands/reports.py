@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import BinaryIO
 
 from hub.clock import Clock, iso
 from hub.db import database
-from hub.errors import Conflict
+from hub.errors import Conflict, NotFound
 from hub.metrics import Metrics
 from hub.models import Command
 from hub.services.commands.dispatch import Dispatcher
@@ -123,6 +124,24 @@ class ReportService:
         self._metrics.uploads.inc()
         self._metrics.upload_bytes.inc(size)
         return {"sha256": sha256, "size": size}
+
+    def file(self, command_id: int, *, agent_id: str | None, delivery: int | None,
+             token_id: int | None) -> tuple[dict, BinaryIO]:
+        """The upload a held command sends to Jira (a write's ``attach``): its ``{sha256, size,
+        filename, mime_type}`` and the stored file, open from its start.
+
+        The holder is checked (and the lease extended) as for any report; NotFound when the
+        command names no file, or its file is no longer in the store.
+        """
+        with database.atomic():
+            command = self._dispatcher.held(command_id, token_id, agent_id, delivery)
+        file = (command.params or {}).get("file") if isinstance(command.params, dict) else None
+        if not isinstance(file, dict) or not file.get("sha256"):
+            raise NotFound(f"command {command_id} has no file")
+        try:
+            return file, self._store.open(file["sha256"])
+        except FileNotFoundError:
+            raise NotFound(f"the file of command {command_id} is no longer in the hub's store") from None
 
     def _held(self, command_id: int, report: dict, token_id: int | None) -> Command:
         return self._dispatcher.held(command_id, token_id, report.get("agent_id"),
