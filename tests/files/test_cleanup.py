@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from hub.models import AttachmentFile, IssueAttachment
+from hub.models import AttachmentFile, IssueAttachment, Write
 from hub.services.files.cleanup import CleanupService
 from tests.support import run_hub
 from tests.support.s3 import store_fixture  # noqa: F401 -- the fixture `store`
@@ -110,6 +110,26 @@ def test_least_recently_fetched_go_until_under_quota(hub):
 
     assert report.removed["quota"] == [(shas[1], 100), (shas[2], 100)]
     assert files(hub) == {shas[0]} and report.kept_bytes == 100
+
+
+def written(sha: str, status: str = "pending") -> None:
+    """An attach write to Jira whose upload is ``sha`` (its row alone: no command)."""
+    Write.create(op="attach", key="X-1", params={"filename": "a.bin"}, requested_by="alice", status=status,
+                 file=sha, created_at=RECENT, updated_at=RECENT)
+
+
+def test_the_upload_of_a_write_still_to_reach_jira_is_kept_by_every_rule(hub):
+    pending = stored(hub, b"p" * 100, age_seconds=10 * HOUR)
+    ended = stored(hub, b"e" * 100, age_seconds=10 * HOUR)
+    written(pending)
+    written(ended, status="done")
+
+    report = cleanup(hub, quota=10).run()
+
+    assert report.removed["unnamed"] == [(ended, 100)] and report.removed["quota"] == []
+    assert files(hub) == {pending}
+    Write.update(status="done").where(Write.file == pending).execute()
+    assert cleanup(hub).run().removed["unnamed"] == [(pending, 100)]
 
 
 def test_dry_run_removes_nothing(hub):

@@ -13,6 +13,11 @@ Rules, in order; each file is counted under the first rule that takes it:
 5. ``quota``: then the least recently fetched, until the store is under
    ``HUB_FILES_QUOTA_BYTES``.
 
+A file a write still to reach Jira names (``write.file`` of a write whose stored status is
+``pending``: an ``attach`` asked for and not yet applied) is taken by no rule: it is the upload
+the agent will send to Jira (docs/writes.md). Once the write ends, its file is unnamed and
+goes by rule 2 like any other.
+
 ``attachment_file`` rows are never deleted: a row whose file is gone reads as
 state ``none``. Removing a file that is being downloaded is safe: the open file
 (on S3, the node's cache file) stays readable until the download closes it.
@@ -44,6 +49,8 @@ SELECT af.file, max(af.fetched_at),
            THEN 1 ELSE 0 END)
 FROM attachment_file af GROUP BY af.file
 """
+# The uploads of writes not yet applied: an agent is still to send them to Jira.
+_FILES_OF_OPEN_WRITES = "SELECT DISTINCT file FROM write WHERE file IS NOT NULL AND status = 'pending'"
 
 
 @dataclass
@@ -75,6 +82,7 @@ class _Stored:
     last_fetched: str | None = None
     named: bool = False
     listed: bool = False
+    open_write: bool = False
 
 
 class CleanupService:
@@ -111,6 +119,9 @@ class CleanupService:
                 if name in stored:
                     entry = stored[name]
                     entry.named, entry.last_fetched, entry.listed = True, last_fetched, bool(listed)
+            for (name,) in database.execute_sql(_FILES_OF_OPEN_WRITES):
+                if name in stored:
+                    stored[name].open_write = True
         return list(stored.values())
 
     def _by_use(self, report: CleanupReport, stored: list[_Stored], grace_line: float,
@@ -118,7 +129,9 @@ class CleanupService:
         """Rules ``unnamed``, ``gone`` and ``old``; the files none of them takes."""
         keep = []
         for entry in stored:
-            if not entry.named:
+            if entry.open_write:
+                keep.append(entry)
+            elif not entry.named:
                 if entry.file.mtime < grace_line:
                     self._remove(report, "unnamed", entry.file)
                 else:
@@ -139,6 +152,8 @@ class CleanupService:
         for entry in sorted(keep, key=lambda e: (e.last_fetched is None, e.last_fetched or "")):
             if total <= self._quota_bytes:
                 break
+            if entry.open_write:
+                continue
             self._remove(report, "quota", entry.file)
             total -= entry.file.size
         return total
