@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from tests.support import claim, enqueue, fetched, issue, listed, report, with_projects
+from tests.support import claim, enqueue, fetched, issue, listed, load, report, with_projects
 from tests.support.hubs import MovableClock
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -36,7 +36,9 @@ def test_an_empty_hub_shows_nothing_queued_no_runs_and_an_empty_store(hub):
                              "agents": {"total": 0, "online": 0},
                              "last_runs": {"full": None, "incremental": None},
                              "store": {"files": 0, "bytes": 0}, "gone_issues": 0,
-                             "jql_time_zone": {"name": "UTC", "source": "default"}}
+                             "jql_time_zone": {"name": "UTC", "source": "default"},
+                             "writes": {"pending": 0, "applying": 0, "failed": 0, "conflict": 0,
+                                        "oldest_pending_age_seconds": None}}
 
 
 def test_the_queue_is_counted_by_type_and_status_with_the_oldest_queued_age(make_hub):
@@ -80,3 +82,29 @@ def test_the_store_counts_files_and_bytes(hub):
 def test_the_overview_needs_an_interface_token(hub):
     assert hub.api("GET", "/api/v1/overview", role=None).status_code == 401
     assert hub.api("GET", "/api/v1/overview", role="agent").status_code == 403
+
+
+def test_the_overview_and_the_metrics_count_writes_by_status(make_hub):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    clock = MovableClock()
+    hub = make_hub(clock=clock)
+    load(hub, [issue(key, status="Open") for key in ("AURORA-1", "AURORA-2")], version=19)
+    alice = {"Authorization": f"Bearer {hub.built.services.tokens.add('alice', 'interface', write=True)}"}
+    for path, body in [("comments", {"body": "a"}), ("worklogs", {"time_spent": "1h"})]:
+        key = "AURORA-1" if path == "comments" else "AURORA-2"
+        resp = hub.client.simulate_post(f"/api/v1/issues/{key}/{path}", json=body, headers=alice)
+        assert resp.status_code == 202, resp.json
+    [command] = claim(hub, version=19, types=["write"])
+    failed = {"result": {"outcome": "failed", "result": None, "error": "no", "conflict": None}}
+    assert report(hub, command["id"], "done", failed).status_code == 200
+    clock.advance(90)
+
+    overview = hub.api("GET", "/api/v1/overview").json["writes"]
+    assert overview == {"pending": 1, "applying": 0, "failed": 1, "conflict": 0, "oldest_pending_age_seconds": 90.0}
+    resp = hub.client.simulate_get("/metrics", headers={"Authorization": f"Bearer {hub.tokens['admin']}"})
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(resp.text) for s in family.samples}
+    assert samples[("hub_writes", (("op", "comment"), ("status", "failed")))] == 1
+    assert samples[("hub_writes", (("op", "log_work"), ("status", "pending")))] == 1
+    assert samples[("hub_writes_oldest_pending_age_seconds", ())] == 90.0

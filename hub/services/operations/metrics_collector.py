@@ -93,6 +93,10 @@ def _families() -> dict[str, Any]:
                                              "removed, by rule.", labels=["rule"]),
         "backlog": GaugeMetricFamily("hub_search_backlog_issues", "Issues whose search vectors wait to be "
                                      "computed after the page that changed them (PostgreSQL; 0 on SQLite)."),
+        "writes": GaugeMetricFamily("hub_writes", "Writes to Jira by operation and the status they are shown "
+                                    "with (the pairs that exist).", labels=["op", "status"]),
+        "oldest_write": GaugeMetricFamily("hub_writes_oldest_pending_age_seconds",
+                                          "Age of the oldest write still pending or applying; 0 with none."),
         "gone": GaugeMetricFamily("hub_issues_gone", "Issues of the mirror that Jira no longer returns "
                                   "(found by check_issues after a full run)."),
         "agents": GaugeMetricFamily("hub_agents", "Agents heard from within HUB_AGENT_FORGET_HOURS, by "
@@ -142,6 +146,8 @@ class HubCollector:
             seen = self._agents.seen()
             jira = self._agents.jira([agent_id for agent_id, _ in seen])
             gone = self._overview.gone_issues()
+            writes = self._overview.write_counts()
+            oldest_write = self._overview.oldest_open_write_age()
             waiting = self._backlog.waiting()
         store = self._overview.store()
         now = self._clock.now()
@@ -165,6 +171,9 @@ class HubCollector:
             f["removed_files"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.files", 0))
             f["removed_bytes"].add_metric([rule], tallies.get(f"{CLEANUP}.{rule}.bytes", 0))
         f["gone"].add_metric([], gone)
+        for (op, status), count in sorted(writes.items()):
+            f["writes"].add_metric([op, status], count)
+        f["oldest_write"].add_metric([], oldest_write or 0.0)
         f["backlog"].add_metric([], waiting)
         f["agents"].add_metric(["true"], agents["online"])
         f["agents"].add_metric(["false"], agents["total"] - agents["online"])

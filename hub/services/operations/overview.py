@@ -1,4 +1,4 @@
-"""The hub at a glance: queue, agents, the last scheduled-kind runs, the file store.
+"""The hub at a glance: queue, agents, the last scheduled-kind runs, the file store, writes to Jira.
 
 One read for the operations page of an interface, an assistant's "is the mirror
 fresh?" and the metrics; each figure is computed at read time from the database
@@ -13,16 +13,25 @@ from datetime import datetime
 from peewee import fn
 
 from hub.clock import Clock
+from hub.db import database
 from hub.models import Command, Issue, SyncRun
 from hub.services.commands.agents import AgentService
 from hub.services.commands.schedule import FULL, INCREMENTAL, refresh_kind
 from hub.services.files.store import FileStore
 from hub.services.mirror.projects import ProjectService
 from hub.services.search.jql.zone import JqlZone
-from hub.vocabulary import DONE, QUEUED, REFRESH
+from hub.services.writes.shown import shown_status
+from hub.vocabulary import APPLYING, CLAIMED, CONFLICT, DONE, FAILED, PENDING, QUEUED, REFRESH
 
 # How many recent finished refreshes to look through for the last of each kind.
 RECENT_RUNS = 200
+# Writes by operation and by their rows' and their commands' status: the shown status follows
+# from the pair (hub.services.writes.shown).
+_WRITES_BY_STATUS = ("SELECT w.op, w.status, c.status, COUNT(*) FROM write w "
+                     "LEFT JOIN command c ON c.id = w.command_id GROUP BY w.op, w.status, c.status")
+# The oldest write still to reach Jira: its row pending and its command queued or claimed.
+_OLDEST_OPEN_WRITE = ("SELECT MIN(w.created_at) FROM write w LEFT JOIN command c ON c.id = w.command_id "
+                      f"WHERE w.status = '{PENDING}' AND (c.status IS NULL OR c.status IN ('{QUEUED}', '{CLAIMED}'))")
 
 
 class OverviewService:
@@ -36,7 +45,7 @@ class OverviewService:
 
     def overview(self) -> dict:
         """``{queue, oldest_queued_at, oldest_queued_age_seconds, agents, last_runs, store,
-        gone_issues, jql_time_zone}`` (``last_runs`` holds the rows: the edge gives them their shape;
+        gone_issues, jql_time_zone, writes}`` (``last_runs`` holds the rows: the edge gives them their shape;
         ``jql_time_zone`` is ``{name, source}``, the zone JQL reads dates in and where it comes from)."""
         oldest = self._oldest_queued_at()
         return {
@@ -49,7 +58,30 @@ class OverviewService:
             "store": self.store(),
             "gone_issues": self.gone_issues(),
             "jql_time_zone": self.jql_time_zone(),
+            "writes": self.writes(),
         }
+
+    def writes(self) -> dict:
+        """Writes to Jira that need an eye: ``{pending, applying, failed, conflict}`` counted by the
+        status they are shown with, and ``oldest_pending_age_seconds`` (None with none open)."""
+        counts = {PENDING: 0, APPLYING: 0, FAILED: 0, CONFLICT: 0}
+        for (_, status), n in self.write_counts().items():
+            if status in counts:
+                counts[status] += n
+        return {**counts, "oldest_pending_age_seconds": self.oldest_open_write_age()}
+
+    @staticmethod
+    def write_counts() -> dict[tuple[str, str], int]:
+        """Writes counted by operation and the status they are shown with: ``{(op, status): n}``."""
+        counts: dict[tuple[str, str], int] = {}
+        for op, stored, command_status, n in database.execute_sql(_WRITES_BY_STATUS):
+            key = (op, shown_status(stored, command_status))
+            counts[key] = counts.get(key, 0) + n
+        return counts
+
+    def oldest_open_write_age(self) -> float | None:
+        """Seconds since the oldest write still pending or applying was asked for; None with none."""
+        return self._age(database.execute_sql(_OLDEST_OPEN_WRITE).fetchone()[0])
 
     def jql_time_zone(self) -> dict:
         """The zone JQL's dates are read in, and whence: HUB_JQL_TIME_ZONE, jira or default."""
