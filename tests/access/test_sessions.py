@@ -352,3 +352,14 @@ def test_sign_ins_at_once_keep_no_more_sessions_than_the_bound(make_hub):
         thread.join()
     [(token_id,)] = db_rows(hub, "SELECT id FROM token WHERE name = 'test-interface'")
     assert hub.built.services.sessions.count(token_id) == 3
+
+
+def test_a_session_of_a_token_granted_writes_may_write_and_one_not_granted_may_not(hub):
+    hub.tokens["writer"] = hub.built.services.tokens.add("writer", "interface", write=True)
+    granted, plain = session_of(hub, "writer"), session_of(hub)
+    assert "write" in with_cookie(hub, "GET", "/api/v1/me", granted).json["may"]
+    assert "write" not in with_cookie(hub, "GET", "/api/v1/me", plain).json["may"]
+    # Past the role and the page's headers, a write to an issue the mirror lacks: 422, not 403.
+    body = {"body": "hello"}
+    assert with_cookie(hub, "POST", "/api/v1/issues/AURORA-9/comments", granted, body).status_code == 422
+    assert with_cookie(hub, "POST", "/api/v1/issues/AURORA-9/comments", plain, body).status_code == 403
