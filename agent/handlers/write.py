@@ -56,7 +56,9 @@ def handle(ctx: Context, command: Command) -> None:
     outcome = _applied(ctx, command, session, look=command.delivery > 1)
     try:
         if outcome.key:
-            _send_state(ctx, command, outcome.key)
+            fresh = _send_state(ctx, command, outcome.key)
+            if write.op == "link" and outcome.outcome == "done":
+                ops.linked_id(outcome, write.params, fresh)
         ctx.hub.done(command, outcome.report())
     except GaveUp as exc:
         # The hub is away with Jira's answer in hand: failing the command would show a write Jira
@@ -157,21 +159,25 @@ def _screen(session: Session, refused: Refused) -> dict:
     return {}
 
 
-def _send_state(ctx: Context, command: Command, key: str) -> None:
-    """The issue's fresh state, as a refresh maps it, with its transitions and edit screen: one search."""
+def _send_state(ctx: Context, command: Command, key: str) -> dict | None:
+    """The issue's fresh state, as a refresh maps it, with its transitions and edit screen: one search.
+    Returns the issue as Jira gave it (None when it could not be read)."""
     users: dict[str, dict] = {}
     states: list[dict] = []
+    raw: list[dict] = []
     try:
         for page, _ in ctx.jira.search(f'key = "{key}"', SEARCH_FIELDS, page_size=1, expand=SEARCH_EXPAND,
                                        validate=False):
-            states.extend(issue_state(ctx.jira, issue, ctx.custom, users) for issue in page.get("issues") or [])
+            raw.extend(page.get("issues") or [])
+            states.extend(issue_state(ctx.jira, issue, ctx.custom, users) for issue in raw)
             break
     except (JiraError, GaveUp) as exc:
         if isinstance(exc, JiraAuthError) or ctx.jira.stopping.is_set():
             raise
         # The write is made: its outcome matters more than the mirror's copy, which the next refresh mends.
         log.warning("command %s: the fresh state of %s was not read: %s", command.id, key, exc)
-        return
+        return None
     if states:
         send(ctx.hub, command, states[:1], [], {"users": list(users.values())} if users else {})
+    return raw[0] if raw else None
 

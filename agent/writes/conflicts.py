@@ -17,8 +17,11 @@ def check(session: Session) -> Outcome | None:
         seen = base.get("status")
         if seen is None:
             return None
-        status = ((session.requests.issue(write.key or "", ["status"]).get("fields") or {})
-                  .get("status") or {}).get("name")
+        # The transitions open now come with the status, in the same GET: the write needs them next.
+        issue = session.requests.issue(write.key or "", ["status"], expand=["transitions.fields"])
+        if isinstance(issue.get("transitions"), list):
+            session.learnt["open"] = issue["transitions"]
+        status = ((issue.get("fields") or {}).get("status") or {}).get("name")
         if fields.same(status, seen):
             return None
         return Outcome("conflict", conflict={"status": {"base": seen, "jira": status}}, key=write.key)

@@ -138,7 +138,10 @@ def edit_comment(session: Session) -> Outcome:
 
 def transition(session: Session) -> Outcome:
     key, params = session.write.key or "", session.write.params
-    listed = session.requests.transitions(key)
+    # Those the base check read with the status, once; else (no base, or a retry) asked for now.
+    listed = session.learnt.pop("open", None)
+    if listed is None:
+        listed = session.requests.transitions(key)
     chosen = choose_transition(listed, params.get("to"))
     if chosen is None:
         names = ", ".join(f"{t.get('name')} (to {(t.get('to') or {}).get('name')})" for t in listed) or "none"
@@ -212,9 +215,16 @@ def create_issue(session: Session) -> Outcome:
 def link(session: Session) -> Outcome:
     key = session.write.key or ""
     session.requests.add_link(link_body(session))
-    # Jira Server answers 201 without a body: the new link's id is read from the issue.
-    listed = find_link(session.requests.issue(key, ["issuelinks"]), session.write.params)
-    return Outcome("done", {"link_id": str(listed["id"]) if listed else None}, key=key)
+    # Jira Server answers 201 without a body: the new link's id is read from the issue's fresh state,
+    # which the handler reads next anyway (linked_id).
+    return Outcome("done", {"link_id": None}, key=key)
+
+
+def linked_id(outcome: Outcome, write_params: dict, issue: dict | None) -> None:
+    """A new link's id, from the issue as the fresh state read it, into ``outcome``'s result."""
+    if issue is not None and outcome.result is not None and outcome.result.get("link_id") is None:
+        listed = find_link(issue, write_params)
+        outcome.result["link_id"] = str(listed["id"]) if listed else None
 
 
 def remove_link(session: Session) -> Outcome:
