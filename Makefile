@@ -74,6 +74,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/refresh.py
 	$(BIN)/python bench/jira_requests.py
+	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/backup.py
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/jql.py

@@ -5,6 +5,8 @@ from __future__ import annotations
 import falcon.testing
 import pytest
 
+from hub.migrations import CURRENT_VERSION
+
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
@@ -16,7 +18,7 @@ def client(hub):
 def test_healthz_answers_without_a_token(client):
     resp = client.simulate_get("/healthz")
     assert resp.status_code == 200
-    assert resp.json == {"status": "ok", "schema_version": 14}
+    assert resp.json == {"status": "ok", "schema_version": CURRENT_VERSION}
 
 
 def test_unknown_path_is_a_json_404_with_title_and_description(client):
@@ -36,5 +38,5 @@ def test_get_app_takes_its_configuration_from_the_environment(tmp_path, monkeypa
 
     monkeypatch.setenv("HUB_DATA_DIR", str(tmp_path / "env-data"))
     client = falcon.testing.TestClient(get_app())
-    assert client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 14}
+    assert client.simulate_get("/healthz").json == {"status": "ok", "schema_version": CURRENT_VERSION}
     assert (tmp_path / "env-data" / "hub.sqlite").exists()
