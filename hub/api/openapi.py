@@ -169,7 +169,8 @@ def _operation(template: str, resource, method: str, responder) -> dict:
     body = getattr(responder, "request_schema", None)
     if body is not None:
         errors |= {400, 413, 422}
-        operation["requestBody"] = {"required": True, "content": {JSON: {"schema": body}}}
+        operation["requestBody"] = {"required": not getattr(responder, "request_optional", False),
+                                    "content": {JSON: {"schema": body}}}
     elif declared["request_media"]:
         errors.add(413)
         operation["requestBody"] = {"required": True, "content": {

@@ -34,16 +34,21 @@ from hub.errors import ContractError
 from hub.vocabulary import ISSUE_KEY_PATTERN, JIRA_ID_PATTERN
 
 
-def accepts(schema: dict):
-    """Validate the JSON body of the decorated responder against ``schema``."""
+def accepts(schema: dict, *, optional: bool = False):
+    """Validate the JSON body of the decorated responder against ``schema``. With ``optional``, a
+    request without a body (none sent, or an empty one) is taken as ``{}``."""
     validator = SchemaCheck(schema)
 
     def hook(req: falcon.Request, resp, resource, params) -> None:
+        if optional and not req.content_length:
+            req.context.body = _checked(validator, {})
+            return
         req.context.body = _checked(validator, _read_json(req))
 
     def decorate(responder):
         wrapped = falcon.before(hook)(responder)
         wrapped.request_schema = schema
+        wrapped.request_optional = optional
         return wrapped
 
     return decorate

@@ -243,7 +243,7 @@ class CancelWriteResource(_Asking):
 
 class RetryWriteResource(_Asking):
     @responds(202, errors=(409, 429), answers=schemas.WRITE)
-    @accepts(schemas.RETRY)
+    @accepts(schemas.RETRY, optional=True)
     def on_post(self, req: falcon.Request, resp: falcon.Response, write_id: int) -> None:
         """Apply again a write that failed or ended in conflict; ``base`` anew for a conflict."""
         resp.media = shapes.write(self._writes.retry(write_id, req.context.principal,
