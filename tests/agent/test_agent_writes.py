@@ -492,3 +492,20 @@ def test_a_writes_jql_gate_asked_while_jira_is_away_waits_for_jira_rather_than_f
     jira.down = False
     worker.join(timeout=30)
     assert outcome(hub, command)["outcome"] == "done" and len(comments(jira, "AURORA-1")) == 1
+
+
+def test_a_write_jira_did_not_take_is_sent_again_at_once_without_looking_for_its_marker(jira):
+    runner, hub = agent(jira)
+    jira.faults = [("unavailable", "POST", r"/issue/AURORA-1/comment$")]  # a proxy's 503: nothing applied
+    run(runner, command := write("comment", "AURORA-1", {"body": "again"}))
+    assert outcome(hub, command)["outcome"] == "done" and len(comments(jira, "AURORA-1")) == 1
+    looked = [path for method, path, _ in jira.requests if method == "GET" and path.endswith("/comment")]
+    assert looked == []  # a 503 is no lost answer: no marker to look for
+
+
+def test_a_requesters_jira_token_jira_refuses_fails_their_write_not_the_agent(jira):
+    runner, hub = agent(jira, jira_user_tokens={"alice": "pat-revoked"})
+    run(runner, command := write("comment", "AURORA-1", {"body": "as alice"}))
+    done = outcome(hub, command)
+    assert done["outcome"] == "failed" and done["error"].startswith("Jira refused the token of alice: ")
+    assert runner.status.problem is None and comments(jira, "AURORA-1") == []
