@@ -150,14 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = _command(commands, "mcp",
                    "serve the hub to LLM assistants over MCP (stdio, or Streamable HTTP with --http)",
                    "HUB_URL=http://127.0.0.1:8765 HUB_TOKEN=<interface token> hub mcp\n"
-                   "hub mcp --url http://127.0.0.1:8765 --http 127.0.0.1:8766")
-    mcp.description = ("An MCP server that reads a hub over its HTTP API (it never opens the database), "
+                   "hub mcp --url http://127.0.0.1:8765 --http 127.0.0.1:8766\n"
+                   "hub mcp --read-only --url http://127.0.0.1:8765 --token <interface token>")
+    mcp.description = ("An MCP server that reads a hub over its HTTP API and asks it for writes to Jira "
+                       "(it never opens the database), "
                        "so it runs on the assistant's machine as well as on the hub's. See docs/mcp.md.")
     mcp.add_argument("--url", help="the hub's base URL, e.g. http://hub.example:8765 (HUB_URL)")
     mcp.add_argument("--token", help="a hub token of role interface, for stdio (HUB_TOKEN); "
                      "over --http each request brings its own")
     mcp.add_argument("--http", metavar="HOST:PORT",
                      help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    mcp.add_argument("--read-only", action="store_true",
+                     help="offer no tool that writes to Jira (add_comment, transition_issue, ...), whatever "
+                          "the token may do (HUB_MCP_READ_ONLY=1)")
     mcp.set_defaults(handler=_mcp)
     return parser
 
@@ -509,7 +514,8 @@ def _mcp(config: Config, args: argparse.Namespace) -> int:
         _say("hub mcp: --token is not used with --http: each request brings its own", sys.stderr)
     # One line per request to the hub is noise for an assistant's log; failures are logged anyway.
     logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger().level))
-    server = build_server(url, token)
+    read_only = args.read_only or os.environ.get("HUB_MCP_READ_ONLY", "").strip().lower() in ("1", "true", "yes")
+    server = build_server(url, token, read_only=read_only)
     if not args.http:
         # stdout is the wire from here on: everything else goes to stderr.
         server.run("stdio")

@@ -99,6 +99,13 @@ class HubClient:
         response = await self._send("POST", path, json=body)
         return response.json(), response.status_code == 201
 
+    async def write(self, method: str, path: str, body: dict | None, idempotency_key: str) -> dict:
+        """Ask for a write to Jira (``POST``, ``PATCH`` or ``DELETE`` of a write route) under
+        ``idempotency_key``: the write object, whether the hub made it now (202) or answered the one
+        that key made before (200)."""
+        headers = {"Idempotency-Key": idempotency_key}
+        return (await self._send(method, path, json=body, headers=headers)).json()
+
     async def head_bytes(self, path: str, limit: int) -> bytes:
         """The first ``limit`` bytes of a download (one ``Range`` request)."""
         response = await self._send("GET", path, headers={"Range": f"bytes=0-{limit - 1}"})

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from hub.mcp import wording
+from hub.mcp import wording, writes
 from hub.mcp.base import READ_ONLY, Cursor, Filter, Key, ToolContext, hub_client, segment, tool
 from hub.mcp.client import HubClient
 from hub.mcp.results import (
@@ -108,7 +108,9 @@ def issue_page(page: dict) -> IssuePage:
     "fix and affects versions, environment, parent, sprints with their state, time tracking (`2h 30m`), "
     "its worklogs counted and summed, its custom fields by display name, its sub-tasks, its links both ways "
     "worded as Jira words them (`blocks AURORA-13`) with the other issue's summary and status, its "
-    "attachments with their states, and the hub's notes. An old key of an issue Jira moved finds it under its "
+    "attachments with their states, the hub's notes, the transitions Jira offers (where each goes, the fields "
+    "it requires) and its editable fields with their allowed values, and its writes still on their way to "
+    "Jira (`pending_writes`). An old key of an issue Jira moved finds it under its "
     "new key (`moved` says so). `include` adds the first page of comments and/or "
     "changes (changelog), with their totals; page further with get_comments / get_changelog, and read "
     "worklogs with get_worklogs. Text fields (description, environment, multi-line custom fields, comments) "
@@ -134,6 +136,10 @@ async def get_issue(
         comments = await _entries(h, key, "comments", 0, 50, format) if "comments" in include else None
         changes = await _entries(h, key, "changes", 0, 50) if "changes" in include else None
     subtasks = issue.pop("subtasks", None) or []
+    # Jira's screens for the write tools (null: not known yet), and the writes still on their way.
+    screens = writes.screens_unknown(issue)
+    transitions, edit_fields = issue.pop("transitions", None), issue.pop("edit_fields", None)
+    pending_writes = issue.pop("pending_writes", None) or []
     custom = {field_id: _as_asked(field, ("value",)) if isinstance(field, dict) else field
               for field_id, field in (issue.pop("custom_fields", None) or {}).items()}
     spent = worklogs.get("time_spent") or 0
@@ -147,7 +153,10 @@ async def get_issue(
                               time_spent_seconds=spent),
         subtasks=subtasks, gone=_gone(issue),
         links=Links(**{side: [_linked(link) for link in links[side]] for side in ("outward", "inward")}),
-        attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes)
+        attachments=attachments["items"], notes=notes["items"], comments=comments, changes=changes,
+        transitions=None if transitions is None else writes.transition_options(transitions),
+        editable_fields=None if edit_fields is None else writes.screen_fields(edit_fields),
+        pending_writes=pending_writes, screens=screens)
 
 
 @tool(TOOLS, annotations=READ_ONLY, description=(

@@ -10,7 +10,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
-from hub.mcp.wording import CUSTOM_VALUE_CHARS
+from hub.mcp.wording import ALLOWED_SHOWN, CUSTOM_VALUE_CHARS
 
 Item = dict[str, Any]
 # A Literal to the type checker, as the `format` fields below want.
@@ -76,6 +76,28 @@ class WorklogTotal(BaseModel):
     time_spent_seconds: int
 
 
+class EditableField(BaseModel):
+    """A field on one of Jira's screens (the edit screen, a transition's, a create screen)."""
+
+    id: str = Field(description="the field's Jira id: `resolution`, `priority`, `customfield_10010`")
+    name: str = Field(description="its display name")
+    type: str | None = Field(description="Jira's schema type: string, priority, user, array, option, ...")
+    required: bool
+    allowed: list[str] | None = Field(description=(
+        f"the values it takes (names), at most {ALLOWED_SHOWN}; null when Jira lists none (free text, users)"))
+    operations: list[str] = Field(description="how it may be changed: set, add, remove")
+
+
+class TransitionOption(BaseModel):
+    """One transition Jira offers an issue now."""
+
+    id: str
+    name: str
+    to: str | None = Field(description="the status it leads to")
+    text: str = Field(description="the transition in a line: `Resolve Issue (31) → Resolved; requires Resolution`")
+    fields: list[EditableField] = Field(description="the fields its screen takes; the required ones must be given")
+
+
 class IssueDetail(BaseModel):
     """One issue as the mirror holds it."""
 
@@ -106,6 +128,16 @@ class IssueDetail(BaseModel):
     notes: list[Item] = Field(description="the hub's own notes on it")
     comments: EntryPage | None = Field(None, description="the first page of comments, with `include: comments`")
     changes: EntryPage | None = Field(None, description="the first page of changes, with `include: changes`")
+    transitions: list[TransitionOption] | None = Field(None, description=(
+        "the transitions Jira offers the issue now (for transition_issue): where each goes and the fields its "
+        "screen takes; null when the hub does not know them yet (the agent has not sent them)"))
+    editable_fields: list[EditableField] | None = Field(None, description=(
+        "the fields Jira's edit screen offers (for update_issue), with what each allows; null when the hub "
+        "does not know them yet"))
+    pending_writes: list[Item] = Field(default_factory=list, description=(
+        "writes to this issue still to reach Jira (pending or applying), oldest first: the mirror does not "
+        "show them until they are done"))
+    screens: str | None = Field(None, description="what is not known of transitions and editable fields, and why")
 
 
 class WorklogPage(BaseModel):
@@ -194,3 +226,22 @@ class Note(BaseModel):
     body: str
     created_at: str
     updated_at: str
+
+
+class WriteOutcome(BaseModel):
+    """A write to Jira as the hub shows it, and what it means."""
+
+    id: int = Field(description="the write's id: get_write(id) tells its status later")
+    status: Literal["pending", "applying", "done", "failed", "conflict", "cancelled"] = Field(description=(
+        "pending: queued, no agent has taken it; applying: the agent beside Jira is applying it; done: in "
+        "Jira; failed: Jira (or the agent's rules) refused it; conflict: Jira changed since it was asked, "
+        "nothing written; cancelled: withdrawn before any agent took it"))
+    said: str = Field(description="the status in words, and what to do next")
+    op: str
+    key: str | None = Field(description="the issue written to; null for a new issue")
+    result: Item | None = Field(description=(
+        "what Jira made when done: `comment_id`, `worklog_id`, `key` and `id` of a new issue, `link_id`, "
+        "`transition`, `fields`"))
+    error: str | None = Field(description="why it failed, in Jira's words")
+    conflict: Item | None = Field(description="per field, `base` (the value when asked) and `jira` (Jira's now)")
+    write: Item = Field(description="the write object as the hub answers it (GET /api/v1/writes/{id})")

@@ -92,3 +92,98 @@ def moved(asked: str, key: str, moved_from: list[str]) -> str | None:
     if asked != key:
         return f"{asked} is an old key: Jira moved the issue to {key} (its keys before: {had})"
     return f"Jira moved this issue to {key} from {had}"
+
+
+# -- writes to Jira: what a write's status means, and what to do next ---------------------------
+
+# The tool that asks for each operation again (a conflict's way forward).
+_TOOL_OF = {"edit": "update_issue", "transition": "transition_issue"}
+# At most this many of a field's allowed values are named (a user picker may list thousands).
+ALLOWED_SHOWN = 50
+
+
+def write_said(write: Mapping[str, Any], hints: list[str] | None = None) -> str:
+    """A write's status in words an assistant can act on: what happened in Jira, and what to do.
+
+    ``hints`` are further sentences for a failed write (what the fields Jira named allow).
+    """
+    status, number, what = write["status"], write["id"], _asked(write)
+    if status == "pending":
+        return (f"Write {number} ({what}) is queued; the agent beside Jira has not taken it yet — Jira may "
+                f"be out of reach. Nothing is in Jira yet; check later with get_write({number}).")
+    if status == "applying":
+        return (f"Write {number} ({what}) is being applied: the agent beside Jira has taken it. Check "
+                f"again in a moment with get_write({number}).")
+    if status == "done":
+        return f"Done in Jira (write {number}): {_made(write)}. The mirror holds the issue as Jira has it now."
+    if status == "conflict":
+        return _conflict(write)
+    if status == "failed":
+        reason = write.get("error") or "no reason given"
+        said = f"Write {number} ({what}) failed; nothing of it was written to Jira: {reason}"
+        return " ".join([said.rstrip(".") + ".", *(hints or [])])
+    if status == "cancelled":
+        return f"Write {number} ({what}) was cancelled before any agent took it; nothing was written to Jira."
+    return f"Write {number} ({what}) is {status}."
+
+
+def allowed_text(name: str, allowed: list[Any]) -> str:
+    """What a field allows, in a sentence: ``Resolution allows: Fixed, Won't Fix.``"""
+    shown = ", ".join(str(value) for value in allowed[:ALLOWED_SHOWN])
+    more = f" and {len(allowed) - ALLOWED_SHOWN} more" if len(allowed) > ALLOWED_SHOWN else ""
+    return f"{name} allows: {shown}{more}."
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _asked(write: Mapping[str, Any]) -> str:
+    """The write as asked, in a few words: ``comment on AURORA-1``, ``transition of AURORA-1 to Resolved``."""
+    op, key, params = write["op"], write.get("key"), write.get("params") or {}
+    if op == "transition":
+        return f"transition of {key} to {params.get('to')}"
+    if op == "edit":
+        return f"edit of {key}: {', '.join(params.get('fields') or {})}"
+    if op == "create_issue":
+        return f"new {params.get('issue_type')} in {params.get('project')}"
+    if op == "log_work":
+        return f"work log of {params.get('time_spent')} on {key}"
+    if op == "link":
+        other = params.get("outward") or params.get("inward")
+        return f"link {params.get('type')} between {key} and {other}"
+    return f"{op.replace('_', ' ')} on {key}"
+
+
+def _made(write: Mapping[str, Any]) -> str:
+    """What Jira made of a done write, from its ``result``."""
+    op, key, result = write["op"], write.get("key"), write.get("result") or {}
+    if op == "comment" and result.get("comment_id"):
+        return f"comment {result['comment_id']} added to {key}"
+    if op == "edit_comment":
+        return f"comment {result.get('comment_id') or (write.get('params') or {}).get('comment_id')} of {key} changed"
+    if op == "transition":
+        return f"{key} went through transition {result.get('transition')} ({_asked(write)})"
+    if op == "edit":
+        return f"{key}'s {', '.join(result.get('fields') or (write.get('params') or {}).get('fields') or {})} set"
+    if op == "log_work" and result.get("worklog_id"):
+        return f"work log {result['worklog_id']} added to {key}"
+    if op == "create_issue" and result.get("key"):
+        return f"issue {result['key']} created" + (f" (id {result['id']})" if result.get("id") else "")
+    if op == "link" and result.get("link_id"):
+        return f"link {result['link_id']} made ({_asked(write)})"
+    if op == "attach" and result.get("attachment_id"):
+        return f"attachment {result['attachment_id']} added to {key}"
+    return f"{_asked(write)} applied"
+
+
+def _conflict(write: Mapping[str, Any]) -> str:
+    """A conflict: each field as the maker saw it and as Jira holds it now, and the way forward."""
+    conflict = write.get("conflict") or {}
+    fields = "; ".join(f"{field}: you saw {_value(values.get('base'))}, Jira has {_value(values.get('jira'))} now"
+                       for field, values in conflict.items() if isinstance(values, Mapping))
+    now = {field: values.get("jira") for field, values in conflict.items() if isinstance(values, Mapping)}
+    again = _TOOL_OF.get(write["op"], "the same tool")
+    return (f"Write {write['id']} ({_asked(write)}) was not written: Jira changed since the issue was read "
+            f"({fields}). Nothing of those fields was written. Read the issue again (get_issue), decide "
+            f"whether the change still makes sense, then call {again} again with base {_value(now)}.")

@@ -190,16 +190,18 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                              'title': 'IssuePage',
                              'type': 'object'}},
            {'annotations': {'openWorldHint': False, 'readOnlyHint': True},
-            'description': 'One issue in full: its fields and description with resolution, components, fix and '
-                           'affects versions, environment, parent, sprints with their state, time tracking (`2h '
-                           '30m`), its worklogs counted and summed, its custom fields by display name, its '
-                           'sub-tasks, its links both ways worded as Jira words them (`blocks AURORA-13`) with the '
-                           "other issue's summary and status, its attachments with their states, and the hub's "
-                           'notes. An old key of an issue Jira moved finds it under its new key (`moved` says so). '
-                           '`include` adds the first page of comments and/or changes (changelog), with their totals; '
-                           'page further with get_comments / get_changelog, and read worklogs with get_worklogs. '
-                           'Text fields (description, environment, multi-line custom fields, comments) are Markdown '
-                           "the hub renders from Jira's wiki markup; `format: wiki` gives them as Jira holds them.",
+            'description': 'One issue in full: its fields and description with resolution, components, fix and affects '
+                           'versions, environment, parent, sprints with their state, time tracking (`2h 30m`), its '
+                           'worklogs counted and summed, its custom fields by display name, its sub-tasks, its links '
+                           "both ways worded as Jira words them (`blocks AURORA-13`) with the other issue's summary "
+                           "and status, its attachments with their states, the hub's notes, the transitions Jira "
+                           'offers (where each goes, the fields it requires) and its editable fields with their '
+                           'allowed values, and its writes still on their way to Jira (`pending_writes`). An old key '
+                           'of an issue Jira moved finds it under its new key (`moved` says so). `include` adds the '
+                           'first page of comments and/or changes (changelog), with their totals; page further with '
+                           'get_comments / get_changelog, and read worklogs with get_worklogs. Text fields '
+                           '(description, environment, multi-line custom fields, comments) are Markdown the hub '
+                           "renders from Jira's wiki markup; `format: wiki` gives them as Jira holds them.",
             'inputSchema': {'properties': {'format': {'default': 'markdown',
                                                       'description': 'how text fields come: `markdown` (the default: '
                                                                      "rendered by the hub from Jira's wiki markup, "
@@ -226,20 +228,63 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                             'title': 'get_issueArguments',
                             'type': 'object'},
             'name': 'get_issue',
-            'outputSchema': {'$defs': {'EntryPage': {'description': "One page of an issue's comments or changelog, "
+            'outputSchema': {'$defs': {'EditableField': {'description': "A field on one of Jira's screens (the edit "
+                                                                        "screen, a transition's, a create screen).",
+                                                         'properties': {'allowed': {'anyOf': [{'items': {'type': 'string'},  # noqa: E501
+                                                                                               'type': 'array'},
+                                                                                              {'type': 'null'}],
+                                                                                    'description': 'the values it '
+                                                                                                   'takes (names), at '
+                                                                                                   'most 50; null when '
+                                                                                                   'Jira lists none '
+                                                                                                   '(free text, users)',
+                                                                                    'title': 'Allowed'},
+                                                                        'id': {'description': "the field's Jira id: "
+                                                                                              '`resolution`, '
+                                                                                              '`priority`, '
+                                                                                              '`customfield_10010`',
+                                                                               'title': 'Id',
+                                                                               'type': 'string'},
+                                                                        'name': {'description': 'its display name',
+                                                                                 'title': 'Name',
+                                                                                 'type': 'string'},
+                                                                        'operations': {'description': 'how it may be '
+                                                                                                      'changed: set, '
+                                                                                                      'add, remove',
+                                                                                       'items': {'type': 'string'},
+                                                                                       'title': 'Operations',
+                                                                                       'type': 'array'},
+                                                                        'required': {'title': 'Required',
+                                                                                     'type': 'boolean'},
+                                                                        'type': {'anyOf': [{'type': 'string'},
+                                                                                           {'type': 'null'}],
+                                                                                 'description': "Jira's schema type: "
+                                                                                                'string, priority, '
+                                                                                                'user, array, option, '
+                                                                                                '...',
+                                                                                 'title': 'Type'}},
+                                                         'required': ['id',
+                                                                      'name',
+                                                                      'type',
+                                                                      'required',
+                                                                      'allowed',
+                                                                      'operations'],
+                                                         'title': 'EditableField',
+                                                         'type': 'object'},
+                                       'EntryPage': {'description': "One page of an issue's comments or changelog, "
                                                                     'with the total count.',
                                                      'properties': {'format': {'anyOf': [{'enum': ['markdown',
                                                                                                    'jira-wiki'],
                                                                                           'type': 'string'},
                                                                                          {'type': 'null'}],
                                                                                'description': 'the markup of text '
-                                                                                              'fields: comment '
-                                                                                              'bodies are Markdown '
+                                                                                              'fields: comment bodies '
+                                                                                              'are Markdown '
                                                                                               '(`markdown`, rendered '
-                                                                                              'by the hub from '
-                                                                                              "Jira's wiki markup) "
-                                                                                              'or Jira wiki markup '
-                                                                                              'as Jira holds them '
+                                                                                              "by the hub from Jira's "
+                                                                                              'wiki markup) or Jira '
+                                                                                              'wiki markup as Jira '
+                                                                                              'holds them '
                                                                                               '(`jira-wiki`)',
                                                                                'title': 'Format'},
                                                                     'items': {'items': {'additionalProperties': True,
@@ -251,8 +296,8 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                                               {'type': 'null'}],
                                                                                     'description': 'pass back as '
                                                                                                    '`cursor` for the '
-                                                                                                   'next page; null '
-                                                                                                   'on the last',
+                                                                                                   'next page; null on '
+                                                                                                   'the last',
                                                                                     'title': 'Next Cursor'},
                                                                     'total': {'description': 'how many the issue has '
                                                                                              'in all; never silently '
@@ -262,24 +307,22 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                      'required': ['key', 'format', 'items', 'total', 'next_cursor'],
                                                      'title': 'EntryPage',
                                                      'type': 'object'},
-                                       'LinkedIssue': {'description': 'One link of an issue, worded as Jira words '
-                                                                      "it, with the other issue's summary and "
-                                                                      'status\n'
+                                       'LinkedIssue': {'description': 'One link of an issue, worded as Jira words it, '
+                                                                      "with the other issue's summary and status\n"
                                                                       'when the mirror holds it.',
                                                        'properties': {'gone': {'default': False,
-                                                                               'description': 'the other issue is '
-                                                                                              'gone from Jira (the '
-                                                                                              'mirror keeps it)',
+                                                                               'description': 'the other issue is gone '
+                                                                                              'from Jira (the mirror '
+                                                                                              'keeps it)',
                                                                                'title': 'Gone',
                                                                                'type': 'boolean'},
                                                                       'in_mirror': {'title': 'In Mirror',
                                                                                     'type': 'boolean'},
                                                                       'key': {'title': 'Key', 'type': 'string'},
-                                                                      'phrase': {'description': 'the link as read '
-                                                                                                'from this issue: '
-                                                                                                '`blocks` outward, '
-                                                                                                '`is blocked by` '
-                                                                                                "inward (Jira's "
+                                                                      'phrase': {'description': 'the link as read from '
+                                                                                                'this issue: `blocks` '
+                                                                                                'outward, `is blocked '
+                                                                                                "by` inward (Jira's "
                                                                                                 'names of the link '
                                                                                                 'type; its type name '
                                                                                                 'when unknown)',
@@ -306,14 +349,14 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                                     'in_mirror'],
                                                        'title': 'LinkedIssue',
                                                        'type': 'object'},
-                                       'Links': {'properties': {'inward': {'description': "other issues' links to "
-                                                                                          'this one',
+                                       'Links': {'properties': {'inward': {'description': "other issues' links to this "
+                                                                                          'one',
                                                                            'items': {'$ref': '#/$defs/LinkedIssue'},
                                                                            'title': 'Inward',
                                                                            'type': 'array'},
                                                                 'outward': {'description': "this issue's links to "
-                                                                                           'others (it blocks, '
-                                                                                           'relates to, ...)',
+                                                                                           'others (it blocks, relates '
+                                                                                           'to, ...)',
                                                                             'items': {'$ref': '#/$defs/LinkedIssue'},
                                                                             'title': 'Outward',
                                                                             'type': 'array'}},
@@ -321,15 +364,14 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                  'title': 'Links',
                                                  'type': 'object'},
                                        'TimeTracking': {'description': "An issue's time tracking in Jira's notation "
-                                                                       '(`1w 2d 3h 30m`: a day of 8 hours, a week of '
-                                                                       '5 days).',
+                                                                       '(`1w 2d 3h 30m`: a day of 8 hours, a week of 5 '
+                                                                       'days).',
                                                         'properties': {'original_estimate': {'anyOf': [{'type': 'string'},  # noqa: E501
                                                                                                        {'type': 'null'}],  # noqa: E501
                                                                                              'description': 'the '
                                                                                                             'original '
                                                                                                             'estimate; '
-                                                                                                            'null '
-                                                                                                            'when '
+                                                                                                            'null when '
                                                                                                             'none',
                                                                                              'title': 'Original '
                                                                                                       'Estimate'},
@@ -348,17 +390,41 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                         'required': ['original_estimate', 'remaining', 'spent'],
                                                         'title': 'TimeTracking',
                                                         'type': 'object'},
-                                       'WorklogTotal': {'properties': {'count': {'description': 'how many worklogs '
-                                                                                                'the mirror holds '
-                                                                                                'for the issue '
-                                                                                                '(get_worklogs lists '
-                                                                                                'them)',
+                                       'TransitionOption': {'description': 'One transition Jira offers an issue now.',
+                                                            'properties': {'fields': {'description': 'the fields its '
+                                                                                                     'screen takes; '
+                                                                                                     'the required '
+                                                                                                     'ones must be '
+                                                                                                     'given',
+                                                                                      'items': {'$ref': '#/$defs/EditableField'},  # noqa: E501
+                                                                                      'title': 'Fields',
+                                                                                      'type': 'array'},
+                                                                           'id': {'title': 'Id', 'type': 'string'},
+                                                                           'name': {'title': 'Name', 'type': 'string'},
+                                                                           'text': {'description': 'the transition in '
+                                                                                                   'a line: `Resolve '
+                                                                                                   'Issue (31) → '
+                                                                                                   'Resolved; requires '
+                                                                                                   'Resolution`',
+                                                                                    'title': 'Text',
+                                                                                    'type': 'string'},
+                                                                           'to': {'anyOf': [{'type': 'string'},
+                                                                                            {'type': 'null'}],
+                                                                                  'description': 'the status it leads '
+                                                                                                 'to',
+                                                                                  'title': 'To'}},
+                                                            'required': ['id', 'name', 'to', 'text', 'fields'],
+                                                            'title': 'TransitionOption',
+                                                            'type': 'object'},
+                                       'WorklogTotal': {'properties': {'count': {'description': 'how many worklogs the '
+                                                                                                'mirror holds for the '
+                                                                                                'issue (get_worklogs '
+                                                                                                'lists them)',
                                                                                  'title': 'Count',
                                                                                  'type': 'integer'},
                                                                        'time_spent': {'description': 'their time '
                                                                                                      'summed, in '
-                                                                                                     "Jira's "
-                                                                                                     'notation',
+                                                                                                     "Jira's notation",
                                                                                       'title': 'Time Spent',
                                                                                       'type': 'string'},
                                                                        'time_spent_seconds': {'title': 'Time Spent '
@@ -368,8 +434,8 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                         'title': 'WorklogTotal',
                                                         'type': 'object'}},
                              'description': 'One issue as the mirror holds it.',
-                             'properties': {'attachments': {'description': 'its attachments, each with `state` '
-                                                                           '(ready, fetching, failed, none)',
+                             'properties': {'attachments': {'description': 'its attachments, each with `state` (ready, '
+                                                                           'fetching, failed, none)',
                                                             'items': {'additionalProperties': True, 'type': 'object'},
                                                             'title': 'Attachments',
                                                             'type': 'array'},
@@ -382,41 +448,47 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                                          'description': 'the first page of comments, with `include: '
                                                                         'comments`'},
                                             'custom_fields': {'additionalProperties': {'type': 'string'},
-                                                              'description': "the issue's other Jira fields by "
-                                                                             'display name, each value as text '
-                                                                             '(`Story Points`: `5`; lists joined '
-                                                                             'with `, `; cut to 1000 characters, '
-                                                                             'ending in `…`); a name two fields '
-                                                                             "share is followed by the field's id",
+                                                              'description': "the issue's other Jira fields by display "
+                                                                             'name, each value as text (`Story '
+                                                                             'Points`: `5`; lists joined with `, `; '
+                                                                             'cut to 1000 characters, ending in `…`); '
+                                                                             'a name two fields share is followed by '
+                                                                             "the field's id",
                                                               'title': 'Custom Fields',
                                                               'type': 'object'},
+                                            'editable_fields': {'anyOf': [{'items': {'$ref': '#/$defs/EditableField'},
+                                                                           'type': 'array'},
+                                                                          {'type': 'null'}],
+                                                                'default': None,
+                                                                'description': "the fields Jira's edit screen offers "
+                                                                               '(for update_issue), with what each '
+                                                                               'allows; null when the hub does not '
+                                                                               'know them yet',
+                                                                'title': 'Editable Fields'},
                                             'fields': {'additionalProperties': True,
-                                                       'description': "the issue's fields as GET "
-                                                                      '/api/v1/issues/{key} answers them '
-                                                                      '(`description`, `environment`, `resolution`, '
-                                                                      '`resolved`, `components`, `fix_versions` and '
-                                                                      '`affects_versions` with `released`, '
-                                                                      '`parent_key`, `sprints` with their state, '
-                                                                      'time tracking in seconds, `people`, ...), but '
-                                                                      'for `links`, `subtasks` and `custom_fields`, '
-                                                                      'which follow',
+                                                       'description': "the issue's fields as GET /api/v1/issues/{key} "
+                                                                      'answers them (`description`, `environment`, '
+                                                                      '`resolution`, `resolved`, `components`, '
+                                                                      '`fix_versions` and `affects_versions` with '
+                                                                      '`released`, `parent_key`, `sprints` with their '
+                                                                      'state, time tracking in seconds, `people`, '
+                                                                      '...), but for `links`, `subtasks` and '
+                                                                      '`custom_fields`, which follow',
                                                        'title': 'Fields',
                                                        'type': 'object'},
-                                            'format': {'description': '`description`, `environment`, multi-line '
-                                                                      'custom fields (and comment bodies) are '
-                                                                      'Markdown (`markdown`, rendered by the hub '
-                                                                      "from Jira's wiki markup) or Jira wiki markup "
-                                                                      '(`jira-wiki`)',
+                                            'format': {'description': '`description`, `environment`, multi-line custom '
+                                                                      'fields (and comment bodies) are Markdown '
+                                                                      "(`markdown`, rendered by the hub from Jira's "
+                                                                      'wiki markup) or Jira wiki markup (`jira-wiki`)',
                                                        'enum': ['markdown', 'jira-wiki'],
                                                        'title': 'Format',
                                                        'type': 'string'},
                                             'gone': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
                                                      'default': None,
-                                                     'description': 'set when the issue is gone from Jira (deleted, '
-                                                                    "or no longer visible to the agent's user): "
-                                                                    'since when and why, in a sentence; its fields '
-                                                                    'are as last mirrored. Null while Jira returns '
-                                                                    'it',
+                                                     'description': 'set when the issue is gone from Jira (deleted, or '
+                                                                    "no longer visible to the agent's user): since "
+                                                                    'when and why, in a sentence; its fields are as '
+                                                                    'last mirrored. Null while Jira returns it',
                                                      'title': 'Gone'},
                                             'key': {'description': 'the key the issue has now (asked by an old key, '
                                                                    "the moved issue's)",
@@ -425,20 +497,42 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                             'links': {'$ref': '#/$defs/Links'},
                                             'moved': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
                                                       'default': None,
-                                                      'description': 'when Jira moved the issue to another key: '
-                                                                     'which keys it had before (`moved_from` in '
-                                                                     '`fields`), and that the key asked is an old '
-                                                                     'one',
+                                                      'description': 'when Jira moved the issue to another key: which '
+                                                                     'keys it had before (`moved_from` in `fields`), '
+                                                                     'and that the key asked is an old one',
                                                       'title': 'Moved'},
                                             'notes': {'description': "the hub's own notes on it",
                                                       'items': {'additionalProperties': True, 'type': 'object'},
                                                       'title': 'Notes',
                                                       'type': 'array'},
+                                            'pending_writes': {'description': 'writes to this issue still to reach '
+                                                                              'Jira (pending or applying), oldest '
+                                                                              'first: the mirror does not show them '
+                                                                              'until they are done',
+                                                               'items': {'additionalProperties': True,
+                                                                         'type': 'object'},
+                                                               'title': 'Pending Writes',
+                                                               'type': 'array'},
+                                            'screens': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                        'default': None,
+                                                        'description': 'what is not known of transitions and editable '
+                                                                       'fields, and why',
+                                                        'title': 'Screens'},
                                             'subtasks': {'description': 'its sub-tasks: key, summary, status, gone',
                                                          'items': {'additionalProperties': True, 'type': 'object'},
                                                          'title': 'Subtasks',
                                                          'type': 'array'},
                                             'time_tracking': {'$ref': '#/$defs/TimeTracking'},
+                                            'transitions': {'anyOf': [{'items': {'$ref': '#/$defs/TransitionOption'},
+                                                                       'type': 'array'},
+                                                                      {'type': 'null'}],
+                                                            'default': None,
+                                                            'description': 'the transitions Jira offers the issue now '
+                                                                           '(for transition_issue): where each goes '
+                                                                           'and the fields its screen takes; null when '
+                                                                           'the hub does not know them yet (the agent '
+                                                                           'has not sent them)',
+                                                            'title': 'Transitions'},
                                             'worklogs': {'$ref': '#/$defs/WorklogTotal'}},
                              'required': ['key',
                                           'format',
@@ -985,4 +1079,794 @@ LISTING = [{'annotations': {'openWorldHint': False, 'readOnlyHint': True},
                                             'updated_at': {'title': 'Updated At', 'type': 'string'}},
                              'required': ['id', 'key', 'author', 'body', 'created_at', 'updated_at'],
                              'title': 'Note',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': False,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Add a comment to a Jira issue, through the hub's agent beside Jira. `body` is Jira wiki "
+                           'markup, or Markdown with `format: markdown`; `visibility` limits it to a group or project '
+                           "role. Waits up to `wait` seconds for Jira's outcome: done (the new comment's id), or "
+                           'pending when the agent has not taken it yet (Jira may be out of reach: check later with '
+                           'get_write). Every call adds a comment: do not call it again to find out whether the first '
+                           'one was made; use get_write.',
+            'inputSchema': {'$defs': {'Visibility': {'description': 'Who may read a comment in Jira.',
+                                                     'properties': {'type': {'enum': ['group', 'role'],
+                                                                             'title': 'Type',
+                                                                             'type': 'string'},
+                                                                    'value': {'description': "the group's or project "
+                                                                                             "role's name",
+                                                                              'maxLength': 255,
+                                                                              'minLength': 1,
+                                                                              'title': 'Value',
+                                                                              'type': 'string'}},
+                                                     'required': ['type', 'value'],
+                                                     'title': 'Visibility',
+                                                     'type': 'object'}},
+                            'properties': {'body': {'description': "the comment's text",
+                                                    'maxLength': 32767,
+                                                    'minLength': 1,
+                                                    'title': 'Body',
+                                                    'type': 'string'},
+                                           'format': {'default': 'wiki',
+                                                      'description': "the markup of the text given: `wiki` (Jira's "
+                                                                     'wiki markup, the default) or `markdown` '
+                                                                     '(converted to wiki markup by the hub)',
+                                                      'enum': ['wiki', 'markdown'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'visibility': {'anyOf': [{'$ref': '#/$defs/Visibility'}, {'type': 'null'}],
+                                                          'default': None},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['key', 'body'],
+                            'title': 'add_commentArguments',
+                            'type': 'object'},
+            'name': 'add_comment',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': True,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Move a Jira issue through a workflow transition (change its status), through the hub's "
+                           'agent beside Jira. `to` is the target status ("Resolved"), the transition\'s name or its '
+                           "id, as get_issue's `transitions` list them with the fields each screen requires (e.g. "
+                           '`fields: {"resolution": "Fixed"}`); `comment` adds a comment with it. The status you saw '
+                           "(`base`, else the mirror's) must still be Jira's, or the outcome is a conflict and nothing "
+                           'is written. Waits up to `wait` seconds for the outcome: done, conflict (read the issue '
+                           "again, then retry with the new base), failed (Jira's words, what a field allows) or "
+                           'pending (check later with get_write).',
+            'inputSchema': {'properties': {'base': {'anyOf': [{'additionalProperties': True,
+                                                               'maxProperties': 100,
+                                                               'type': 'object'},
+                                                              {'type': 'null'}],
+                                                    'default': None,
+                                                    'description': 'the status you saw, {"status": "Open"}; omit for '
+                                                                   "the mirror's now",
+                                                    'title': 'Base'},
+                                           'comment': {'anyOf': [{'maxLength': 32767, 'minLength': 1, 'type': 'string'},
+                                                                 {'type': 'null'}],
+                                                       'default': None,
+                                                       'description': 'a comment to add with the transition',
+                                                       'title': 'Comment'},
+                                           'fields': {'anyOf': [{'additionalProperties': True,
+                                                                 'maxProperties': 100,
+                                                                 'type': 'object'},
+                                                                {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': "the transition screen's fields, in the mirror's "
+                                                                     'flattened form: resolution: "Fixed", assignee: '
+                                                                     '"ivanov", fix_versions: ["1.0"], time_spent: '
+                                                                     '"1h" to log work',
+                                                      'title': 'Fields'},
+                                           'format': {'default': 'wiki',
+                                                      'description': "the markup of the text given: `wiki` (Jira's "
+                                                                     'wiki markup, the default) or `markdown` '
+                                                                     '(converted to wiki markup by the hub)',
+                                                      'enum': ['wiki', 'markdown'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'to': {'description': 'a target status name, a transition name or a '
+                                                                 'transition id, matched in that order',
+                                                  'maxLength': 255,
+                                                  'minLength': 1,
+                                                  'title': 'To',
+                                                  'type': 'string'},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['key', 'to'],
+                            'title': 'transition_issueArguments',
+                            'type': 'object'},
+            'name': 'transition_issue',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': True,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Change fields of a Jira issue (its edit screen: get_issue's `editable_fields` lists them "
+                           "with their allowed values), through the hub's agent beside Jira. The values you saw "
+                           "(`base`, else the mirror's) must still be Jira's: if any differs the outcome is a conflict "
+                           'and nothing at all is written; add/remove forms never conflict. Waits up to `wait` seconds '
+                           "for the outcome: done, conflict (each field's value when asked and Jira's now: read the "
+                           "issue again, then retry with the new base), failed (Jira's words, what a field allows) or "
+                           'pending (check later with get_write).',
+            'inputSchema': {'properties': {'base': {'anyOf': [{'additionalProperties': True,
+                                                               'maxProperties': 100,
+                                                               'type': 'object'},
+                                                              {'type': 'null'}],
+                                                    'default': None,
+                                                    'description': 'the values you based the change on, by field (as '
+                                                                   "get_issue showed them); omit to take the mirror's "
+                                                                   'values now. Jira holding other values is a '
+                                                                   'conflict: nothing is written',
+                                                    'title': 'Base'},
+                                           'fields': {'additionalProperties': True,
+                                                      'description': "fields by the mirror's names, in the issue "
+                                                                     "object's flattened form: summary, description, "
+                                                                     'priority ("Major"), assignee (a user name), '
+                                                                     'duedate ("2026-12-31"), labels, components, '
+                                                                     'fix_versions, affects_versions (["1.0"]), '
+                                                                     'environment, original_estimate, '
+                                                                     'remaining_estimate ("2h"), any custom field by '
+                                                                     'id (customfield_10010) or by name; labels, '
+                                                                     'components and versions also as {"add": [...], '
+                                                                     '"remove": [...]}',
+                                                      'maxProperties': 100,
+                                                      'minProperties': 1,
+                                                      'title': 'Fields',
+                                                      'type': 'object'},
+                                           'format': {'default': 'wiki',
+                                                      'description': 'the markup of description and other text fields: '
+                                                                     '`wiki` (the default) or `markdown`',
+                                                      'enum': ['wiki', 'markdown'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['key', 'fields'],
+                            'title': 'update_issueArguments',
+                            'type': 'object'},
+            'name': 'update_issue',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': False,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Log work on a Jira issue, through the hub's agent beside Jira: `time_spent` in Jira's "
+                           'notation ("1h 30m", a day of 8 hours) or seconds, when it was `started` (now by default), '
+                           'a `comment`, and how the remaining estimate changes (`adjust_estimate`: auto, leave, new '
+                           'with `new_estimate`, manual with `reduce_by`). Waits up to `wait` seconds for the outcome: '
+                           "done (the work log's id) or pending (check later with get_write). Every call logs work "
+                           'anew.',
+            'inputSchema': {'properties': {'adjust_estimate': {'anyOf': [{'enum': ['auto', 'leave', 'new', 'manual'],
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'title': 'Adjust Estimate'},
+                                           'comment': {'anyOf': [{'maxLength': 32767, 'type': 'string'},
+                                                                 {'type': 'null'}],
+                                                       'default': None,
+                                                       'description': 'what was done',
+                                                       'title': 'Comment'},
+                                           'format': {'default': 'wiki',
+                                                      'description': "the markup of the text given: `wiki` (Jira's "
+                                                                     'wiki markup, the default) or `markdown` '
+                                                                     '(converted to wiki markup by the hub)',
+                                                      'enum': ['wiki', 'markdown'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'new_estimate': {'anyOf': [{'maxLength': 100,
+                                                                       'minLength': 1,
+                                                                       'type': 'string'},
+                                                                      {'type': 'null'}],
+                                                            'default': None,
+                                                            'description': 'with adjust_estimate new: "3h"',
+                                                            'title': 'New Estimate'},
+                                           'reduce_by': {'anyOf': [{'maxLength': 100, 'minLength': 1, 'type': 'string'},
+                                                                   {'type': 'null'}],
+                                                         'default': None,
+                                                         'description': 'with adjust_estimate manual: "1h"',
+                                                         'title': 'Reduce By'},
+                                           'started': {'anyOf': [{'maxLength': 64, 'type': 'string'}, {'type': 'null'}],
+                                                       'default': None,
+                                                       'description': 'when the work started, e.g. '
+                                                                      '2026-12-07T09:00:00+00:00; now when omitted',
+                                                       'title': 'Started'},
+                                           'time_spent': {'anyOf': [{'type': 'string'}, {'type': 'integer'}],
+                                                          'description': '"1h 30m", or seconds (at least 60)',
+                                                          'title': 'Time Spent'},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['key', 'time_spent'],
+                            'title': 'log_workArguments',
+                            'type': 'object'},
+            'name': 'log_work',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': False,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Create a Jira issue, through the hub's agent beside Jira: its `project` key, `issue_type` "
+                           '(Bug, Story, Task, Sub-task with `parent`), `summary`, optional `description` and other '
+                           "`fields` in the mirror's flattened form. Waits up to `wait` seconds for the outcome: done "
+                           "(the new issue's key), failed (Jira's words: a required field missing, a value not "
+                           'allowed) or pending (check later with get_write). Every call creates an issue.',
+            'inputSchema': {'properties': {'description': {'anyOf': [{'maxLength': 32767, 'type': 'string'},
+                                                                     {'type': 'null'}],
+                                                           'default': None,
+                                                           'title': 'Description'},
+                                           'fields': {'anyOf': [{'additionalProperties': True,
+                                                                 'maxProperties': 100,
+                                                                 'type': 'object'},
+                                                                {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': 'other fields, as update_issue takes them: '
+                                                                     'priority, assignee, labels, components, ...',
+                                                      'title': 'Fields'},
+                                           'format': {'default': 'wiki',
+                                                      'description': "the markup of the text given: `wiki` (Jira's "
+                                                                     'wiki markup, the default) or `markdown` '
+                                                                     '(converted to wiki markup by the hub)',
+                                                      'enum': ['wiki', 'markdown'],
+                                                      'title': 'Format',
+                                                      'type': 'string'},
+                                           'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'issue_type': {'description': "the issue type's name: Bug",
+                                                          'maxLength': 255,
+                                                          'minLength': 1,
+                                                          'title': 'Issue Type',
+                                                          'type': 'string'},
+                                           'parent': {'anyOf': [{'description': 'an issue key, e.g. AURORA-12',
+                                                                 'maxLength': 255,
+                                                                 'minLength': 1,
+                                                                 'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',  # noqa: E501
+                                                                 'type': 'string'},
+                                                                {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': 'the parent issue of a sub-task',
+                                                      'title': 'Parent'},
+                                           'project': {'description': "the project's key, e.g. AURORA",
+                                                       'maxLength': 255,
+                                                       'minLength': 1,
+                                                       'pattern': '^[A-Z][A-Z0-9_]*(?![\\s\\S])',
+                                                       'title': 'Project',
+                                                       'type': 'string'},
+                                           'summary': {'maxLength': 255,
+                                                       'minLength': 1,
+                                                       'title': 'Summary',
+                                                       'type': 'string'},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['project', 'issue_type', 'summary'],
+                            'title': 'create_issueArguments',
+                            'type': 'object'},
+            'name': 'create_issue',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'destructiveHint': False,
+                            'idempotentHint': False,
+                            'openWorldHint': True,
+                            'readOnlyHint': False},
+            'description': "Link two Jira issues, through the hub's agent beside Jira: `type` is the link type's name "
+                           '(Blocks, Relates, Duplicate) or its phrase; give `outward` for "KEY blocks outward" or '
+                           '`inward` for "inward blocks KEY". Waits up to `wait` seconds for the outcome: done (the '
+                           "link's id) or pending (check later with get_write).",
+            'inputSchema': {'properties': {'idempotency_key': {'anyOf': [{'maxLength': 255,
+                                                                          'minLength': 1,
+                                                                          'pattern': '^[!-~]+(?![\\s\\S])',
+                                                                          'type': 'string'},
+                                                                         {'type': 'null'}],
+                                                               'default': None,
+                                                               'description': 'omit normally. After a call that ended '
+                                                                              'in an error saying it is not known '
+                                                                              'whether the hub recorded the write, '
+                                                                              'call again with the key that error '
+                                                                              'named: the hub answers that write, '
+                                                                              'never a second',
+                                                               'title': 'Idempotency Key'},
+                                           'inward': {'anyOf': [{'description': 'an issue key, e.g. AURORA-12',
+                                                                 'maxLength': 255,
+                                                                 'minLength': 1,
+                                                                 'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',  # noqa: E501
+                                                                 'type': 'string'},
+                                                                {'type': 'null'}],
+                                                      'default': None,
+                                                      'description': "the other issue, when it is the link's source",
+                                                      'title': 'Inward'},
+                                           'key': {'description': 'an issue key, e.g. AURORA-12',
+                                                   'maxLength': 255,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',
+                                                   'title': 'Key',
+                                                   'type': 'string'},
+                                           'outward': {'anyOf': [{'description': 'an issue key, e.g. AURORA-12',
+                                                                  'maxLength': 255,
+                                                                  'minLength': 1,
+                                                                  'pattern': '^[A-Z][A-Z0-9_]*-[1-9][0-9]{0,17}(?![\\s\\S])',  # noqa: E501
+                                                                  'type': 'string'},
+                                                                 {'type': 'null'}],
+                                                       'default': None,
+                                                       'description': "the other issue, when this one is the link's "
+                                                                      'source',
+                                                       'title': 'Outward'},
+                                           'type': {'description': "the link type's name or phrase",
+                                                    'maxLength': 255,
+                                                    'minLength': 1,
+                                                    'title': 'Type',
+                                                    'type': 'string'},
+                                           'wait': {'default': 20,
+                                                    'description': "seconds to wait for Jira's outcome (at most 20); 0 "
+                                                                   'answers at once, queued',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'}},
+                            'required': ['key', 'type'],
+                            'title': 'link_issuesArguments',
+                            'type': 'object'},
+            'name': 'link_issues',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
+                             'type': 'object'}},
+           {'annotations': {'idempotentHint': True, 'openWorldHint': False, 'readOnlyHint': True},
+            'description': 'A write to Jira by its id (what add_comment, transition_issue, update_issue, log_work, '
+                           'create_issue and link_issues answered): its status and what it means — pending, applying, '
+                           "done (what Jira made), conflict (each field's value when asked and Jira's now) or failed "
+                           "(Jira's words). `wait` holds the answer up to that many seconds while it is pending or "
+                           'applying.',
+            'inputSchema': {'properties': {'wait': {'default': 0,
+                                                    'description': 'seconds to wait for an outcome while it is pending '
+                                                                   'or applying (at most 20)',
+                                                    'maximum': 20,
+                                                    'minimum': 0,
+                                                    'title': 'Wait',
+                                                    'type': 'integer'},
+                                           'write_id': {'description': "the write's id",
+                                                        'maximum': 9223372036854775807,
+                                                        'minimum': 1,
+                                                        'title': 'Write Id',
+                                                        'type': 'integer'}},
+                            'required': ['write_id'],
+                            'title': 'get_writeArguments',
+                            'type': 'object'},
+            'name': 'get_write',
+            'outputSchema': {'description': 'A write to Jira as the hub shows it, and what it means.',
+                             'properties': {'conflict': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                   {'type': 'null'}],
+                                                         'description': 'per field, `base` (the value when asked) and '
+                                                                        "`jira` (Jira's now)",
+                                                         'title': 'Conflict'},
+                                            'error': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                      'description': "why it failed, in Jira's words",
+                                                      'title': 'Error'},
+                                            'id': {'description': "the write's id: get_write(id) tells its status "
+                                                                  'later',
+                                                   'title': 'Id',
+                                                   'type': 'integer'},
+                                            'key': {'anyOf': [{'type': 'string'}, {'type': 'null'}],
+                                                    'description': 'the issue written to; null for a new issue',
+                                                    'title': 'Key'},
+                                            'op': {'title': 'Op', 'type': 'string'},
+                                            'result': {'anyOf': [{'additionalProperties': True, 'type': 'object'},
+                                                                 {'type': 'null'}],
+                                                       'description': 'what Jira made when done: `comment_id`, '
+                                                                      '`worklog_id`, `key` and `id` of a new issue, '
+                                                                      '`link_id`, `transition`, `fields`',
+                                                       'title': 'Result'},
+                                            'said': {'description': 'the status in words, and what to do next',
+                                                     'title': 'Said',
+                                                     'type': 'string'},
+                                            'status': {'description': 'pending: queued, no agent has taken it; '
+                                                                      'applying: the agent beside Jira is applying it; '
+                                                                      "done: in Jira; failed: Jira (or the agent's "
+                                                                      'rules) refused it; conflict: Jira changed since '
+                                                                      'it was asked, nothing written; cancelled: '
+                                                                      'withdrawn before any agent took it',
+                                                       'enum': ['pending',
+                                                                'applying',
+                                                                'done',
+                                                                'failed',
+                                                                'conflict',
+                                                                'cancelled'],
+                                                       'title': 'Status',
+                                                       'type': 'string'},
+                                            'write': {'additionalProperties': True,
+                                                      'description': 'the write object as the hub answers it (GET '
+                                                                     '/api/v1/writes/{id})',
+                                                      'title': 'Write',
+                                                      'type': 'object'}},
+                             'required': ['id', 'status', 'said', 'op', 'key', 'result', 'error', 'conflict', 'write'],
+                             'title': 'WriteOutcome',
                              'type': 'object'}}]

@@ -18,8 +18,13 @@ from tests.support import BASE, MCP_FILES, PNG, TEXT_FILE, call, scripted_agent
 TOOLS = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
          "list_projects", "list_filters", "run_filter", "sync_status", "request_refresh", "fetch_attachment",
          "read_attachment", "list_notes", "add_note"}
+# The tools that write to Jira, which `hub mcp --read-only` leaves out.
+WRITE_TOOLS = {"add_comment", "transition_issue", "update_issue", "log_work", "create_issue", "link_issues",
+               "get_write"}
+TOOLS = TOOLS | WRITE_TOOLS
 READ_ONLY = {"search_issues", "get_issue", "get_comments", "get_changelog", "get_worklogs", "list_sprints",
-             "list_projects", "list_filters", "run_filter", "sync_status", "read_attachment", "list_notes"}
+             "list_projects", "list_filters", "run_filter", "sync_status", "read_attachment", "list_notes",
+             "get_write"}
 
 
 

@@ -1,0 +1,198 @@
+"""``hub mcp``'s tools that write to Jira: asked at a live hub's write routes, applied by the
+reference agent against the fake Jira, and answered in words an assistant can act on."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+
+import anyio
+import pytest
+from mcp import Client
+
+from demo.fakejira import FakeJira
+from hub.mcp.server import build_server
+from tests.support import call, hub_config, prepared_hub, quick_runner, seeded_hub, start, stop, wait_for_line
+from tests.support.engine_rows import rows
+from tests.support.hubs import built_services
+from tests.support.mcp_hub import TOOLS, WRITE_TOOLS, CountingTransport, data, refused
+
+# The MCP server is a client of the hub's API: one engine will do (docs/architecture.md, Tests).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.long]
+
+
+def writer_token(data_dir, database_url) -> str:
+    """An interface token granted writes to Jira, as ``hub token add --role interface --write`` makes it."""
+    from hub.db import open_hub_database
+
+    config = hub_config(data_dir, database_url)
+    db = open_hub_database(config)
+    try:
+        return built_services(config).tokens.add("assistant", "interface", write=True)
+    finally:
+        db.close()
+
+
+def test_a_write_no_agent_takes_stays_pending_and_the_tool_says_so_within_its_bound(tmp_path, database_url):
+    data_dir = tmp_path / "data"
+    with seeded_hub(data_dir, database_url) as (url, _agent, _interface):
+        token = writer_token(data_dir, database_url)
+
+        async def calls():
+            async with Client(build_server(url, token)) as client:
+                began = time.monotonic()
+                asked = await data(client, "add_comment", {"key": "AURORA-1", "body": "Looks *good*", "wait": 2})
+                assert 2 <= time.monotonic() - began < 6
+                assert asked["status"] == "pending" and asked["result"] is None
+                assert "queued; the agent beside Jira has not taken it yet" in asked["said"]
+                assert f"get_write({asked['id']})" in asked["said"]
+                assert asked["write"]["params"]["body"] == "Looks *good*"
+                # The same idempotency key again: the hub answers that write, never a second.
+                key = {"idempotency_key": "retry-after-a-lost-answer", "wait": 0}
+                first = await data(client, "add_comment", {"key": "AURORA-1", "body": "again", **key})
+                second = await data(client, "add_comment", {"key": "AURORA-1", "body": "again", **key})
+                assert first["id"] == second["id"] != asked["id"]
+                later = await data(client, "get_write", {"write_id": asked["id"]})
+                assert later["status"] == "pending" and later["op"] == "comment"
+                issue = await data(client, "get_issue", {"key": "AURORA-1"})
+                assert [w["id"] for w in issue["pending_writes"]] == [asked["id"], first["id"]]
+                assert issue["transitions"] is None and issue["editable_fields"] is None
+                assert "not known yet" in issue["screens"]
+                assert "pending_writes" not in issue["fields"] and "transitions" not in issue["fields"]
+                # The hub's own check of the mirror: an issue it does not hold is refused at once.
+                await refused(client, "add_comment", {"key": "AURORA-99", "body": "hi"}, "AURORA-99")
+
+        anyio.run(calls)
+        assert rows(hub_config(data_dir, database_url), "SELECT count(*) FROM write") == [(2,)]
+
+
+def test_a_token_not_granted_writes_is_told_so_and_read_only_offers_no_write_tool(tmp_path, database_url):
+    with seeded_hub(tmp_path / "data", database_url) as (url, _agent, interface):
+        async def calls():
+            async with Client(build_server(url, interface)) as client:
+                await refused(client, "add_comment", {"key": "AURORA-1", "body": "hi"}, "403")
+            async with Client(build_server(url, interface, read_only=True)) as client:
+                listed = {tool.name for tool in (await client.list_tools()).tools}
+                assert listed == TOOLS - WRITE_TOOLS
+                assert "add_comment" not in (client.instructions or "")
+                await refused(client, "add_comment", {"key": "AURORA-1", "body": "hi"}, "add_comment")
+
+        anyio.run(calls)
+
+
+def test_a_link_with_both_or_neither_side_is_refused_before_any_hub_request(tmp_path):
+    transport = CountingTransport()
+
+    async def calls():
+        async with Client(build_server("http://127.0.0.1:9", "a-token", transport=transport)) as client:
+            await refused(client, "link_issues", {"key": "AURORA-1", "type": "Blocks"}, "exactly one")
+            await refused(client, "link_issues", {"key": "AURORA-1", "type": "Blocks", "outward": "AURORA-2",
+                                                  "inward": "AURORA-3"}, "exactly one")
+            await refused(client, "add_comment", {"key": "AURORA-1", "body": "x", "format": "html"}, "format")
+            await refused(client, "add_comment", {"key": "AURORA-1", "body": "x", "wait": 21}, "wait")
+
+    anyio.run(calls)
+    assert transport.sent == []
+
+
+def test_an_unreachable_hub_names_the_key_that_finds_the_write_without_writing_twice():
+    async def calls():
+        async with Client(build_server("http://127.0.0.1:9", "a-token")) as client:
+            await refused(client, "add_comment", {"key": "AURORA-1", "body": "x"},
+                          "is unreachable", "It is not known whether the hub recorded the write",
+                          "idempotency_key 'mcp-")
+
+    anyio.run(calls)
+
+
+@contextmanager
+def agent_world(tmp_path, database_url):
+    """A live hub mirroring AURORA-1 and AURORA-2 from the fake Jira, the reference agent looping
+    beside it; yields the hub's URL, a token granted writes and the fake Jira."""
+    data_dir = tmp_path / "data"
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    token = writer_token(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
+    jira = FakeJira().start()
+    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
+    jira.add_issue("AURORA-2", labels=["AWPCA"])
+    runner = thread = None
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        runner = quick_runner(url, agent_token, jira, "agent-mcp", claim_wait=1)
+        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
+        thread.start()
+        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+        deadline = time.monotonic() + 60
+        while call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] != "done":
+            assert time.monotonic() < deadline, "the first refresh did not end"
+            time.sleep(0.2)
+        yield url, token, jira
+    finally:
+        if runner is not None:
+            runner.stop()
+        if thread is not None:
+            thread.join(timeout=30)
+        jira.stop()
+        assert stop(hub) == 0
+
+
+def test_writes_the_agent_applies_are_answered_done_conflict_or_failed_in_words(tmp_path, database_url):
+    with agent_world(tmp_path, database_url) as (url, token, jira):
+        async def calls():
+            async with Client(build_server(url, token)) as client:
+                # The screens reach the mirror with the agent's state pages; until then, null and said so.
+                issue = await data(client, "get_issue", {"key": "AURORA-1"})
+                assert issue["transitions"] is None or all(" → " in t["text"] for t in issue["transitions"])
+                assert (issue["screens"] is None) is (issue["transitions"] is not None
+                                                      and issue["editable_fields"] is not None)
+
+                comment = await data(client, "add_comment", {"key": "AURORA-1", "body": "**Looks** good",
+                                                             "format": "markdown"})
+                [made] = jira.issues["AURORA-1"]["fields"]["comment"]["comments"]
+                assert comment["status"] == "done" and comment["result"] == {"comment_id": made["id"]}
+                assert f"comment {made['id']} added to AURORA-1" in comment["said"]
+                assert made["body"].startswith("*Looks* good")
+
+                jira.issues["AURORA-1"]["fields"]["status"] = {"name": "In Progress"}  # moved in Jira since
+                moved = await data(client, "transition_issue", {"key": "AURORA-1", "to": "Resolved",
+                                                                "fields": {"resolution": "Fixed"}})
+                assert moved["status"] == "conflict"
+                assert moved["conflict"] == {"status": {"base": "Open", "jira": "In Progress"}}
+                assert 'status: you saw "Open", Jira has "In Progress" now' in moved["said"]
+                assert 'call transition_issue again with base {"status": "In Progress"}' in moved["said"]
+
+                refused_edit = await data(client, "update_issue", {"key": "AURORA-2",
+                                                                   "fields": {"priority": "Urgentissimo"}})
+                assert refused_edit["status"] == "failed" and refused_edit["error"].startswith("priority: ")
+                assert "failed; nothing of it was written to Jira: priority: " in refused_edit["said"]
+                assert jira.issues["AURORA-2"]["fields"]["priority"]["name"] == "Major"
+
+                created = await data(client, "create_issue", {"project": "AURORA", "issue_type": "Task",
+                                                              "summary": "Made by an assistant"})
+                assert created["status"] == "done" and created["result"]["key"] in jira.issues
+                assert f"issue {created['result']['key']} created" in created["said"]
+
+                again = await data(client, "get_write", {"write_id": comment["id"]})
+                assert again["status"] == "done" and again["said"] == comment["said"]
+                assert (await data(client, "get_issue", {"key": "AURORA-1"}))["pending_writes"] == []
+
+        anyio.run(calls)
+
+
+def test_get_issue_words_each_transition_with_where_it_goes_and_what_its_screen_requires():
+    """The mirror's screens as design's ``{FIELD}`` shape holds them, worded for an assistant."""
+    from hub.mcp.writes import screen_fields, transition_options
+
+    resolution = {"name": "Resolution", "required": True, "type": "resolution", "allowed": ["Fixed", "Won't Fix"],
+                  "operations": ["set"]}
+    [resolve] = transition_options([{"id": "31", "name": "Resolve Issue", "to": "Resolved",
+                                     "fields": {"resolution": resolution}}])
+    assert resolve.text == "Resolve Issue (31) → Resolved; requires Resolution (one of Fixed, Won't Fix)"
+    assert resolve.fields[0].id == "resolution" and resolve.fields[0].allowed == ["Fixed", "Won't Fix"]
+    [labels] = screen_fields({"labels": {"name": "Labels", "type": "array", "items": "string",
+                                         "operations": ["add", "set", "remove"]}})
+    assert (labels.allowed, labels.required, labels.operations) == (None, False, ["add", "set", "remove"])
+    many = screen_fields({"assignee": {"name": "Assignee", "allowed": [f"user{n}" for n in range(500)]}})
+    assert len(many[0].allowed or []) == 50
