@@ -8,6 +8,7 @@ import time
 from contextlib import contextmanager
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 
@@ -96,6 +97,51 @@ def test_a_link_with_both_or_neither_side_is_refused_before_any_hub_request(tmp_
     assert transport.sent == []
 
 
+class LosingTransport(CountingTransport):
+    """The way to the hub, losing the answer to the first write it carries after the hub took it."""
+
+    def __init__(self):
+        super().__init__()
+        self.lost = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        if request.method == "POST" and not self.lost:
+            self.lost = True
+            await response.aread()
+            raise httpx.ReadError("connection reset after the request was sent")
+        return response
+
+
+def test_a_write_whose_answer_was_lost_is_asked_again_under_its_key_and_made_once(tmp_path, database_url):
+    data_dir = tmp_path / "data"
+    with seeded_hub(data_dir, database_url) as (url, _agent, _interface):
+        token = writer_token(data_dir, database_url)
+        transport = LosingTransport()
+
+        async def calls():
+            async with Client(build_server(url, token, transport=transport)) as client:
+                asked = await data(client, "add_comment", {"key": "AURORA-1", "body": "once", "wait": 0})
+                assert asked["status"] == "pending"
+            await transport.close()
+
+        anyio.run(calls)
+        assert transport.lost and [m for m, _ in transport.sent].count("POST") == 2
+        assert rows(hub_config(data_dir, database_url), "SELECT count(*) FROM write") == [(1,)]
+
+
+def test_the_write_tools_say_which_change_what_jira_holds():
+    async def listing():
+        async with Client(build_server("http://127.0.0.1:9", "a-token")) as client:
+            return {tool.name: tool.annotations for tool in (await client.list_tools()).tools}
+
+    annotations = anyio.run(listing)
+    for name in WRITE_TOOLS - {"get_write"}:
+        assert annotations[name].read_only_hint is False and annotations[name].idempotent_hint is False, name
+        assert annotations[name].destructive_hint is (name in ("update_issue", "transition_issue")), name
+    assert annotations["get_write"].read_only_hint is True and annotations["get_write"].idempotent_hint is True
+
+
 def test_an_unreachable_hub_names_the_key_that_finds_the_write_without_writing_twice():
     async def calls():
         async with Client(build_server("http://127.0.0.1:9", "a-token")) as client:
@@ -173,6 +219,16 @@ def test_writes_the_agent_applies_are_answered_done_conflict_or_failed_in_words(
                                                               "summary": "Made by an assistant"})
                 assert created["status"] == "done" and created["result"]["key"] in jira.issues
                 assert f"issue {created['result']['key']} created" in created["said"]
+
+                logged = await data(client, "log_work", {"key": "AURORA-2", "time_spent": "1h 30m",
+                                                         "comment": "reviewed"})
+                assert logged["status"] == "done" and logged["result"]["worklog_id"]
+                assert f"work log {logged['result']['worklog_id']} added to AURORA-2" in logged["said"]
+
+                linked = await data(client, "link_issues", {"key": "AURORA-1", "type": "Blocks",
+                                                            "outward": "AURORA-2"})
+                assert linked["status"] == "done" and linked["result"]["link_id"]
+                assert "link Blocks between AURORA-1 and AURORA-2" in linked["said"]
 
                 again = await data(client, "get_write", {"write_id": comment["id"]})
                 assert again["status"] == "done" and again["said"] == comment["said"]
