@@ -3,6 +3,7 @@ reference agent against the fake Jira, and answered in words an assistant can ac
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from contextlib import contextmanager
@@ -15,12 +16,17 @@ from mcp import Client
 from demo.fakejira import FakeJira
 from hub.mcp.server import build_server
 from tests.support import call, hub_config, prepared_hub, quick_runner, seeded_hub, start, stop, wait_for_line
-from tests.support.engine_rows import rows
+from tests.support.engine_rows import execute, rows
 from tests.support.hubs import built_services
 from tests.support.mcp_hub import TOOLS, WRITE_TOOLS, CountingTransport, data, refused
 
 # The MCP server is a client of the hub's API: one engine will do (docs/architecture.md, Tests).
 pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.long]
+
+
+# The priority field of an edit screen, as the mirror keeps it (docs/agent-protocol.md's {FIELD}).
+PRIORITY = {"name": "Priority", "required": False, "type": "priority", "allowed": ["Blocker", "Major", "Minor"],
+            "operations": ["set"]}
 
 
 def writer_token(data_dir, database_url) -> str:
@@ -66,6 +72,34 @@ def test_a_write_no_agent_takes_stays_pending_and_the_tool_says_so_within_its_bo
 
         anyio.run(calls)
         assert rows(hub_config(data_dir, database_url), "SELECT count(*) FROM write") == [(2,)]
+
+
+def test_a_failed_edit_says_jiras_words_and_what_the_mirrors_edit_screen_allows_for_the_field(
+        tmp_path, database_url):
+    """An agent that knew no allowed values reports Jira's words alone: the tool adds them from the
+    issue's edit screen as the mirror holds it."""
+    data_dir = tmp_path / "data"
+    with seeded_hub(data_dir, database_url) as (url, agent, _interface):
+        token = writer_token(data_dir, database_url)
+        execute(hub_config(data_dir, database_url), "UPDATE issue SET edit_fields = ? WHERE key = 'AURORA-1'",
+                json.dumps({"priority": PRIORITY}))
+
+        async def calls():
+            async with Client(build_server(url, token)) as client:
+                asked = await data(client, "update_issue", {"key": "AURORA-1", "fields": {"priority": "Urgent"},
+                                                            "wait": 0})
+                [command] = call(url, agent, "/agent/v1/claim", {"agent_id": "a", "version": 19})["commands"]
+                assert command["params"]["write_id"] == asked["id"]
+                call(url, agent, f"/agent/v1/commands/{command['id']}/done", {"result": {
+                    "outcome": "failed", "result": None, "conflict": None,
+                    "error": "priority: The priority selected is invalid."}})
+                failed = await data(client, "get_write", {"write_id": asked["id"]})
+                assert failed["status"] == "failed"
+                assert failed["said"] == (
+                    f"Write {asked['id']} (edit of AURORA-1: priority) failed; nothing of it was written to "
+                    "Jira: priority: The priority selected is invalid. Priority allows: Blocker, Major, Minor.")
+
+        anyio.run(calls)
 
 
 def test_a_token_not_granted_writes_is_told_so_and_read_only_offers_no_write_tool(tmp_path, database_url):
@@ -209,10 +243,22 @@ def test_writes_the_agent_applies_are_answered_done_conflict_or_failed_in_words(
                 assert 'status: you saw "Open", Jira has "In Progress" now' in moved["said"]
                 assert 'call transition_issue again with base {"status": "In Progress"}' in moved["said"]
 
+                # The screens as an agent's state page leaves them in the mirror.
+                execute(hub_config(tmp_path / "data", database_url),
+                        "UPDATE issue SET edit_fields = ?, transitions = ? WHERE key = 'AURORA-2'",
+                        json.dumps({"priority": PRIORITY}), json.dumps([{"id": "31", "name": "Resolve Issue",
+                                                                         "to": "Resolved", "fields": {}}]))
+                screens = await data(client, "get_issue", {"key": "AURORA-2"})
+                assert [t["text"] for t in screens["transitions"]] == ["Resolve Issue (31) → Resolved"]
+                assert screens["editable_fields"][0]["allowed"] == PRIORITY["allowed"]
+                assert screens["screens"] is None
+
                 refused_edit = await data(client, "update_issue", {"key": "AURORA-2",
                                                                    "fields": {"priority": "Urgentissimo"}})
                 assert refused_edit["status"] == "failed" and refused_edit["error"].startswith("priority: ")
                 assert "failed; nothing of it was written to Jira: priority: " in refused_edit["said"]
+                # What the field allows: in Jira's words as the agent knew it, else from the mirror's screen.
+                assert "allowed: " in refused_edit["error"] or "Priority allows: Blocker, Major" in refused_edit["said"]
                 assert jira.issues["AURORA-2"]["fields"]["priority"]["name"] == "Major"
 
                 created = await data(client, "create_issue", {"project": "AURORA", "issue_type": "Task",
