@@ -11,11 +11,12 @@ from contextlib import contextmanager
 import anyio
 import httpx
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from demo.fakejira import FakeJira
 from hub.mcp.server import build_server
-from tests.support import call, hub_config, prepared_hub, quick_runner, seeded_hub, start, stop, wait_for_line
+from tests.support import HUB, call, hub_config, prepared_hub, quick_runner, seeded_hub, start, stop, wait_for_line
 from tests.support.engine_rows import execute, rows
 from tests.support.hubs import built_services
 from tests.support.mcp_hub import TOOLS, WRITE_TOOLS, CountingTransport, data, refused
@@ -114,6 +115,23 @@ def test_a_token_not_granted_writes_is_told_so_and_read_only_offers_no_write_too
                 await refused(client, "add_comment", {"key": "AURORA-1", "body": "hi"}, "add_comment")
 
         anyio.run(calls)
+
+
+def test_hub_mcp_read_only_by_its_flag_or_its_variable_lists_no_write_tool(tmp_path):
+    """Listing reaches no hub: a port nothing listens on will do."""
+    async def listed(*args: str, **env: str) -> set[str]:
+        params = StdioServerParameters(command=HUB, args=["mcp", "--url", "http://127.0.0.1:9", *args],
+                                       env={"HUB_TOKEN": "a-token", **env})
+        with open(tmp_path / "stderr", "a") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                return {tool.name for tool in (await client.list_tools()).tools}
+
+    async def listings():
+        assert await listed() == TOOLS
+        assert await listed("--read-only") == TOOLS - WRITE_TOOLS
+        assert await listed(HUB_MCP_READ_ONLY="1") == TOOLS - WRITE_TOOLS
+
+    anyio.run(listings)
 
 
 def test_a_link_with_both_or_neither_side_is_refused_before_any_hub_request(tmp_path):
