@@ -101,8 +101,7 @@ class HubClient:
 
     async def write(self, method: str, path: str, body: dict | None, idempotency_key: str) -> dict:
         """Ask for a write to Jira (``POST``, ``PATCH`` or ``DELETE`` of a write route) under
-        ``idempotency_key``: the write object, whether the hub made it now (202) or answered the one
-        that key made before (200)."""
+        ``idempotency_key``: the write object, made now (202) or the one that key made before (200)."""
         headers = {"Idempotency-Key": idempotency_key}
         return (await self._send(method, path, json=body, headers=headers)).json()
 

@@ -184,6 +184,8 @@ def _conflict(write: Mapping[str, Any]) -> str:
                        for field, values in conflict.items() if isinstance(values, Mapping))
     now = {field: values.get("jira") for field, values in conflict.items() if isinstance(values, Mapping)}
     again = _TOOL_OF.get(write["op"], "the same tool")
+    # An edit writes nothing when any field conflicts; a transition, nothing of the conflicting fields.
+    kept = "Nothing was written" if write["op"] == "edit" else "Nothing of those fields was written"
     return (f"Write {write['id']} ({_asked(write)}) was not written: Jira changed since the issue was read "
-            f"({fields}). Nothing of those fields was written. Read the issue again (get_issue), decide "
+            f"({fields}). {kept}. Read the issue again (get_issue), decide "
             f"whether the change still makes sense, then call {again} again with base {_value(now)}.")
