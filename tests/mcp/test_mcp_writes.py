@@ -316,3 +316,25 @@ def test_get_issue_words_each_transition_with_where_it_goes_and_what_its_screen_
     assert (labels.allowed, labels.required, labels.operations) == (None, False, ["add", "set", "remove"])
     many = screen_fields({"assignee": {"name": "Assignee", "allowed": [f"user{n}" for n in range(500)]}})
     assert len(many[0].allowed or []) == 50
+
+
+def write(status: str, op: str = "edit", **members) -> dict:
+    """A write object as the hub answers it."""
+    return {"id": 7, "op": op, "key": "AURORA-1", "params": {"fields": {"summary": "New"}}, "status": status,
+            "result": None, "error": None, "conflict": None, **members}
+
+
+def test_each_status_of_a_write_is_said_with_what_to_do_next():
+    from hub.mcp.wording import write_said
+
+    assert "check again in a moment with get_write(7)" in write_said(write("applying"))
+    assert write_said(write("cancelled")) == ("Write 7 (edit of AURORA-1: summary) was cancelled before any "
+                                              "agent took it; nothing was written to Jira.")
+    conflict = write_said(write("conflict", conflict={"summary": {"base": "Old", "jira": "Newer"}}))
+    assert 'summary: you saw "Old", Jira has "Newer" now). Nothing was written.' in conflict
+    assert 'call update_issue again with base {"summary": "Newer"}' in conflict
+    done = write_said(write("done", result={"fields": ["summary"]}))
+    assert done.startswith("Done in Jira (write 7): AURORA-1's summary set.")
+    made = write_said(write("done", op="create_issue", key=None, params={"project": "AURORA", "issue_type": "Bug"},
+                            result={"key": "AURORA-31", "id": "10031"}))
+    assert "issue AURORA-31 created (id 10031)" in made
