@@ -327,7 +327,7 @@ def write(status: str, op: str = "edit", **members) -> dict:
 def test_each_status_of_a_write_is_said_with_what_to_do_next():
     from hub.mcp.wording import write_said
 
-    assert "check again in a moment with get_write(7)" in write_said(write("applying"))
+    assert "Check again in a moment with get_write(7)" in write_said(write("applying"))
     assert write_said(write("cancelled")) == ("Write 7 (edit of AURORA-1: summary) was cancelled before any "
                                               "agent took it; nothing was written to Jira.")
     conflict = write_said(write("conflict", conflict={"summary": {"base": "Old", "jira": "Newer"}}))
