@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hub.config import Config
+from hub.migrations import CURRENT_VERSION
 from hub.models import Setting
 from tests.support import wait_until
 from tests.support.hubs import Hub
@@ -65,7 +66,7 @@ def claimed_refresh(hub: Hub) -> int:
 
 
 def test_healthz_is_ok_on_a_hub_that_can_work(hub):
-    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": 14}
+    assert hub.client.simulate_get("/healthz").json == {"status": "ok", "schema_version": CURRENT_VERSION}
 
 
 def test_a_full_disk_is_503_on_healthz_and_507_naming_the_cause(tmp_path, caplog):

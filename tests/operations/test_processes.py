@@ -7,6 +7,7 @@ import urllib.request
 
 import pytest
 
+from hub.migrations import CURRENT_VERSION
 from tests.support import (
     call,
     engine_rows,
@@ -33,7 +34,7 @@ def first_start(proc, data_dir) -> tuple[str, str]:
     ``admin.token``, 0600) and its URL, healthy at the current schema."""
     token = wait_for_line(proc, r"created admin token 'admin' .*: (\S+)$").group(1)
     url = wait_for_line(proc, r"serving on (http://\S+)").group(1)
-    assert get_json(url + "/healthz") == {"status": "ok", "schema_version": 14}
+    assert get_json(url + "/healthz") == {"status": "ok", "schema_version": CURRENT_VERSION}
     admin_file = data_dir / "admin.token"
     assert admin_file.read_text().strip() == token
     assert admin_file.stat().st_mode & 0o777 == 0o600
@@ -48,7 +49,7 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
     # The sample agent was last heard from on 2026-10-22: remembered that long, it is listed.
     proc = start("serve", data_dir=data_dir, HUB_AGENT_FORGET_HOURS="100000")
     try:
-        assert wait_for_line(proc, r"schema v2 → v14; backup")
+        assert wait_for_line(proc, rf"schema v2 → v{CURRENT_VERSION}; backup")
         token, url = first_start(proc, data_dir)
         request = urllib.request.Request(url + "/api/v1/agents",
                                          headers={"Authorization": f"Bearer {token}"})
@@ -58,7 +59,7 @@ def test_serve_migrates_then_serves_with_the_worker_in_process(tmp_path):
         assert (data_dir / "queue.sqlite").stat().st_mode & 0o777 == 0o600
     finally:
         assert stop(proc) == 0
-    assert schema_version(data_dir / "hub.sqlite") == 14
+    assert schema_version(data_dir / "hub.sqlite") == CURRENT_VERSION
 
     # A second start has tokens already: no new admin token.
     proc = start("serve", data_dir=data_dir)
