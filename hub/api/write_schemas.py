@@ -101,6 +101,8 @@ LINK = {
     "oneOf": [{"required": ["outward"]}, {"required": ["inward"]}],
     "additionalProperties": False,
 }
+# A link named by its type and the other issue, as the mirror shows it (its id is Jira's alone).
+LINK_QUERY = LINK
 ATTACH_QUERY = {
     "type": "object",
     "properties": {"filename": {"type": "string", "minLength": 1, "maxLength": 255,

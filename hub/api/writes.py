@@ -154,6 +154,13 @@ class LinkWritesResource(_Asking):
         """Link the issue to another in Jira (a write: 202)."""
         self._ask(req, resp, LINK, key, req.context.body)
 
+    @asks()
+    @query(schemas.LINK_QUERY)
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """Remove the issue's link of ``type`` to ``outward`` (or from ``inward``) in Jira, as the
+        mirror shows it, when its id is not at hand (a write: 202)."""
+        self._ask(req, resp, REMOVE_LINK, key, dict(req.context.query))
+
 
 class LinkRemovalResource(_Asking):
     @asks()

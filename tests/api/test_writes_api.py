@@ -67,6 +67,17 @@ def test_each_operation_is_queued_with_its_params(hub):
     assert by_op["remove_link"]["params"] == {"link_id": "10200"}
 
 
+def test_a_link_is_removed_by_its_type_and_other_issue_when_its_id_is_not_at_hand(hub):
+    mirrored(hub, "AURORA-1", "AURORA-2")
+    alice = writer(hub)
+    resp = ask(hub, alice, "DELETE", "/api/v1/issues/AURORA-1/links", query_string="type=Blocks&outward=AURORA-2")
+    assert resp.status_code == 202, resp.json
+    assert (resp.json["op"], resp.json["params"]) == ("remove_link", {"type": "Blocks", "outward": "AURORA-2"})
+    both = ask(hub, alice, "DELETE", "/api/v1/issues/AURORA-1/links",
+               query_string="type=Blocks&outward=AURORA-2&inward=AURORA-3")
+    assert both.status_code == 422
+
+
 def test_a_token_not_granted_writes_is_refused_403(hub):
     mirrored(hub, "AURORA-1")
     bob = writer(hub, "bob", write=False)
