@@ -52,6 +52,7 @@ from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
 from hub.services.mirror.loading import MirrorService
 from hub.services.mirror.projects import ProjectService
+from hub.services.mirror.screens import ScreenService
 from hub.services.operations.backup import Backups
 from hub.services.operations.health import HealthService, WriteProbe
 from hub.services.operations.health_postgres import PostgresWriteProbe
@@ -102,6 +103,7 @@ class Services:
     writes: WriteService
     periods: PeriodService
     backlog: SearchBacklog
+    screens: ScreenService
 
     def close(self) -> None:
         """Let go of the threads and connections the services hold: the work signal's
@@ -205,6 +207,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
     backlog = build_backlog(config)
     metrics.watch(HubCollector(overview, agents, clock, backlog))
     catalogues = CatalogueService()
+    screens = ScreenService()
     sprints = SprintService()
     fulltext = build_fulltext(config)
     issues = IssueService(clock, catalogues, sprints, jql_timeout_seconds=config.jql_timeout_seconds,
@@ -217,7 +220,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         commands=commands,
         dispatcher=dispatcher,
         reports=ReportService(dispatcher, MirrorService(), projects, store, on_full_run_done, clock,
-                              metrics=metrics, catalogues=catalogues, backlog=backlog),
+                              metrics=metrics, catalogues=catalogues, backlog=backlog, screens=screens),
         runs=SyncRunService(clock, signal, projects=projects),
         agents=agents,
         attachments=attachments,
@@ -241,6 +244,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         writes=WriteService(commands, clock),
         periods=PeriodService(clock),
         backlog=backlog,
+        screens=screens,
     )
 
 

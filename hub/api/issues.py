@@ -13,6 +13,7 @@ from hub.services.issues.reading import IssueService
 from hub.services.issues.sprints import SprintService
 from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
+from hub.services.mirror.screens import ScreenService
 from hub.services.search.facets import FacetService
 from hub.services.writes.service import WriteService
 
@@ -152,6 +153,36 @@ class CataloguesResource:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Jira's catalogues as the agent reported them, each in Jira's order."""
         resp.media = shapes.catalogues(self._catalogues.catalogues())
+
+
+class TransitionsResource:
+    roles = INTERFACE
+
+    def __init__(self, screens: ScreenService):
+        self._screens = screens
+
+    @responds(answers=schemas.TRANSITIONS)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """The transitions Jira offers from the issue's status, each with its screen's fields, as an
+        agent last loaded them; ``known`` false (and no items) before any agent of protocol v19 did."""
+        transitions = self._screens.transitions(key).transitions
+        resp.media = {"items": transitions or [], "known": transitions is not None}
+
+
+class CreateMetaResource:
+    roles = INTERFACE
+
+    def __init__(self, screens: ScreenService):
+        self._screens = screens
+
+    @responds(answers=schemas.CREATE_META)
+    @query(schemas.CREATE_META_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Jira's create screens as agents last read them, of one project or issue type when asked:
+        each with its fields (required, allowed values)."""
+        rows = self._screens.create_meta(**req.context.query)
+        resp.media = {"items": [{"project": row.project, "issue_type": row.issue_type, "fields": row.fields,
+                                 "updated_at": row.updated_at} for row in rows]}
 
 
 class NotesResource:

@@ -41,6 +41,8 @@ NULLABLE_SHORT = {"type": ["string", "null"], "maxLength": 255}
 # look-alike key) or name another route once in a path (``AURORA-1/notes``).
 ISSUE_KEY = {"type": "string", "maxLength": 255, "pattern": ISSUE_KEY_PATTERN}
 NULLABLE_ISSUE_KEY = {**ISSUE_KEY, "type": ["string", "null"]}
+# A project's key: an issue key's part before the dash.
+PROJECT_KEY_PATTERN = r"^[A-Z][A-Z0-9_]*(?![\s\S])"
 JIRA_ID = {"type": "string", "maxLength": 18, "pattern": JIRA_ID_PATTERN}
 ATTACHMENT_ID = JIRA_ID
 # An attachment's name as Jira can have made it: Jira refuses path separators
@@ -176,6 +178,29 @@ CUSTOM_FIELD = {
     },
     "required": ["name"],
 }
+# v19: one field of a Jira screen (an issue's edit screen, a transition's, a create screen), as
+# agent/meta.py sends it: its name, whether it is required, its schema's type (items, custom) and
+# the names of its allowedValues (absent when Jira lists none).
+SCREEN_FIELD = {
+    "type": "object",
+    "properties": {
+        "name": {"type": ["string", "null"], "maxLength": 1000},
+        "required": {"type": "boolean"},
+        "type": NULLABLE_SHORT,
+        "items": NULLABLE_SHORT,
+        "custom": NULLABLE_SHORT,
+        "allowed": array({"type": "string", "maxLength": 1000}, 10_000),
+        "operations": array(SHORT, 100),
+    },
+}
+# A screen's fields, by Jira's field id.
+SCREEN = {"type": ["object", "null"], "maxProperties": 10_000, "propertyNames": {"pattern": FIELD_ID_PATTERN},
+          "additionalProperties": SCREEN_FIELD}
+TRANSITION = {
+    "type": "object",
+    "properties": {"id": JIRA_ID, "name": NULLABLE_SHORT, "to": NULLABLE_SHORT, "fields": SCREEN},
+    "required": ["id"],
+}
 ISSUE_STATE = {
     "type": "object",
     "properties": {
@@ -215,6 +240,9 @@ ISSUE_STATE = {
         "comments": array(COMMENT, 100_000),
         "changes": array(CHANGE, 100_000),
         "attachments": array(ATTACHMENT, 100_000),
+        # v19: the transitions Jira offers from the issue's status, and its edit screen (null: not known).
+        "transitions": nullable_array(TRANSITION, 1000),
+        "edit_fields": SCREEN,
     },
     "required": ["key", "id"],
 }
@@ -302,6 +330,11 @@ STATE_PAGE = {
         "issues": array(ISSUE_STATE, MAX_PAGE_ISSUES),
         "neighbors": array(ISSUE_STATE, MAX_PAGE_ISSUES),
         "catalogues": CATALOGUES,
+        # v19: create screens, each replacing the one the hub holds of its project and issue type.
+        "create_meta": array({"type": "object",
+                              "properties": {"project": {**SHORT, "pattern": PROJECT_KEY_PATTERN}, "issue_type": SHORT,
+                                             "fields": {**SCREEN, "type": "object"}},
+                              "required": ["project", "issue_type", "fields"]}, 1000),
     },
 }
 # A done's result, by the type of its command (which the path names, not the
@@ -658,6 +691,31 @@ ISSUE_PAGE = {
                    "total_estimated": {"type": "boolean",
                                        "description": "present (true) when a search's total is an estimate"}},
     "required": ["items", "next_cursor"],
+}
+TRANSITIONS = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": TRANSITION,
+                             "description": "the transitions Jira offers from the issue's status: id, name, "
+                                            "to (the target status) and fields (its screen)"},
+                   "known": {"type": "boolean",
+                             "description": "false until an agent of protocol v19 loaded the issue: then "
+                                            "items is empty and a transition is checked by Jira alone"}},
+    "required": ["items", "known"],
+}
+CREATE_META_QUERY = {
+    "type": "object",
+    "properties": {"project": {**SHORT, "pattern": PROJECT_KEY_PATTERN, "description": "a project's key"},
+                   "issue_type": {**SHORT, "description": "an issue type's name, in any case"}},
+    "additionalProperties": False,
+}
+CREATE_META = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"project": {"type": "string"}, "issue_type": {"type": "string"},
+                       "fields": {**SCREEN, "type": "object"}, "updated_at": {"type": "string"}},
+        "required": ["project", "issue_type", "fields", "updated_at"]}}},
+    "required": ["items"],
 }
 # Asked by an old key, an issue answers under its new one and names it here.
 MOVED_LOCATION = {"description": "present when the key asked is an old key of a moved issue, or the key "

@@ -22,6 +22,7 @@ from hub.services.files.store import FileStore
 from hub.services.mirror.catalogues import CatalogueService
 from hub.services.mirror.loading import MirrorService
 from hub.services.mirror.projects import ProjectService
+from hub.services.mirror.screens import ScreenService
 from hub.services.search.fulltext_backlog import SearchBacklog
 from hub.vocabulary import DONE, FAILED
 
@@ -32,8 +33,9 @@ class ReportService:
     def __init__(self, dispatcher: Dispatcher, mirror: MirrorService, projects: ProjectService,
                  store: FileStore, on_full_run_done: Callable[[int], None],
                  clock: Clock, *, metrics: Metrics, catalogues: CatalogueService,
-                 backlog: SearchBacklog):
+                 backlog: SearchBacklog, screens: ScreenService | None = None):
         self._store = store
+        self._screens = screens or ScreenService()
         self._backlog = backlog
         self._catalogues = catalogues
         self._metrics = metrics
@@ -53,6 +55,7 @@ class ReportService:
             context, issues_loaded = taking_pages(command).page(self._reporting(), command, issues)
             self._mirror.load_page(issues, neighbors, context)
             self._catalogues.load(report.get("catalogues"), context.now)
+            self._screens.load(report.get("create_meta"), context.now)
         self._backlog.wake()  # committed: PostgreSQL's index catches up with the page
         self._metrics.state_pages.inc()
         self._metrics.issues_loaded.inc(len(issues))

@@ -1,6 +1,8 @@
 """Loading issue state from an agent into the mirror.
 
-The rules of the data model: a field the agent does not send is kept; sent
+The rules of the data model: a field the agent does not send is kept (so are
+``transitions`` and ``edit_fields``, Jira's screens of the issue, which v19 agents
+send: null is "not known"); sent
 ``links`` replace the issue's outward rows (inward ones are added if missing);
 sent ``comments``, ``worklogs``, ``sprints`` and ``attachments`` replace the
 issue's lists (each sprint named also updates its ``sprint`` row, the last
@@ -72,13 +74,14 @@ FIELDS = (
     "reporter", "duedate", "planned_start", "planned_end", "epic_key", "labels",
     "sprint", "created", "resolution", "resolved", "components", "fix_versions",
     "affects_versions", "environment", "parent_key", "time_original_estimate",
-    "time_estimate", "time_spent", "custom_fields",
+    "time_estimate", "time_spent", "custom_fields", "transitions", "edit_fields",
 )
 # (state field, column); the bit of each in a row's ``sent`` mask is its index.
 _COLUMNS = (*((name, name) for name in FIELDS), ("updated", "jira_updated"), ("updated", "jira_updated_at"),
             ("resolved", "resolved_at"), ("custom_fields", "custom_text"))
 # Fields held as JSON text.
-_JSON_FIELDS = frozenset({"labels", "components", "fix_versions", "affects_versions", "custom_fields"})
+_JSON_FIELDS = frozenset({"labels", "components", "fix_versions", "affects_versions", "custom_fields",
+                          "transitions", "edit_fields"})
 # Fields of whole seconds (a JSON number such as 3600.0 is stored as 3600).
 _SECONDS_FIELDS = frozenset({"time_original_estimate", "time_estimate", "time_spent"})
 # Columns that hold a Jira time of the state in UTC.
