@@ -24,6 +24,11 @@ maxResults`` passes the window with a 400, as Data Center 9 does past
 ``jira.search.platform.max.result.window`` (10,000 by default). ``delete(key)`` removes an issue as
 Jira does (its links go from the other issues); with ``ignores_validate_query`` it answers a search naming
 an unknown key with a 400 even when ``validateQuery`` is false, as older Jira versions do.
+
+It takes writes as Jira Server/DC 9 does (comments, transitions, edits, work logs, new issues, links,
+attachments, entity properties; ``GET /issue/{key}`` with ``fields``, ``expand`` and ``properties``),
+and answers faults on demand (``faults``, ``down``, ``slow``) and other users' tokens (``user_tokens``):
+see ``demo/fakejira_writes.py``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from zoneinfo import ZoneInfo
 
 import waitress
 
+from demo.fakejira_writes import Writes
 from demo.jirashapes import (  # several re-exported: the tests build issues from these
     CUSTOM,
     CUSTOM_IDS,
@@ -111,6 +117,13 @@ class FakeJira:
         self.lock = threading.Lock()
         self.url = ""
         self._server = None
+        # Writes (demo/fakejira_writes.py): other users' personal access tokens (token -> user name),
+        # faults on demand, a Jira away (True: 503s; "drop": connections closed), seconds each write waits.
+        self.user_tokens: dict[str, str] = {}
+        self.faults: list = []
+        self.down: bool | str = False
+        self.slow = 0.0
+        self.writes = Writes(self)
 
     # --- building the data ----------------------------------------------------------
 
@@ -259,8 +272,9 @@ class FakeJira:
 
     # --- serving ----------------------------------------------------------------------
 
-    def start(self) -> FakeJira:
-        self._server = waitress.create_server(self, host="127.0.0.1", port=0, threads=8)
+    def start(self, port: int = 0) -> FakeJira:
+        """Serve on ``port`` (0: a free one); a stopped fake started again on its old port comes back."""
+        self._server = waitress.create_server(self, host="127.0.0.1", port=port, threads=8)
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
         self._stopping = False
         threading.Thread(target=self._serve, daemon=True).start()
@@ -274,16 +288,21 @@ class FakeJira:
             if not self._stopping:
                 raise
 
-    def stop(self) -> None:
+    def stop(self) -> int:
+        """Stop serving (connections are then refused); the port it served on."""
+        port = int(self.url.rsplit(":", 1)[1]) if self.url else 0
         if self._server is not None:
             self._stopping = True
             self._server.close()
+        return port
 
     def __call__(self, environ, start_response):
         method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
         query = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
         length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = json.loads(environ["wsgi.input"].read(length)) if length else None
+        raw = environ["wsgi.input"].read(length) if length else b""
+        # An attachment's upload is multipart: the write routes read it raw.
+        body = raw if environ.get("CONTENT_TYPE", "").startswith("multipart/") else json.loads(raw) if raw else None
         with self.lock:
             self.requests.append((method, path, body))
             throttled = self.throttle > 0
@@ -291,6 +310,8 @@ class FakeJira:
                 self.throttle -= 1
             spotty = self.spotty is not None and len(self.requests) % self.spotty[0] == 0
             self.arrivals.append((time.monotonic(), throttled or spotty))
+        if self.down:
+            return self.writes.down(start_response)
         if throttled:
             told = [] if self.retry_after is None else [("Retry-After", str(self.retry_after))]
             return self._answer(start_response, 429, {"errorMessages": ["Rate limit exceeded."]}, told)
@@ -303,16 +324,10 @@ class FakeJira:
             if not granted:
                 return self._answer(start_response, 429, {"message": "Rate limit exceeded."}, announced)
             start_response = _announcing(start_response, announced)
-        if not self._authorised(environ):
+        who = self._user(environ)
+        if who is None:
             return self._answer(start_response, 401, {"errorMessages": ["You are not authenticated."]})
-        try:
-            status, payload, headers = self._route(method, path, query, body)
-        except KeyError as exc:
-            status, payload, headers = 404, {"errorMessages": [f"Not found: {exc}"]}, []
-        if isinstance(payload, bytes):
-            start_response(f"{status} X", [("Content-Length", str(len(payload))), *headers])
-            return [payload]
-        return self._answer(start_response, status, payload, headers)
+        return self.writes.serve(start_response, method, path, query, body, who, environ)
 
     def _sign_in_page(self, start_response, path: str):
         """What an SSO proxy in front of Jira answers a call it lets no token through: its login form."""
@@ -332,17 +347,19 @@ class FakeJira:
                                        ("Content-Length", str(len(data))), *headers])
         return [data]
 
-    def _authorised(self, environ) -> bool:
+    def _user(self, environ) -> str | None:
+        """The user a request's credentials are: "ivanov" for the fake's own, the owner of a token in
+        ``user_tokens``; None for a wrong one."""
         header = environ.get("HTTP_AUTHORIZATION", "")
         if header == f"Bearer {self.token}":
-            return True
-        if header.startswith("Basic "):
-            return base64.b64decode(header[6:]).decode() == ":".join(self.basic)
-        return False
+            return "ivanov"
+        if header.startswith("Bearer ") and header[7:] in self.user_tokens:
+            return self.user_tokens[header[7:]]
+        if header.startswith("Basic ") and base64.b64decode(header[6:]).decode() == ":".join(self.basic):
+            return "ivanov"
+        return None
 
     def _route(self, method: str, path: str, query: dict, body):
-        if path == "/rest/api/2/myself":
-            return 200, {**user("ivanov"), "timeZone": "Europe/Moscow", "locale": "ru_RU"}, []
         if path == "/rest/api/2/field":
             return 200, FIELDS, []
         if path == "/rest/api/2/issueLinkType" and not self.linking:
@@ -358,13 +375,6 @@ class FakeJira:
             start, size = int(query.get("startAt", 0)), min(int(query.get("maxResults", 50)), self.max_results)
             return 200, {"startAt": start, "maxResults": size, "total": len(listed),
                          plural: listed[start:start + size]}, []
-        match = re.fullmatch(r"/rest/api/2/issue/([^/]+)", path)
-        if match:
-            issue = self.issues[self.current(match[1])]
-            return 200, {"id": issue["id"], "key": issue["key"], "fields": {"created": issue["fields"]["created"]},
-                         "changelog": {"startAt": 0, "maxResults": len(issue["changelog"]["histories"]),
-                                       "total": len(issue["changelog"]["histories"]),
-                                       "histories": issue["changelog"]["histories"]}}, []
         match = re.fullmatch(r"/rest/api/2/attachment/(\d+)", path)
         if match:
             return 200, self._attachment(match[1]), []
@@ -406,7 +416,7 @@ class FakeJira:
         if index and self.indexed and order and order[1].lower() == "id":
             return self._indexed(jql, validate)
         where = re.sub(r"(?:^|\s+)ORDER\s+BY\s+.*$", "", jql, flags=re.I)
-        since = re.search(r'\bupdated >= "([^"]+)"', where)
+        since = re.search(r'\b(updated|created) >= "([^"]+)"', where)
         after = re.search(r"\bid > (\d+)", where)
         keys = re.search(r"key in \(([^)]*)\)", where) or re.search(r'\bkey = ("?[\w-]+"?)', where)
         if keys:
@@ -423,8 +433,8 @@ class FakeJira:
                       if (not project or i["fields"]["project"]["key"] == project[1])
                       and (not label or label[1] in i["fields"]["labels"])]
         if since:
-            floor = datetime.strptime(since[1], "%Y/%m/%d %H:%M")
-            chosen = [i for i in chosen if _local(i["fields"]["updated"]) >= floor]
+            floor = datetime.strptime(since[2], "%Y/%m/%d %H:%M")
+            chosen = [i for i in chosen if _local(i["fields"][since[1]]) >= floor]
         if after:
             chosen = [i for i in chosen if int(i["id"]) > int(after[1])]
         if order and order[1].lower() == "id":
@@ -457,6 +467,7 @@ class FakeJira:
                 histories = issue["changelog"]["histories"]
                 out["changelog"] = {"startAt": 0, "maxResults": self.embedded, "total": len(histories),
                                     "histories": histories[:self.embedded]}
+            self.writes.expand(issue, out, body.get("expand"), body.get("properties"))
             issues.append(out)
         return 200, {"expand": "schema,names", "startAt": start, "maxResults": size, "total": len(chosen),
                      "issues": issues}, []

@@ -100,7 +100,8 @@ STATUSES = [{"id": sid, "name": name, "description": "",
              "statusCategory": {"id": _CATEGORIES[cat][0], "key": cat, "colorName": "blue-gray",
                                 "name": _CATEGORIES[cat][1]}}
             for sid, name, cat in [("1", "Open", "new"), ("3", "In Progress", "indeterminate"),
-                                   ("10001", "Review", "indeterminate"), ("6", "Done", "done")]]
+                                   ("10001", "Review", "indeterminate"), ("6", "Done", "done"),
+                                   ("4", "Reopened", "new"), ("5", "Resolved", "done"), ("10002", "Closed", "done")]]
 RESOLUTIONS = [{"id": rid, "name": name, "description": ""}
                for rid, name in [("1", "Fixed"), ("2", "Won't Fix"), ("3", "Duplicate"), ("10000", "Done")]]
 ISSUE_TYPES = [{"id": tid, "name": name, "subtask": sub, "description": ""}
