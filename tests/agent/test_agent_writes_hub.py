@@ -116,10 +116,11 @@ def test_a_transition_from_a_status_jira_no_longer_shows_is_a_conflict_and_the_m
 
 def test_an_edit_jira_refuses_is_failed_in_jiras_words_and_writes_nothing(world):
     config, jira = world
-    write_id = asked(config, "edit", "AURORA-2", {"fields": {"priority": "Urgentissimo"}})
+    # A due date Jira cannot parse: the hub does not check dates, Jira does.
+    write_id = asked(config, "edit", "AURORA-2", {"fields": {"duedate": "someday"}})
     status, _result, error, _conflict = settled(config, write_id)
-    assert status == "failed" and error.startswith("priority: ")
-    assert jira.issues["AURORA-2"]["fields"]["priority"]["name"] == "Major"
+    assert status == "failed" and error.startswith("duedate: ")
+    assert jira.issues["AURORA-2"]["fields"].get("duedate") != "someday"
 
 
 def test_two_writes_to_one_issue_reach_jira_in_the_order_they_were_made(world):
