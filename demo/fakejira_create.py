@@ -5,8 +5,9 @@ projects.issuetypes.fields``), links (``POST issueLink`` -> 201 with no body, ``
 issueLink/{id}``) and attachments (``POST issue/{key}/attachments``, multipart field ``file``, refused
 with 403 "XSRF check failed" without ``X-Atlassian-Token: no-check``; the bytes kept in ``jira.files``).
 
-``jira.writes.creation.createmeta`` says which createmeta Jira answers: ``"both"`` (the default),
-``"new"`` (Jira 9, which removed the older one: it answers 404) or ``"old"`` (Jira before 8.4).
+``jira.writes.creation.createmeta`` says which createmeta Jira answers: ``"new"`` (the default: Jira 9,
+which removed the older one, so that it answers 404 "Issue Does Not Exist" as ``issue/{key}`` would),
+``"old"`` (Jira before 8.4, which has only the older one) or ``"both"`` (Jira 8.4 to 8.20).
 ``jira.writes.creation.projects`` names projects that have no issues yet (issues' projects are known).
 """
 
@@ -33,7 +34,7 @@ class Creation:
     def __init__(self, writes: Writes):
         self.writes = writes
         self.jira = writes.jira
-        self.createmeta = "both"
+        self.createmeta = "new"
         self.projects: set[str] = set()
 
     def route(self, method: str, rest: str, query: dict, body, who: str, environ: dict):
@@ -117,7 +118,7 @@ class Creation:
     def old_createmeta(self, query: dict):
         """The createmeta of Jira before 9: every project and type asked for, fields when expanded."""
         if self.createmeta == "new":
-            raise KeyError("issue/createmeta")
+            raise Refusal(404, {"errorMessages": ["Issue Does Not Exist"], "errors": {}})
         asked = [p for p in (query.get("projectKeys", "") + "," + query.get("projectIds", "")).split(",") if p]
         names = {n for n in query.get("issuetypeNames", "").split(",") if n}
         ids = {n for n in query.get("issuetypeIds", "").split(",") if n}

@@ -311,8 +311,11 @@ def test_a_new_issue_without_what_its_screen_requires_is_refused_naming_each_fie
     assert jira.issues["AURORA-1"]["fields"]["subtasks"][0]["key"] == created.json()["key"]
 
 
-def test_createmeta_answers_in_the_paged_shape_of_jira_9_and_the_older_one(jira):
+def test_createmeta_answers_in_the_paged_shape_of_jira_9_and_the_older_one_only_when_asked(jira):
     with client(jira) as http:
+        gone = http.get(f"{API}/issue/createmeta", params={"projectKeys": "AURORA"})
+        assert (gone.status_code, gone.json()["errorMessages"]) == (404, ["Issue Does Not Exist"])
+        jira.writes.creation.createmeta = "both"
         kinds = http.get(f"{API}/issue/createmeta/AURORA/issuetypes").json()
         bug = next(k for k in kinds["values"] if k["name"] == "Bug")
         fields = http.get(f"{API}/issue/createmeta/AURORA/issuetypes/{bug['id']}").json()
