@@ -39,7 +39,7 @@ class Edits:
         body = body or {}
         chosen = self._offered(issue, str((body.get("transition") or {}).get("id") or ""))
         _, _, _, to, screen, resolves = chosen
-        values, adds = self._transition_fields(screen or {}, body.get("fields") or {}, body.get("update") or {})
+        values, adds = self._transition_fields(screen, body.get("fields") or {}, body.get("update") or {})
         items = []
         current = issue["fields"]
         old_status, new_status = current["status"], meta.status_bean(to)
@@ -74,10 +74,12 @@ class Edits:
                           "that somebody has changed the issue recently, please look at the issue history for "
                           "details."])
 
-    def _transition_fields(self, screen: dict, fields: dict, update: dict) -> tuple[dict, dict]:
+    def _transition_fields(self, screen: dict | None, fields: dict, update: dict) -> tuple[dict, dict]:
         """A transition's ``fields`` (values to store) and ``update`` adds (worklog, comment), all
-        checked against its screen before anything is written."""
-        problems = {fid: cannot_set(fid).message for fid in [*fields, *update] if fid not in screen}
+        checked against its screen (None: it has none) before anything is written."""
+        has_screen, screen = screen is not None, screen or {}
+        problems = {fid: cannot_set(fid).message for fid in [*fields, *update]
+                    if fid not in screen and fid != "comment"}
         given = {*fields, *update}
         problems.update({fid: f"{meta.SCREEN_FIELDS[fid][0]} is required." for fid, required in screen.items()
                          if required and fid not in given})
@@ -100,6 +102,8 @@ class Edits:
         for entry in adds.get("comment", []):
             if not isinstance(entry, dict) or not str(entry.get("body") or "").strip():
                 raise errors({"comment": "Comment body can not be empty!"})
+        if not has_screen:
+            adds.pop("comment", None)  # Jira drops it without a word: no screen, no comment
         return values, adds
 
     def set_field(self, issue: dict, fid: str, stored) -> list[dict]:

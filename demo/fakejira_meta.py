@@ -11,7 +11,10 @@ The workflow is Jira's classic one, plus a review step whose screen requires log
     In Progress --Request Review (711)--> Review                     (Log Work required)
     Review --Approve (721)--> Done (resolution "Done");  Review --Reject (731)--> In Progress
 
-A closed issue is not editable (``jira.issue.editable = false`` on that step): its edit screen is empty.
+A transition with a screen takes a comment (``update.comment``), though its ``fields`` never list one; a
+transition without a screen ("Start Progress") drops a comment sent with it, answering 204 all the
+same, as Jira does. A closed issue is not editable (``jira.issue.editable = false`` on that step): its
+edit screen is empty.
 """
 
 from __future__ import annotations
@@ -79,15 +82,15 @@ def status_bean(name: str) -> dict:
 
 # (id, name, from statuses, to status, screen: {field id: required}, resolution the post-function sets)
 _ANY_OPEN = ("Open", "In Progress", "Reopened")
-_RESOLVE_SCREEN = {"resolution": True, "fixVersions": False, "assignee": False, "worklog": False, "comment": False}
+_RESOLVE_SCREEN = {"resolution": True, "fixVersions": False, "assignee": False, "worklog": False}
 WORKFLOW = [
     ("4", "Start Progress", ("Open", "Reopened"), "In Progress", None, None),
     ("301", "Stop Progress", ("In Progress",), "Open", None, None),
     ("5", "Resolve Issue", _ANY_OPEN, "Resolved", _RESOLVE_SCREEN, None),
     ("2", "Close Issue", _ANY_OPEN, "Closed", _RESOLVE_SCREEN, None),
     ("701", "Close Issue", ("Resolved",), "Closed", None, None),
-    ("3", "Reopen Issue", ("Resolved", "Closed", "Done"), "Reopened", {"assignee": False, "comment": False}, "-"),
-    ("711", "Request Review", ("In Progress",), "Review", {"worklog": True, "comment": False}, None),
+    ("3", "Reopen Issue", ("Resolved", "Closed", "Done"), "Reopened", {"assignee": False}, "-"),
+    ("711", "Request Review", ("In Progress",), "Review", {"worklog": True}, None),
     ("721", "Approve", ("Review",), "Done", None, "Done"),
     ("731", "Reject", ("Review",), "In Progress", None, None),
 ]

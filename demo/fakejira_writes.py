@@ -33,7 +33,8 @@ The knobs a test sets, each taking effect on the next request:
   ``drop`` closes the connection without applying it; ``unavailable`` answers a proxy's 503 without
   applying it. The client cannot tell the first two from the last two: that is the point.
 - ``jira.down = True``: every request answers a proxy's 503; ``jira.down = "drop"``: every connection is
-  closed unanswered. For a refused connection, ``port = jira.stop()`` and later ``jira.start(port)``.
+  closed unanswered. For a refused connection, ``port = jira.stop()`` and later ``jira.start(port)``
+  (the serving loop lets go of the socket when it next wakes: a connection in between may be reset).
 - ``jira.slow = seconds``: each write (not a GET, not a search) waits that long before it is applied.
 """
 
