@@ -184,6 +184,10 @@ class AttachResource(_Asking):
         if req.content_length is not None and req.content_length > self._max_upload_bytes:
             raise TooLarge(f"the file is {req.content_length} bytes; this hub takes at most "
                            f"{self._max_upload_bytes} (HUB_MAX_UPLOAD_BYTES)")
+        if not req.content_length:
+            # waitress gives a chunked body its length once read: none, or 0, is no file at all.
+            raise ContractError("the file is the request's body, and it is empty: send its bytes "
+                                "(Jira takes no empty attachment)", "body")
         key_asked = idempotency_key(req)
         # An issue the mirror does not hold is refused before the body is read into the store.
         checks.check(ATTACH, key, {})

@@ -276,3 +276,11 @@ def test_an_attachment_past_the_upload_limit_is_refused_and_nothing_is_queued(ma
     assert resp.status_code == 413
     assert hub.api("GET", "/api/v1/writes").json["items"] == []
 
+
+
+def test_an_attachment_without_a_body_is_refused_naming_the_body_and_nothing_is_queued(hub):
+    mirrored(hub, "AURORA-1")
+    resp = hub.client.simulate_post("/api/v1/issues/AURORA-1/attachments", params={"filename": "empty.txt"},
+                                    headers=writer(hub))
+    assert resp.status_code == 422 and resp.json["field"] == "body"
+    assert hub.api("GET", "/api/v1/writes").json["items"] == []
