@@ -14,7 +14,7 @@ from datetime import datetime
 from agent.jira_writes import JiraError
 from agent.writes import fields
 from agent.writes.model import Outcome, Session, marked
-from agent.writes.ops import find_link, started, worklog_body
+from agent.writes.ops import find_link, started, transition_comment, worklog_body
 
 log = logging.getLogger("hub-agent")
 
@@ -42,6 +42,18 @@ def comment(session: Session) -> Outcome | None:
 
 
 def transition(session: Session) -> Outcome | None:
+    """Done when Jira shows the target status already (:func:`_transitioned`); then the comment the
+    transition carries is looked for by its marker, and posted if the first delivery did not."""
+    found = _transitioned(session)
+    if found is None or not session.write.params.get("comment"):
+        return found
+    said = comment(session)
+    result = dict(found.result or {})
+    result["comment_id"] = (said.result or {}).get("comment_id") if said else transition_comment(session)
+    return Outcome("done", result, key=found.key)
+
+
+def _transitioned(session: Session) -> Outcome | None:
     """Done when Jira shows the target status already: the one ``to`` names as a status, or that of
     the transition this delivery chose before its answer was lost; or, for a ``to`` that names a
     transition (whose target a redelivery cannot know), when the changelog holds a change from the

@@ -152,15 +152,25 @@ def transition(session: Session) -> Outcome:
         values, update = fields.to_jira(params.get("fields") or {}, session.described, screen)
     except fields.FieldError as exc:
         raise Unapplied(str(exc)) from None
-    if params.get("comment"):
-        update.setdefault("comment", []).append({"add": {"body": session.signed(params["comment"])}})
     body: dict = {"transition": {"id": str(chosen["id"])}}
     if values:
         body["fields"] = values
     if update:
         body["update"] = update
     session.requests.do_transition(key, body)
-    return Outcome("done", {"transition": str(chosen["id"])}, key=key)
+    made: dict[str, str | None] = {"transition": str(chosen["id"])}
+    if params.get("comment"):
+        made["comment_id"] = transition_comment(session)
+    return Outcome("done", made, key=key)
+
+
+def transition_comment(session: Session) -> str | None:
+    """The comment a transition carries, posted after it with the write's marker. Not sent in the
+    transition's ``update``: Jira drops that silently when the transition has no screen, and a
+    comment made there carries no marker, so a redelivery could not tell it was made."""
+    body = {"body": session.signed(session.write.params["comment"]), "properties": [session.write.property]}
+    made = session.requests.add_comment(session.write.key or "", body) or {}
+    return str(made.get("id")) if made.get("id") is not None else None
 
 
 def edit(session: Session) -> Outcome:

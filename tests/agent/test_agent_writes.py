@@ -165,6 +165,23 @@ def test_a_transition_named_by_its_target_status_is_made_with_its_screens_fields
     assert fields["status"]["name"] == "Resolved" and fields["resolution"]["name"] == "Fixed"
 
 
+@pytest.mark.parametrize("lost", [None, r"/transitions$", r"/comment$"])
+def test_a_transitions_comment_lands_once_with_its_marker_even_where_the_transition_has_no_screen(jira, lost):
+    # Start Progress has no screen: Jira would drop a comment sent in the transition's update.
+    runner, hub = agent(jira)
+    if lost:
+        jira.faults = [("lose_answer", "POST", lost)]
+    command = write("transition", "AURORA-1", {"to": "In Progress", "comment": "Starting now"},
+                    base={"status": "Open"})
+    run(runner, command)
+    done = outcome(hub, command)
+    [made] = comments(jira, "AURORA-1")
+    assert made["body"].startswith("Starting now")
+    assert done["outcome"] == "done" and done["result"]["comment_id"] == made["id"]
+    assert jira.writes.comment_properties[made["id"]][MARKER] == {"write": command.params["write_id"]}
+    assert jira.issues["AURORA-1"]["fields"]["status"]["name"] == "In Progress"
+
+
 def test_a_transition_jira_refuses_fails_in_jiras_words_with_what_the_field_allows(jira):
     runner, hub = agent(jira)
     command = write("transition", "AURORA-1", {"to": "Resolve Issue"})  # the screen requires a resolution
