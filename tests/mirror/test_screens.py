@@ -61,13 +61,22 @@ def test_an_issue_s_transitions_and_edit_screen_are_mirrored_and_listed(hub):
 def test_a_page_without_the_screens_keeps_them_and_a_null_forgets_them(hub):
     page(hub, [issue("AURORA-12", transitions=TRANSITIONS, edit_fields=EDIT_FIELDS)])
 
-    # An agent before v19 (or one whose Jira did not expand them) sends neither: both are kept.
-    load(hub, [issue("AURORA-12", summary="Renamed", status="Resolved")], version=18)
+    # A state that sends neither the screens nor the status keeps both.
+    load(hub, [issue("AURORA-12", summary="Renamed")], version=18)
     assert screens(hub) == (TRANSITIONS, EDIT_FIELDS)
 
     page(hub, [issue("AURORA-12", transitions=[], edit_fields=None)])
     assert screens(hub) == ([], None)
     assert hub.api("GET", "/api/v1/issues/AURORA-12/transitions").json == {"items": [], "known": True}
+
+
+def test_a_status_sent_without_the_screens_leaves_them_unknown_not_another_statuss(hub):
+    page(hub, [issue("AURORA-12", status="In Progress", transitions=TRANSITIONS, edit_fields=EDIT_FIELDS)])
+
+    # An agent before v19 moved the issue on: the transitions kept would be In Progress's.
+    load(hub, [issue("AURORA-12", status="Resolved")], version=18)
+    assert screens(hub) == (None, None)
+    assert hub.api("GET", "/api/v1/issues/AURORA-12/transitions").json == {"items": [], "known": False}
 
 
 def test_an_issue_no_v19_agent_loaded_has_its_transitions_unknown(hub):

@@ -106,6 +106,8 @@ for _bit, (_name, _) in enumerate(_COLUMNS):
 
 # The issue table's columns a page fills, in the order of _COLUMNS (the mask's bits).
 _ISSUE_COLUMNS = tuple(column for _, column in _COLUMNS)
+# Jira's screens of an issue, which follow its status (see _sent_mask).
+_SCREENS = ("transitions", "edit_fields")
 # The fields whose change changes what the full-text index holds of an issue.
 _SEARCHED = ("summary", "description", "comments", "environment", "custom_fields")
 
@@ -440,10 +442,16 @@ def _issue_rows(states: list[dict], flags: list[int], now: str, times: _Times) -
 
 
 def _sent_mask(fields) -> int:
-    """The bits of :data:`_COLUMNS` whose state field is among ``fields``."""
+    """The bits of :data:`_COLUMNS` whose state field is among ``fields``. A state that sends the
+    status without the screens (an agent below v19) leaves them unknown (NULL), not as they were:
+    the transitions Jira offers follow the status, and the ones kept would be another status's."""
     mask = 0
     for name in fields:
         mask |= _FIELD_BITS.get(name, 0)
+    if "status" in fields:
+        for screen in _SCREENS:
+            if screen not in fields:
+                mask |= _FIELD_BITS[screen]
     return mask
 
 
