@@ -4,6 +4,9 @@ and a project's create screens, each field in the one ``{FIELD}`` shape docs/age
 
 from __future__ import annotations
 
+# The hub's bounds on a field's ``allowed`` (hub/api/schemas.py): the most values, the longest one.
+ALLOWED_VALUES, ALLOWED_CHARS = 1000, 255
+
 
 def allowed_name(value: object) -> str | None:
     """What a person calls one of a field's ``allowedValues``: an option's ``value``, else its
@@ -26,7 +29,10 @@ def field(meta: dict) -> dict:
         out["custom"] = schema["custom"]
     values = meta.get("allowedValues")
     if isinstance(values, list):
-        out["allowed"] = [name for name in map(allowed_name, values) if name is not None]
+        names = [name for name in map(allowed_name, values) if name is not None]
+        # Past the hub's bounds the list is left out, not cut: a cut list would refuse values Jira takes.
+        if len(names) <= ALLOWED_VALUES and all(len(name) <= ALLOWED_CHARS for name in names):
+            out["allowed"] = names
     out["operations"] = [op for op in meta.get("operations") or [] if isinstance(op, str)]
     return out
 

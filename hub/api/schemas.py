@@ -181,6 +181,8 @@ CUSTOM_FIELD = {
 # v19: one field of a Jira screen (an issue's edit screen, a transition's, a create screen), as
 # agent/meta.py sends it: its name, whether it is required, its schema's type (items, custom) and
 # the names of its allowedValues (absent when Jira lists none).
+# The most values, and the longest value, of a screen field's ``allowed`` (agent/meta.py's bounds).
+ALLOWED_VALUES, ALLOWED_CHARS = 1000, 255
 SCREEN_FIELD = {
     "type": "object",
     "properties": {
@@ -189,7 +191,9 @@ SCREEN_FIELD = {
         "type": NULLABLE_SHORT,
         "items": NULLABLE_SHORT,
         "custom": NULLABLE_SHORT,
-        "allowed": array({"type": "string", "maxLength": 1000}, 10_000),
+        # Bounded so that a page past the bounds is still a body the hub reads (and refuses by name);
+        # an agent leaves out a longer list (then Jira alone checks the value).
+        "allowed": array({"type": "string", "maxLength": ALLOWED_CHARS}, ALLOWED_VALUES),
         "operations": array(SHORT, 100),
     },
 }

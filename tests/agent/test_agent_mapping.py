@@ -281,3 +281,17 @@ def test_time_tracking_is_whole_seconds_or_none():
     issue = jira.add_issue("AURORA-5", timeoriginalestimate=3600.0, timeestimate=-60, timespent="1h")
     state = mapping.state(issue, WHOLE)
     assert (state["time_original_estimate"], state["time_estimate"], state["time_spent"]) == (3600, None, None)
+
+
+def test_a_screen_field_with_more_allowed_values_than_the_hub_takes_sends_none_rather_than_some():
+    from agent import meta
+    from hub.api import schemas
+
+    assert (meta.ALLOWED_VALUES, meta.ALLOWED_CHARS) == (schemas.ALLOWED_VALUES, schemas.ALLOWED_CHARS)
+    many = {"name": "Fix Version/s", "schema": {"type": "array", "items": "version"}, "operations": ["set"],
+            "allowedValues": [{"name": f"1.{n}"} for n in range(meta.ALLOWED_VALUES + 1)]}
+    assert "allowed" not in meta.field(many)
+    few = {**many, "allowedValues": many["allowedValues"][:3]}
+    assert meta.field(few)["allowed"] == ["1.0", "1.1", "1.2"]
+    long = {**many, "allowedValues": [{"name": "x" * (meta.ALLOWED_CHARS + 1)}]}
+    assert "allowed" not in meta.field(long)
