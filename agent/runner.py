@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent import handlers, mapping
 from agent.config import AgentConfig
+from agent.handlers.write import KIND as WRITE_KIND
 from agent.heartbeat import LEAST_GAP, Status
 from agent.hub_client import Claimed, Command, Dropped, HubAuthError, HubClient, HubError
 from agent.jira_client import JiraAuthError, JiraClient, JiraError, JiraSignInPage
@@ -43,6 +44,8 @@ class Stopped(Exception):
 
 
 # The shape of a zone's name the hub accepts in a heartbeat (docs/agent-protocol.md, v17).
+# While Jira does not answer, how often (seconds) a claim asks it again before passing writes over.
+WRITES_PROBE = 5.0
 _ZONE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}\Z")
 
 
@@ -165,7 +168,7 @@ class Runner:
             # Checked after the flag is up: a signal from here on cuts the claim, one before it is seen here.
             if self.stopping.is_set():
                 return Claimed([])
-            return self.hub.claim(limit=limit)
+            return self.hub.claim(limit=limit, types=self._claimable())
         except Interrupted:
             return Claimed([])  # what this claim took, if anything, returns to the queue with its lease
         except (HubError, GaveUp) as exc:
@@ -177,6 +180,20 @@ class Runner:
             return Claimed([])
         finally:
             self._claiming = False
+
+    def _claimable(self) -> list[str] | None:
+        """The kinds to claim: every kind (None) while Jira answers; without writes while it does not,
+        so that they wait in the hub, shown pending to the people who made them, rather than held here.
+        Jira is asked again (a probe, at most every WRITES_PROBE seconds) before writes are passed over."""
+        reach = self.jira.reachability()
+        if reach is None or reach.get("reachable"):
+            return None
+        if (self.jira.checked_age() or 0.0) >= WRITES_PROBE:
+            self.jira.probe()
+            reach = self.jira.reachability()
+            if reach is None or reach.get("reachable"):
+                return None
+        return [kind for kind in handlers.kinds() if kind != WRITE_KIND]
 
     def _learn_lease(self, commands: list[Command]) -> None:
         for command in commands:

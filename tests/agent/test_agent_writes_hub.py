@@ -71,7 +71,8 @@ def world(tmp_path, database_url):
     runner = thread = None
     try:
         url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        runner = quick_runner(url, agent_token, jira, "agent-writes", claim_wait=1)
+        # Two at once: a write held while Jira is away leaves a slot free to claim another.
+        runner = quick_runner(url, agent_token, jira, "agent-writes", claim_wait=1, concurrency=2)
         thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
         thread.start()
         refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
@@ -181,3 +182,36 @@ def test_a_write_whose_agent_died_after_jira_took_it_is_redelivered_and_found_no
             thread.join(timeout=30)
         jira.stop()
         assert stop(hub) == 0
+
+
+def test_writes_asked_while_the_agent_knows_jira_is_away_stay_pending_in_the_hub_and_go_once_it_answers(world):
+    config, jira = world
+    jira.down = True
+    # The first write meets Jira away: its agent holds it and waits (applying), never failing it.
+    first = asked(config, "comment", "AURORA-1", {"body": "first"})
+    deadline = time.monotonic() + 30
+    while command_of(config, first) != "claimed":
+        assert time.monotonic() < deadline, "the first write was not taken"
+        time.sleep(0.2)
+    # Once the agent knows Jira away (it tells the hub at once), and its claim then waiting has ended
+    # (1 s), it claims no more writes: the next waits in the hub, shown pending.
+    deadline = time.monotonic() + 30
+    while '"reachable": false' not in "".join(
+            v for (v,) in rows(config, "SELECT value FROM setting WHERE key = 'agent_jira:agent-writes'")):
+        assert time.monotonic() < deadline, "the agent did not tell the hub Jira is away"
+        time.sleep(0.2)
+    time.sleep(1.5)
+    second = asked(config, "comment", "AURORA-2", {"body": "second"})
+    for _ in range(20):
+        assert command_of(config, second) == "queued"
+        time.sleep(0.25)
+    jira.down = False
+    assert settled(config, first)[0] == "done" and settled(config, second)[0] == "done"
+    for key in ("AURORA-1", "AURORA-2"):
+        assert len(jira.issues[key]["fields"]["comment"]["comments"]) == 1
+
+
+def command_of(config: Config, write_id: int) -> str:
+    [(status,)] = rows(config, f"SELECT c.status FROM write w JOIN command c ON c.id = w.command_id "
+                               f"WHERE w.id = {write_id}")
+    return status

@@ -228,11 +228,12 @@ def prepared_hub(data_dir: Path, database_url: str | None = None) -> tuple[str, 
     return agent, interface
 
 
-def quick_runner(url: str, agent_token: str, jira, agent_id: str, claim_wait: int = 0) -> Runner:
+def quick_runner(url: str, agent_token: str, jira, agent_id: str, claim_wait: int = 0,
+                 concurrency: int = 1) -> Runner:
     """A started reference agent (``Runner``, in this process) speaking to the hub at ``url``
     and the fake ``jira``, its clients retrying at once (50 ms to 200 ms, five times)."""
     runner = Runner(AgentConfig(hub_url=url, hub_token=agent_token, jira_url=jira.url, jira_token=jira.token,
-                                agent_id=agent_id, claim_wait=claim_wait))
+                                agent_id=agent_id, claim_wait=claim_wait, concurrency=concurrency))
     for client in (runner.hub, runner.jira):
         client.backoff = Backoff(first=0.05, longest=0.2, attempts=5)
     runner.start()
