@@ -5,14 +5,12 @@ write's outcome shown by the hub."""
 from __future__ import annotations
 
 import json
-import threading
 import urllib.request
 
 import pytest
 
 from agent.jira_writes import MARKER
-from demo.fakejira import FakeJira
-from tests.support import added_tokens, call, hub_config, prepared_hub, quick_runner, start, stop, wait_for_line
+from tests.support import added_tokens, looping_agent
 from tests.support.engine_rows import rows
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -41,33 +39,9 @@ def settled(url: str, token: str, write_id: int) -> dict:
 def world(tmp_path, database_url):
     """A hub that mirrors AURORA-1 and AURORA-2, an admin token ``alice`` who may write, the fake
     Jira, and the reference agent looping."""
-    data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir, database_url)
-    db = hub_config(data_dir, database_url)
-    [alice] = added_tokens(db, ("alice", "admin"))
-    hub = start("serve", data_dir=data_dir, database_url=database_url)
-    jira = FakeJira().start()
-    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
-    jira.add_issue("AURORA-2", labels=["AWPCA"])
-    runner = thread = None
-    try:
-        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        runner = quick_runner(url, agent_token, jira, "agent-writes", claim_wait=1)
-        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
-        thread.start()
-        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
-        for _ in range(60):
-            if call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] == "done":
-                break
-            threading.Event().wait(0.25)
+    with looping_agent(tmp_path / "data", database_url, "agent-writes") as (url, db, _ui, jira):
+        [alice] = added_tokens(db, ("alice", "admin"))
         yield url, alice, jira, db
-    finally:
-        if runner is not None:
-            runner.stop()
-        if thread is not None:
-            thread.join(timeout=30)
-        jira.stop()
-        assert stop(hub) == 0
 
 
 def test_a_comment_asked_of_the_hub_is_in_jira_once_and_in_the_mirror_when_the_write_shows_done(world):

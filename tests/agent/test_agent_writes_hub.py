@@ -18,6 +18,7 @@ from tests.support import (
     added_tokens,
     call,
     hub_config,
+    looping_agent,
     prepared_hub,
     quick_runner,
     start,
@@ -59,35 +60,11 @@ def settled(config: Config, write_id: int) -> tuple:
 
 @pytest.fixture
 def world(tmp_path, database_url):
-    """A hub mirroring AURORA-1 and AURORA-2, the fake Jira, and the reference agent looping."""
-    data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir, database_url)
-    config = hub_config(data_dir, database_url)
-    added_tokens(config, ("alice", "admin"))
-    hub = start("serve", data_dir=data_dir, database_url=database_url)
-    jira = FakeJira().start()
-    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
-    jira.add_issue("AURORA-2", labels=["AWPCA"])
-    runner = thread = None
-    try:
-        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        # Two at once: a write held while Jira is away leaves a slot free to claim another.
-        runner = quick_runner(url, agent_token, jira, "agent-writes", claim_wait=1, concurrency=2)
-        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
-        thread.start()
-        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
-        deadline = time.monotonic() + 60
-        while call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] != "done":
-            assert time.monotonic() < deadline, "the first refresh did not end"
-            time.sleep(0.2)
+    """A hub mirroring AURORA-1 and AURORA-2, the fake Jira, and the reference agent looping (two
+    commands at once: a write held while Jira is away leaves a slot free to claim another)."""
+    with looping_agent(tmp_path / "data", database_url, "agent-writes", concurrency=2) as (_url, config, _ui, jira):
+        added_tokens(config, ("alice", "admin"))
         yield config, jira
-    finally:
-        if runner is not None:
-            runner.stop()
-        if thread is not None:
-            thread.join(timeout=30)
-        jira.stop()
-        assert stop(hub) == 0
 
 
 def decoded(value):

@@ -4,7 +4,6 @@ reference agent against the fake Jira, and answered in words an assistant can ac
 from __future__ import annotations
 
 import json
-import threading
 import time
 from contextlib import contextmanager
 
@@ -14,9 +13,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from demo.fakejira import FakeJira
 from hub.mcp.server import build_server
-from tests.support import HUB, call, hub_config, prepared_hub, quick_runner, seeded_hub, start, stop, wait_for_line
+from tests.support import HUB, call, hub_config, looping_agent, seeded_hub
 from tests.support.engine_rows import execute, rows
 from tests.support.hubs import built_services
 from tests.support.mcp_hub import TOOLS, WRITE_TOOLS, CountingTransport, data, refused
@@ -211,31 +209,8 @@ def agent_world(tmp_path, database_url):
     """A live hub mirroring AURORA-1 and AURORA-2 from the fake Jira, the reference agent looping
     beside it; yields the hub's URL, a token granted writes and the fake Jira."""
     data_dir = tmp_path / "data"
-    agent_token, interface = prepared_hub(data_dir, database_url)
-    token = writer_token(data_dir, database_url)
-    hub = start("serve", data_dir=data_dir, database_url=database_url)
-    jira = FakeJira().start()
-    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
-    jira.add_issue("AURORA-2", labels=["AWPCA"])
-    runner = thread = None
-    try:
-        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
-        runner = quick_runner(url, agent_token, jira, "agent-mcp", claim_wait=1)
-        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
-        thread.start()
-        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
-        deadline = time.monotonic() + 60
-        while call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] != "done":
-            assert time.monotonic() < deadline, "the first refresh did not end"
-            time.sleep(0.2)
-        yield url, token, jira
-    finally:
-        if runner is not None:
-            runner.stop()
-        if thread is not None:
-            thread.join(timeout=30)
-        jira.stop()
-        assert stop(hub) == 0
+    with looping_agent(data_dir, database_url, "agent-mcp") as (url, _config, _ui, jira):
+        yield url, writer_token(data_dir, database_url), jira
 
 
 def test_writes_the_agent_applies_are_answered_done_conflict_or_failed_in_words(tmp_path, database_url):

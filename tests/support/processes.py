@@ -320,3 +320,36 @@ def scripted_agent(url: str, agent: str, files: dict[str, bytes], count: int):
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
+
+
+@contextlib.contextmanager
+def looping_agent(data_dir: Path, database_url: str | None, agent_id: str, *, concurrency: int = 1):
+    """A served hub (``prepared_hub``'s: one project, a token per role) mirroring AURORA-1 and
+    AURORA-2 from a started fake Jira, with the reference agent running its loop beside it (claims
+    of 1 s, ``concurrency`` at once) and the first full refresh done. Yields ``(url, config,
+    interface token, jira)``; more tokens may be added on ``config`` meanwhile. All of it stops at
+    the end, the hub with exit 0."""
+    from demo.fakejira import FakeJira
+
+    agent_token, interface = prepared_hub(data_dir, database_url)
+    hub = start("serve", data_dir=data_dir, database_url=database_url)
+    jira = FakeJira().start()
+    jira.add_issue("AURORA-1", summary="Cards list", labels=["AWPCA"])
+    jira.add_issue("AURORA-2", labels=["AWPCA"])
+    runner = thread = None
+    try:
+        url = wait_for_line(hub, r"serving on (http://\S+)").group(1)
+        runner = quick_runner(url, agent_token, jira, agent_id, claim_wait=1, concurrency=concurrency)
+        thread = threading.Thread(target=runner.run, name="agent-loop", daemon=True)
+        thread.start()
+        refresh = call(url, interface, "/api/v1/commands", {"type": "refresh"})
+        wait_until(lambda: call(url, interface, f"/api/v1/commands/{refresh['id']}")["status"] == "done",
+                   timeout=60, every=0.2, message="the first refresh")
+        yield url, hub_config(data_dir, database_url), interface, jira
+    finally:
+        if runner is not None:
+            runner.stop()
+        if thread is not None:
+            thread.join(timeout=30)
+        jira.stop()
+        assert stop(hub) == 0
