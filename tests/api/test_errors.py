@@ -190,31 +190,43 @@ def test_postgresql_errors_are_told_apart_by_their_sqlstate(hub):
 
     database.execute_sql("INSERT INTO setting (key, value) VALUES ('a', '1'), ('b', '1')")
     caught: list[BaseException] = []
+    holds_a = threading.Event()
+    close_the_cycle = threading.Event()
 
     def hub_side() -> None:
         try:
             with database.atomic():
                 database.execute_sql("UPDATE setting SET value = '2' WHERE key = 'a'")
+                holds_a.set()
+                close_the_cycle.wait(60)
                 database.execute_sql("UPDATE setting SET value = '2' WHERE key = 'b'")
         except peewee.DatabaseError as exc:
             caught.append(exc)
         finally:
             database.close()
 
-    def waiting() -> bool:
+    def waiting_on_a_lock(pid: int) -> bool:
         with psycopg.connect(hub.config.database_url, autocommit=True) as conn:
-            return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                     "AND application_name = 'sdlc-hub' AND wait_event_type = 'Lock'").fetchone()[0])
+            return bool(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s "
+                                     "AND wait_event_type = 'Lock'", (pid,)).fetchone()[0])
 
     with psycopg.connect(hub.config.database_url) as other:
+        # Only the hub's session looks for deadlocks in time, and it is the one that closes the
+        # cycle: PostgreSQL looks once, deadlock_timeout after a session starts waiting, so the
+        # session that waits last finds the cycle whatever the machine's load, and is the one
+        # chosen to fail.
+        other.execute("SET deadlock_timeout = '1h'")
         other.execute("UPDATE setting SET value = '3' WHERE key = 'b'")
         thread = threading.Thread(target=hub_side)
         thread.start()
-        wait_until(waiting, message="the hub's transaction waiting on row b")
-        # The hub waited first, so its deadlock check runs first and it is the one chosen to fail.
-        other.execute("UPDATE setting SET value = '3' WHERE key = 'a'")
+        assert holds_a.wait(60), "the hub's transaction never took row a"
+        blocked = threading.Thread(target=other.execute, args=("UPDATE setting SET value = '3' WHERE key = 'a'",))
+        blocked.start()
+        wait_until(lambda: waiting_on_a_lock(other.info.backend_pid), message="the other session waiting on row a")
+        close_the_cycle.set()
+        thread.join()
+        blocked.join()
         other.commit()
-    thread.join()
     [deadlock] = caught
     assert classify(deadlock) == "busy"
 
