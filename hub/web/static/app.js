@@ -1,5 +1,5 @@
 // The web interface: sign-in, then the pages by the address's #fragment:
-// #/issues, #/issue/KEY, #/ops. Each page gets an AbortSignal that fires when
+// #/issues, #/issue/KEY, #/board (#/board/ID), #/create, #/ops. Each page gets an AbortSignal that fires when
 // the reader leaves it, which ends its requests and long-polls.
 //
 // Signed in or not is the hub's to say (GET /api/v1/session, then /api/v1/me):
@@ -8,6 +8,8 @@
 // so that signing in again returns to where the reader was.
 
 import * as api from "./api.js";
+import {renderBoard} from "./board.js";
+import {renderCreate} from "./create.js";
 import {h, replace, say, status} from "./dom.js";
 import {renderIssue} from "./issue.js";
 import {renderIssues} from "./issues.js";
@@ -91,6 +93,13 @@ async function route() {
     if (issue) {
       titled(decodeURIComponent(issue[1]));
       await renderIssue(main, decodeURIComponent(issue[1]), signal);
+    } else if (hash.startsWith("#/board")) {
+      titled("Board");
+      const board = hash.match(/^#\/board\/([^/?]+)/);
+      await renderBoard(main, board ? decodeURIComponent(board[1]) : null, signal);
+    } else if (hash.startsWith("#/create")) {
+      titled("New issue");
+      await renderCreate(main, signal);
     } else if (hash.startsWith("#/ops")) {
       titled("Operations");
       await renderOps(main, signal);

@@ -186,3 +186,20 @@ export function say(line, msg, error = false) {
   line.textContent = msg || "";
   line.classList.toggle("error", Boolean(error && msg));
 }
+
+/** A person as every page names one: the display name Jira shows (the login when the
+ *  mirror knows none), the login on hover. A dash for nobody. */
+export function person(login, display) {
+  if (!login) return "—";
+  return h("span", {class: "person", title: login}, display || login);
+}
+
+const CATEGORY_CLASSES = {new: "todo", indeterminate: "doing", done: "done"};
+
+/** A status as a lozenge coloured by its Jira status category (category_key: new,
+ *  indeterminate or done; anything else is drawn neutral), its name as text. */
+export function lozenge(name, categoryKey) {
+  if (!name) return "—";
+  const tone = CATEGORY_CLASSES[categoryKey] || "unknown";
+  return h("span", {class: `lozenge lozenge-${tone}`}, name);
+}
