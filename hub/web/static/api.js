@@ -109,17 +109,21 @@ export function url(path, query) {
  * the parsed JSON answer (null for 204), or the Response itself with raw: true. Anything but
  * 2xx throws ApiError; a network failure throws ApiError with status 0. A 401 tells
  * whenUnauthorized's callback, except while signing in (signingIn: the 401 is the answer).
+ * headers adds request headers (an Idempotency-Key); a Blob body (a file) goes as it is,
+ * with its own type, anything else as JSON.
  */
 export async function request(method, path, {query, body, signal, raw = false, bearer = null,
-                                             signingIn = false} = {}) {
-  const headers = {...PAGE_HEADER, Accept: "application/json"};
+                                             signingIn = false, headers: extra = {}} = {}) {
+  const headers = {...extra, ...PAGE_HEADER, Accept: "application/json"};
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const file = body instanceof Blob;
+  if (file) headers["Content-Type"] = body.type || "application/octet-stream";
+  else if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
     response = await fetch(url(path, query), {
       method, headers, signal, cache: "no-store", credentials: bearer ? "omit" : "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || file ? body : JSON.stringify(body),
     });
   } catch (error) {
     if (error.name === "AbortError") throw error;
