@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import falcon
 
 from hub import shapes
@@ -9,6 +12,7 @@ from hub.api import schemas
 from hub.api.auth import INTERFACE
 from hub.api.openapi import responds
 from hub.api.validation import accepts, query
+from hub.conditional import etag_matches
 from hub.services.issues.reading import IssueService
 from hub.services.issues.sprints import SprintService
 from hub.services.markup.rendering import RenderService
@@ -16,6 +20,22 @@ from hub.services.mirror.catalogues import CatalogueService
 from hub.services.mirror.screens import ScreenService
 from hub.services.search.facets import FacetService
 from hub.services.writes.service import WriteService
+
+_HEADER = {"schema": {"type": "string"}}
+ISSUE_HEADERS: dict[int, dict] = {
+    200: {"Content-Location": schemas.MOVED_LOCATION, "ETag": _HEADER},
+    304: {"ETag": _HEADER},
+}
+IF_NONE_MATCH = ({"name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+                  "description": "the ETag of an answer the client holds: 304, without a body, while the "
+                                 "answer would be the same"},)
+
+
+def body_etag(data: object) -> str:
+    """A weak ETag of a JSON answer: a hash of its canonical serialization, so that the same
+    answer always has the same tag (whatever the order its members were built in)."""
+    canonical = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return 'W/"' + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:40] + '"'
 
 
 class IssuesResource:
@@ -59,13 +79,15 @@ class IssueResource:
         self._render = render
         self._writes = writes
 
-    @responds(headers={200: {"Content-Location": schemas.MOVED_LOCATION}}, answers=schemas.ISSUE)
+    @responds(200, 304, headers=ISSUE_HEADERS, header_params=IF_NONE_MATCH, answers=schemas.ISSUE)
     @query(schemas.RENDERED)
     def on_get(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
         """One issue, with its description and its links both ways; by an old key, the moved issue;
         with ``render``, its description and environment rendered too.
 
-        Asked by an old key or in another case (``aurora-12``), the answer names its own path."""
+        Asked by an old key or in another case (``aurora-12``), the answer names its own path.
+        The answer's ``ETag`` hashes its body: ``If-None-Match`` naming it answers 304, so that a
+        page re-reading the issue every few seconds is sent the issue only when it changed."""
         detail = self._issues.get(key)
         if detail.issue.key != req.context.get("key_asked", key):
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
@@ -76,6 +98,11 @@ class IssueResource:
             texts = self._render.texts(detail.issue.key, [item[name] for item, name in zip(items, fields, strict=True)],
                                        form)
             shapes.add_rendered(items, fields, texts, form)
+        etag = body_etag(data)
+        resp.set_header("ETag", etag)
+        if etag_matches(req.get_header("If-None-Match"), etag.removeprefix("W/")):
+            resp.status = falcon.HTTP_304
+            return
         resp.media = data
 
 
