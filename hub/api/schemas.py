@@ -682,6 +682,10 @@ NEW_TOKEN = {
 MOVED_FROM = {"type": "array", "items": {"type": "string"},
               "description": "the keys the issue had before Jira moved it, oldest first; "
                              "empty if it never moved"}
+# Display names by login, of the Jira users the mirror knows among those an answer names.
+PEOPLE = {"type": "object", "additionalProperties": {"type": ["string", "null"]},
+          "description": "the display name of each login the items name (assignee, reporter) that the mirror "
+                         "knows as one of Jira's users, by login"}
 ISSUE = {
     "type": "object",
     "properties": {"key": {"type": "string", "description": "the key the issue has now"},
@@ -693,8 +697,9 @@ ISSUE_PAGE = {
     "properties": {"items": {"type": "array", "items": ISSUE},
                    "next_cursor": {"type": ["integer", "null"]}, "total": {"type": "integer"},
                    "total_estimated": {"type": "boolean",
-                                       "description": "present (true) when a search's total is an estimate"}},
-    "required": ["items", "next_cursor"],
+                                       "description": "present (true) when a search's total is an estimate"},
+                   "people": PEOPLE},
+    "required": ["items", "next_cursor", "people"],
 }
 TRANSITIONS = {
     "type": "object",

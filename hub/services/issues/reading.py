@@ -7,7 +7,7 @@ Interfaces read ``issue``, ``issue_link``, ``issue_comment`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
@@ -124,6 +124,17 @@ def _link_order(link: Link) -> tuple[str, str]:
     return link.type, link.key
 
 
+# Where a search's plain row (the SUMMARY_FIELDS, then the snippet) holds the people it names.
+_ROW_PEOPLE = tuple(SUMMARY_FIELDS.index(name) for name in ("assignee", "reporter"))
+
+
+def _row_people(row: Any) -> tuple[str | None, ...]:
+    """The logins a row of the list names: its assignee and reporter (an ``Issue``, or a search's tuple)."""
+    if isinstance(row, Issue):
+        return row.assignee, row.reporter
+    return tuple(row[at] for at in _ROW_PEOPLE)
+
+
 def key_order(key: str) -> tuple[str, int]:
     """A key as people order them: by project, then by number (AURORA-9 before AURORA-10)."""
     project, _, number = key.rpartition("-")
@@ -232,12 +243,19 @@ class IssueService:
         return result
 
     def _with_sprints(self, result: dict, key_of) -> dict:
-        """The page's rows as :class:`Listed` items, their sprints and past keys read in a query each."""
+        """The page's rows as :class:`Listed` items, their sprints and past keys read in a query each;
+        ``people``: the display names of the logins the page's rows name (assignee, reporter)."""
         rows = result["items"]
         sprints = self._sprints.of_issues(key_of(row) for row in rows)
         past = moved_from(key_of(row) for row in rows)
         result["items"] = [Listed(row, sprints.get(key_of(row), []), past.get(key_of(row), [])) for row in rows]
+        result["people"] = self.people(login for row in rows for login in _row_people(row))
         return result
+
+    def people(self, logins: Iterable[str | None]) -> dict[str, str | None]:
+        """The display names of those of ``logins`` the mirror knows as Jira's users, by login."""
+        users = self._catalogues.users([login for login in logins if login])
+        return {name: user.display_name for name, user in users.items()}
 
     def get(self, key: str) -> IssueDetail:
         """One issue with its links both ways, each link with the other issue's
