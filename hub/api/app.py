@@ -90,6 +90,7 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/sprints", issues.SprintsResource(s.sprints)),
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
         ("/api/v1/create-meta", issues.CreateMetaResource(s.screens)),
+        ("/api/v1/users", issues.UsersResource(s.catalogues)),
         ("/api/v1/notes/{note_id:id}", issues.NoteResource(s.issues)),
         ("/api/v1/filters", filters.FiltersResource(s.filters)),
         ("/api/v1/filters/{filter_id:id}", filters.FilterResource(s.filters)),

@@ -182,6 +182,22 @@ class CataloguesResource:
         resp.media = shapes.catalogues(self._catalogues.catalogues())
 
 
+class UsersResource:
+    roles = INTERFACE
+
+    def __init__(self, catalogues: CatalogueService):
+        self._catalogues = catalogues
+
+    @responds(answers=schemas.USERS)
+    @query(schemas.USER_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """The Jira users the mirror knows whose login or display name holds ``q`` (any case), best
+        first (those starting with it first); without ``q`` all of them: at most ``limit`` (20)."""
+        asked = req.context.query
+        users = self._catalogues.find_users(asked.get("q"), asked.get("limit", 20))
+        resp.media = {"items": [{"name": user.name, "display_name": user.display_name} for user in users]}
+
+
 class TransitionsResource:
     roles = INTERFACE
 

@@ -701,6 +701,26 @@ ISSUE_PAGE = {
                    "people": PEOPLE},
     "required": ["items", "next_cursor", "people"],
 }
+# GET /api/v1/users: the typeahead over the Jira users the mirror knows.
+USER_QUERY = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "maxLength": 255,
+              "description": "text in the login or the display name, in any case; none: every user"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+    },
+    "additionalProperties": False,
+}
+USERS = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "description": "best first: a login or display name that is q, "
+                             "then those starting with it, then a word starting with it, then the rest",
+                             "items": {"type": "object",
+                                       "properties": {"name": {"type": "string", "description": "the login"},
+                                                      "display_name": {"type": ["string", "null"]}},
+                                       "required": ["name", "display_name"]}}},
+    "required": ["items"],
+}
 TRANSITIONS = {
     "type": "object",
     "properties": {"items": {"type": "array", "items": TRANSITION,

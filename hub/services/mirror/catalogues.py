@@ -78,3 +78,36 @@ class CatalogueService:
         """The link types' ``detail`` (``outward``, ``inward``) by type name."""
         return {row.name: row.detail or {} for row in
                 JiraCatalogue.select(JiraCatalogue.name, JiraCatalogue.detail).where(JiraCatalogue.kind == "link_type")}
+
+    def find_users(self, q: str | None = None, limit: int = 20) -> list[JiraUser]:
+        """The Jira users the mirror knows whose login or display name holds ``q`` (in any case,
+        in any script), best first: a login or display name that is ``q``, then one that starts
+        with it, then one with a word that starts with it, then the rest; each rank by display
+        name, then login. No ``q``: every user, by display name. At most ``limit``.
+
+        The users are compared in Python: SQLite's ``lower`` folds ASCII alone, and a team's
+        users (the mirror keeps only those its issues name) are read in a few milliseconds."""
+        folded = (q or "").strip().casefold()
+        ranked = []
+        for user in JiraUser.select(JiraUser.name, JiraUser.display_name):
+            rank = _user_rank(user, folded)
+            if rank is not None:
+                ranked.append(((rank, (user.display_name or user.name).casefold(), user.name), user))
+        ranked.sort(key=lambda pair: pair[0])
+        return [user for _, user in ranked[:limit]]
+
+
+def _user_rank(user: JiraUser, folded: str) -> int | None:
+    """How well a user matches the folded text: 0 (best) to 3, or None when it does not."""
+    if not folded:
+        return 0
+    login, display = user.name.casefold(), (user.display_name or "").casefold()
+    if folded in (login, display):
+        return 0
+    if login.startswith(folded) or display.startswith(folded):
+        return 1
+    if any(word.startswith(folded) for word in display.split()):
+        return 2
+    if folded in login or folded in display:
+        return 3
+    return None
