@@ -82,6 +82,7 @@ async function route() {
     return;
   }
   nav.hidden = false;
+  import("./create.js").then((create) => create.showCreateLink(who.may));  // "New issue" only to a writer
   const hash = location.hash.startsWith("#/") ? location.hash : "#/issues";
   for (const link of nav.querySelectorAll("a")) {
     const current = hash.startsWith(link.getAttribute("href"));
