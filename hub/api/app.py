@@ -15,7 +15,7 @@ from collections.abc import Callable
 import falcon
 
 from hub import startup
-from hub.api import admin, agent, attachments, commands, errors, filters, issues, writes
+from hub.api import admin, agent, attachments, commands, errors, filters, issues, render, writes
 from hub.api.auth import AuthMiddleware
 from hub.api.headers import SafeHeaders
 from hub.api.health import HealthResource
@@ -91,6 +91,7 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
         ("/api/v1/create-meta", issues.CreateMetaResource(s.screens)),
         ("/api/v1/users", issues.UsersResource(s.catalogues)),
+        ("/api/v1/render", render.RenderResource(s.render)),
         ("/api/v1/notes/{note_id:id}", issues.NoteResource(s.issues)),
         ("/api/v1/filters", filters.FiltersResource(s.filters)),
         ("/api/v1/filters/{filter_id:id}", filters.FilterResource(s.filters)),

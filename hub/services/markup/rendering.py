@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from hub.services.files.attachments import AttachmentService
 from hub.services.markup import convert as markup
+from hub.services.markup.markdown_wiki import to_wiki
 from hub.services.mirror.catalogues import CatalogueService
 from hub.vocabulary import READY
 
@@ -54,6 +55,16 @@ class RenderService:
             log.warning("rendering %s: one answer's %.0f s of CPU were spent on %d texts; those not "
                         "converted before are shown as plain text", key, ANSWER_SECONDS, len(texts))
         return rendered
+
+    def preview(self, text: str, format: str = "wiki", key: str | None = None) -> str:
+        """A text not yet in Jira (``format``: ``wiki``, or ``markdown`` converted to wiki as a write
+        converts it) as sanitised HTML, the same HTML a description gets: images from the attachments
+        of issue ``key`` (none without one), mentions by display name. NotFound for a ``key`` the
+        mirror does not hold."""
+        wiki = to_wiki(text) if format == "markdown" else text
+        attachments = self._attachments_of(key) if key is not None else {}
+        until = time.thread_time() + ANSWER_SECONDS
+        return markup.to_html(wiki, attachments=attachments, users=self._names(), deadline=until)
 
     def _attachments_of(self, key: str) -> dict[str, markup.AttachmentRef]:
         found: dict[str, markup.AttachmentRef] = {}
