@@ -26,6 +26,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "notes": ("POST", "/api/v1/issues/{key}/notes"),
     "filters": ("POST", "/api/v1/filters"),
     "enqueue_refresh": ("POST", "/api/v1/commands"),
+    "refresh_issue": ("POST", "/api/v1/issues/{key}/refresh"),
     "fetch_attachments": ("POST", "/api/v1/attachments/{attachment_id}/fetch"),
     "cancel_commands": ("POST", "/api/v1/commands/{command_id:id}/cancel"),
     "retry_commands": ("POST", "/api/v1/commands/{command_id:id}/retry"),

@@ -87,6 +87,7 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/issues/{key}/worklogs",
          Methods(issues.WorklogsResource(s.issues, s.render), writes.WorklogWritesResource(s.writes))),
         ("/api/v1/issues/{key}/notes", issues.NotesResource(s.issues)),
+        ("/api/v1/issues/{key}/refresh", commands.IssueRefreshResource(s.commands)),
         ("/api/v1/sprints", issues.SprintsResource(s.sprints)),
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
         ("/api/v1/create-meta", issues.CreateMetaResource(s.screens)),

@@ -41,6 +41,28 @@ class CommandsResource:
             resp.location = f"/api/v1/commands/{command.id}"
 
 
+_COMMAND_LOCATION = {"Location": {"description": "the command: /api/v1/commands/{id}", "required": True,
+                                  "schema": {"type": "string"}}}
+
+
+class IssueRefreshResource:
+    roles = INTERFACE
+
+    def __init__(self, commands: CommandService):
+        self._commands = commands
+
+    @responds(202, 200, errors=(429,), headers={202: _COMMAND_LOCATION, 200: _COMMAND_LOCATION},
+              answers=schemas.ISSUE_REFRESH)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, key: str) -> None:
+        """Refresh one issue from Jira: 202 with the queued ``refresh`` of ``key = KEY`` (an other
+        query's run, never a full one), or 200 with the one already queued or claimed for it; 404
+        for an issue the mirror does not hold, 429 past the token's bound of queued commands."""
+        command, created = self._commands.refresh_issue(key, token_id=req.context.principal.token_id)
+        resp.media = {"command": shapes.command(command)}
+        resp.status = falcon.HTTP_202 if created else falcon.HTTP_200
+        resp.location = f"/api/v1/commands/{command.id}"
+
+
 class CommandResource:
     roles = INTERFACE
 

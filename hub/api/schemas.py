@@ -701,6 +701,16 @@ ISSUE_PAGE = {
                    "people": PEOPLE},
     "required": ["items", "next_cursor", "people"],
 }
+# POST /api/v1/issues/{key}/refresh: the refresh of one issue, queued or found open.
+ISSUE_REFRESH = {
+    "type": "object",
+    "properties": {"command": {"type": "object", "description": "the refresh command (as GET /api/v1/commands/{id} "
+                               "answers it): type refresh, params {\"jql\": \"key = KEY\"}",
+                               "properties": {"id": {"type": "integer"}, "type": {"const": "refresh"},
+                                              "params": {"type": "object"}, "status": {"type": "string"}},
+                               "required": ["id", "type", "params", "status"]}},
+    "required": ["command"],
+}
 # GET /api/v1/users: the typeahead over the Jira users the mirror knows.
 USER_QUERY = {
     "type": "object",

@@ -110,8 +110,8 @@ def test_me_tells_a_token_its_name_role_and_what_its_role_may_do(hub):
     metrics = hub.built.services.tokens.add("scraper", "metrics")
     interface = hub.api("GET", "/api/v1/me").json
     assert interface == {"name": "test-interface", "role": "interface",
-                         "may": ["read", "notes", "filters", "enqueue_refresh", "fetch_attachments",
-                                 "cancel_commands", "retry_commands"]}
+                         "may": ["read", "notes", "filters", "enqueue_refresh", "refresh_issue",
+                                 "fetch_attachments", "cancel_commands", "retry_commands"]}
     admin = hub.api("GET", "/api/v1/me", role="admin").json
     assert admin["may"] == [*interface["may"], "remove_agents", "admin", "metrics", "write"]
     writer = hub.built.services.tokens.add("writer", "interface", write=True)

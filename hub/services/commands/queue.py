@@ -28,9 +28,10 @@ from hub.models import Command
 from hub.services.commands.kinds import KINDS, enqueued_by_interfaces, refresh
 from hub.services.commands.runs import close_open_run
 from hub.services.commands.work_signal import WorkSignal
+from hub.services.mirror.aliases import current_issue
 from hub.services.mirror.projects import ProjectService
 from hub.services.pagination import page
-from hub.vocabulary import CANCELLED, GIVEN_UP_STATUSES, OPEN_STATUSES, QUEUED
+from hub.vocabulary import CANCELLED, GIVEN_UP_STATUSES, OPEN_STATUSES, QUEUED, REFRESH
 
 if TYPE_CHECKING:  # for the annotation only: the attachment service is handed in
     from hub.services.files.attachments import AttachmentService
@@ -86,6 +87,16 @@ class CommandService:
             if name not in params:
                 raise ContractError(f"a {type} needs params.{name}", f"params.{name}")
         return wanted.enqueue(self, wanted.checked_params(params, self._clock.now()), batch_id, token_id)
+
+    def refresh_issue(self, key: str, *, token_id: int | None = None) -> tuple[Command, bool]:
+        """Queue a refresh of one issue the mirror holds (by its key now, an old key finding it):
+        a ``refresh`` of ``key = KEY``, an other query's run, never a full one. ``(command, created)``:
+        the open refresh of that issue, queued or claimed, comes back rather than a second; NotFound
+        for an issue the mirror does not hold, TooMany past the token's bound."""
+        issue = current_issue(key)
+        if issue is None:
+            raise NotFound(f"no issue {key!r} in the mirror")
+        return self.enqueue(REFRESH, {"jql": f"key = {issue.key}"}, token_id=token_id)
 
     @property
     def projects(self) -> ProjectService:
