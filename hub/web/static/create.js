@@ -159,7 +159,7 @@ export async function renderCreate(main, signal) {
       submit.disabled = true;
       settle(again, shown);
     }}, "Retry");
-    replace(outcome, h("div", {class: "write-outcome write-failed", role: "group", "aria-label": "New issue: failed"},
+    replace(outcome, h("div", {class: "write-outcome outcome-failed", role: "group", "aria-label": "New issue: failed"},
       h("p", {}, h("strong", {}, "Jira did not create it. "), "Jira said: ",
         h("q", {class: "jira-words"}, ended.error || ended.status)),
       h("p", {class: "hint"}, "Fix what Jira names in the form and create again, or Retry once fixed in Jira."),

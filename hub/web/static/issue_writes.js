@@ -225,6 +225,8 @@ export function mountWrites(ctx) {
     } else if (ended.status === "failed" || ended.status === "conflict") {
       entry.mark.state(ended.status);
       outcome(entry);
+      // The agent sent the issue's state as Jira has it now: the page shows it beside the choice.
+      if (ended.status === "conflict") ctx.reload().catch(() => {});
     } else {
       end(entry);
     }
@@ -286,7 +288,7 @@ export function mountWrites(ctx) {
         try { await ctx.reload(); } catch { /* shown by the page */ }
       }}, "Take Jira's"));
     }
-    entry.panel = h("div", {class: `write-outcome write-${write.status}`, "data-write-id": write.id, role: "group",
+    entry.panel = h("div", {class: `write-outcome outcome-${write.status}`, "data-write-id": write.id, role: "group",
       "aria-label": `${what}: ${write.status}`}, body, buttons, h("p", {class: "outcome-status"}));
     containers.writes?.append(entry.panel);
   }
