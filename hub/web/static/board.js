@@ -189,6 +189,7 @@ class BoardView {
 
   card(card, index) {
     const move = this.moves.get(card.key);
+    const menu = this.mayWrite && !move ? this.moveMenu(card, index) : null;
     const error = this.errors.get(card.key);
     const ids = {key: `card-${card.key}`, summary: `card-${card.key}-summary`};
     const node = h("article", {class: `card${move ? " pending" : ""}`, tabindex: "0", "data-key": card.key,
@@ -204,7 +205,8 @@ class BoardView {
         h("span", {class: "card-priority", title: "Priority"}, card.priority || "—"),
         h("span", {class: "card-assignee"}, card.assignee ? person(card.assignee, this.board.people?.[card.assignee])
           : "Unassigned")),
-      this.mayWrite && !move ? this.moveMenu(card, index) : null),
+      menu?.button),
+    menu?.list,
     error ? h("p", {class: "card-error", role: "note"}, error, " ",
       h("button", {type: "button", class: "secondary small", onclick: () => { this.errors.delete(card.key); this.draw(); }},
         "Dismiss")) : null);
@@ -228,7 +230,8 @@ class BoardView {
     return node;
   }
 
-  /** "Move" on a card: a list of the other columns, each a button that does what a drag does. */
+  /** "Move…" on a card ({button, list}): a list of the other columns, each a button that does what
+   *  a drag does, shown under the card's last line. */
   moveMenu(card, index) {
     const menuId = `move-${card.key}`;
     const menu = h("ul", {class: "move-menu", id: menuId, hidden: true},
@@ -257,7 +260,7 @@ class BoardView {
     menu.addEventListener("focusout", (event) => {
       if (!menu.contains(event.relatedTarget) && event.relatedTarget !== button) close(false);
     });
-    return h("div", {class: "card-actions"}, button, menu);
+    return {button: h("div", {class: "card-actions"}, button), list: menu};
   }
 
   /** Arrow keys go from card to card (up and down a column, across to the next one's); Enter opens it. */
@@ -322,7 +325,7 @@ class BoardView {
     this.busy += 1;  // the form, while it is open
     let plan;
     try {
-      plan = await planMove(card, column);
+      plan = await planMove(card, column, this.board.people);
     } finally {
       this.release();
     }
@@ -339,15 +342,15 @@ class BoardView {
     say(this.said, `${card.key} moving to ${column.name}: pending until Jira takes it.`);
     let write;
     try {
-      write = await sendMove(card.key, plan, this.signal);
-      write = await follow(write, this.signal);
+      write = await sendMove(card.key, plan);
+      write = await follow(write, this.signal);  // null: the page was left
     } catch (error) {
       if (error.name === "AbortError" || this.signal.aborted) return;
       this.moves.delete(card.key);
       this.fail(card, error.description || error.message);
       return;
     }
-    if (this.signal.aborted) return;
+    if (!write || this.signal.aborted) return;
     await this.read();
     this.moves.delete(card.key);
     if (write.status === "done") {
