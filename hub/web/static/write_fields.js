@@ -14,8 +14,9 @@ export function mountFields(containers, env) {
   const details = containers.details;
   if (!details) return {update() {}};
   const extra = h("select", {id: "set-field", class: "set-field"});
+  const setButton = h("button", {type: "button", class: "secondary"}, "Set");
   const adder = h("div", {class: "set-field-row"},
-    h("dt", {}, h("label", {for: "set-field"}, "Set a field")), h("dd", {}, extra));
+    h("dt", {}, h("label", {for: "set-field"}, "Set a field")), h("dd", {}, h("div", {class: "set-field-pick"}, extra, setButton)));
   const summaryButton = h("button", {type: "button", class: "secondary", id: "edit-summary"}, "Edit summary");
 
   // The edit screen's fields that have a control, by the issue object's name: [fid, meta].
@@ -51,7 +52,8 @@ export function mountFields(containers, env) {
     summaryButton.hidden = !summary;
   }
 
-  extra.addEventListener("change", () => {
+  // Chosen, then "Set": a keyboard moving through the options opens nothing on the way.
+  setButton.addEventListener("click", () => {
     const name = extra.value;
     if (!name) return;
     const [, meta] = onScreen(env.issue).get(name) || [];
