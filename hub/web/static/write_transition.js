@@ -17,16 +17,22 @@ export function mountTransitions(containers, env) {
   bar.append(holder);
   let drawn = null;
   let busy = false;
+  let pressed = false;  // a transition was sent from here: its new buttons take the focus
 
   function draw(issue) {
     const shape = JSON.stringify(issue.transitions);
     if (shape === drawn) return;
+    const first = drawn === null;
     drawn = shape;
     const items = issue.transitions || [];
     replace(group, items.map((t) => h("button", {type: "button", class: "transition secondary",
       "data-transition-id": t.id, disabled: busy, onclick: (event) => start(t, event.currentTarget)},
       t.name, h("span", {class: "to"}, ` → ${t.to}`))));
     if (issue.transitions === null) group.append(h("span", {class: "meta"}, "Transitions not known yet."));
+    // After a transition of this page, focus goes to the buttons Jira offers now, not to the page's start.
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (pressed && !first && lost) group.querySelector("button")?.focus();
+    if (!first) pressed = false;
   }
 
   async function send(t, fields, comment, button) {
@@ -37,6 +43,7 @@ export function mountTransitions(containers, env) {
     say(line, "");
     await env.act({op: "transition", params: {to: t.to, fields}},
       () => ask("POST", `/api/v1/issues/${encodeURIComponent(key)}/transitions`, {body}));
+    pressed = true;
     say(line, `${t.name}: sent; the status shows Jira's once Jira has moved it.`);
     button?.isConnected && button.focus();
   }
