@@ -136,7 +136,7 @@ def test_an_issue_page_shows_the_description_and_comments_rendered_as_jira_rende
     expect(comments.first.locator("strong")).to_have_text("2.3")
     expect(comments.first).to_contain_text("\U0001f44d")
     expect(page.locator("#environment strong")).to_have_text("Linux")
-    expect(page.locator("table.custom-fields li strong")).to_have_text("opens")
+    expect(page.locator("dl.custom-fields li strong")).to_have_text("opens")
     expect(page.locator("section[aria-labelledby=s-worklogs] .underline")).to_have_text("reviewed")
     # Hostile text reads as the characters it is, and runs nothing.
     expect(comments.nth(1)).to_contain_text("<script>window.__injected = 1</script>")
@@ -157,6 +157,9 @@ def test_an_image_not_yet_fetched_offers_a_fetch_button_that_shows_it(page, site
     image = page.locator("#description img")
     expect(image).to_have_attribute("src", "/api/v1/attachments/10001/content")
     expect(image).to_have_attribute("alt", "screen.png")
+    # The attachments table says it is ready too, without a reload.
+    row = page.locator("section[aria-labelledby=s-attachments] tbody tr").filter(has_text="screen.png")
+    expect(row.locator(".state")).to_have_text("ready")
     # Read again, the hub itself places the image now that its content is in the store.
     page.reload()
     expect(page.locator("#description img")).to_have_attribute("src", "/api/v1/attachments/10001/content")

@@ -13,7 +13,7 @@
 // a download, with the type Jira reported).
 
 import * as api from "./api.js";
-import {bytes, h, replace, say, sleep, status, table, time} from "./dom.js";
+import {bytes, h, person, replace, say, sleep, status, table, time} from "./dom.js";
 
 const LONG_POLL_SECONDS = 20;
 const MAX_DELAY_MS = 15000;
@@ -32,11 +32,9 @@ export function previewable(state) {
   return state.state === "ready" && PREVIEWED.has(String(state.mime_type || "").toLowerCase().split(";")[0].trim());
 }
 
-// Who attached it: the display name the hub knows, with the login.
+// Who attached it: the display name the hub knows, the login on hover.
 function attacher(state) {
-  if (!state.author) return "—";
-  return state.author_display && state.author_display !== state.author
-    ? `${state.author_display} (${state.author})` : state.author;
+  return person(state.author, state.author_display);
 }
 
 // The full-size image, in a modal dialog: Escape or "Close" ends it, and focus
@@ -63,6 +61,11 @@ function thumbnail(state) {
   return button;
 }
 
+/**
+ * The attachments table: {node, reload()}. reload() lists them again (the issue page calls it
+ * when the issue changed, or when an inline image of its text was fetched) and draws the
+ * table again only when something differs.
+ */
 export function attachmentsPanel(key, signal) {
   const states = new Map();
   const rows = new Map();
@@ -70,6 +73,7 @@ export function attachmentsPanel(key, signal) {
   const line = status();
   let watching = false;
   let wake = null;
+  let last = null;
 
   function cells(state) {
     const id = state.attachment_id;
@@ -194,6 +198,9 @@ export function attachmentsPanel(key, signal) {
   async function reload() {
     try {
       const answer = await api.request("GET", `/api/v1/issues/${encodeURIComponent(key)}/attachments`, {signal});
+      const seen = JSON.stringify(answer.items);
+      if (seen === last) return;
+      last = seen;
       states.clear();
       answer.items.forEach(update);
       draw();
@@ -204,5 +211,5 @@ export function attachmentsPanel(key, signal) {
   }
 
   reload();
-  return panel;
+  return {node: panel, reload};
 }

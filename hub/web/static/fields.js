@@ -1,9 +1,12 @@
-// An issue's fields as the side panel and the custom field table show them:
-// people by display name, versions with their release, sprints with their
-// state, time tracking as Jira writes it, and custom field values flattened as
-// a person reads them. Every value goes in as text (dom.js).
+// An issue's fields as the details panel and the custom field section show them, formatted
+// by their type as Jira shows them: people by display name (login on hover), versions with
+// their release, sprints with their state, time tracking as Jira writes it, dates and times
+// in the reader's zone, numbers in the reader's locale, URLs as links, options by value, an
+// object as "key: value" text. An empty field is left out (unless the edit screen has it:
+// then it can be filled in place), and so are Jira's internals (Rank, Work Ratio, Sprint as
+// a raw string, Development). Every value goes in as text (dom.js).
 
-import {day, h, issueLink, scrolling, time} from "./dom.js";
+import {day, h, issueLink, lozenge, person, time} from "./dom.js";
 import {wikiBlock} from "./rendered.js";
 
 // Jira's time tracking defaults: a working day of 8 hours, a week of 5 days.
@@ -22,33 +25,29 @@ export function jiraDuration(seconds) {
   return parts.length ? parts.join(" ") : "0m";
 }
 
-/** A login as a person reads it: "Ivan Ivanov (ivanov)" when people names it, else the login; a dash for none. */
-export function person(login, people) {
-  if (login === null || login === undefined || login === "") return "—";
-  const display = people?.[login];
-  return display && display !== login ? `${display} (${login})` : String(login);
+/** Jira's field id (an edit screen's key) of each issue member the details panel shows. */
+export const JIRA_IDS = {
+  summary: "summary", issue_type: "issuetype", priority: "priority", assignee: "assignee", reporter: "reporter",
+  components: "components", fix_versions: "fixVersions", affects_versions: "versions", labels: "labels",
+  duedate: "duedate", resolution: "resolution", environment: "environment",
+};
+
+/** Whether a value is empty: nothing to show. */
+export function empty(value) {
+  return value === null || value === undefined || value === "" || (Array.isArray(value) && !value.length)
+    || (Object.getPrototypeOf(value) === Object.prototype && !Object.keys(value).length);
 }
 
-function dash(value) {
-  return value === null || value === undefined || value === "" ? "—" : String(value);
-}
-
-function list(items, item, empty = "—") {
-  if (!Array.isArray(items) || !items.length) return empty;
+function list(items, item) {
   return h("ul", {class: "inline-list"}, items.map((one) => h("li", {}, item(one))));
 }
 
 function version(v) {
+  if (typeof v !== "object" || v === null) return String(v);
   const released = v.released === true;
   return [v.name, " ", h("span", {class: released ? "tag released" : "tag unreleased"},
     released ? "released" : "unreleased"),
   v.release_date ? [" ", h("span", {class: "meta"}, day(v.release_date))] : null];
-}
-
-function resolution(issue) {
-  if (!issue.resolution) return "Unresolved";
-  const when = issue.resolved_at || issue.resolved;
-  return when ? [issue.resolution, " · ", time(when)] : issue.resolution;
 }
 
 // The sprint the issue is in now: the one its sprint field names, else the last active one.
@@ -60,7 +59,7 @@ function currentSprint(issue) {
 }
 
 function sprints(issue) {
-  if (!Array.isArray(issue.sprints) || !issue.sprints.length) return dash(issue.sprint);
+  if (!Array.isArray(issue.sprints) || !issue.sprints.length) return issue.sprint || null;
   const current = currentSprint(issue);
   return list(issue.sprints, (sprint) => [
     h("a", {href: `#/issues?sprint=${encodeURIComponent(sprint.id)}`}, sprint.name),
@@ -69,36 +68,86 @@ function sprints(issue) {
   ]);
 }
 
+/** The status as a lozenge of its category (categories: status name -> category_key). */
+export function statusLozenge(name, categories) {
+  return lozenge(name, categories?.get(name));
+}
+
 /**
- * The side panel's rows, [label, value] in the order shown: the issue's own
- * fields, then resolution, versions, parent, time tracking and sprints (the
- * sub-tasks have a section of their own, issue.js). A field the hub does not send (an older hub) is left out.
+ * The details panel's fields, in the order shown: [{name, label, value, shown}] where name is
+ * the issue object's member (the div.field's data-field) and value what the <dd> holds. Empty
+ * fields are left out, except those the edit screen (`edit_fields`) has: they show "None"
+ * (the assignee "Unassigned", as Jira says), so that they can be filled in place. The
+ * custom fields of the edit screen follow (their id as name); the others have a section of
+ * their own (customFieldRows).
  */
-export function fieldRows(issue) {
+export function fieldRows(issue, categories = null) {
   const people = issue.people || {};
-  const has = (name) => name in issue;
+  const editable = issue.edit_fields || {};
+  const onScreen = (name) => (JIRA_IDS[name] || name) in editable;
   const rows = [
-    ["Type", dash(issue.issue_type)], ["Status", dash(issue.status)],
-    has("resolution") ? ["Resolution", resolution(issue)] : null,
-    ["Priority", dash(issue.priority)],
-    ["Assignee", person(issue.assignee, people)], ["Reporter", person(issue.reporter, people)],
-    has("parent_key") ? ["Parent", issue.parent_key ? issueLink(issue.parent_key) : "—"] : null,
-    ["Epic", issue.epic_key ? issueLink(issue.epic_key) : "—"],
-    has("components") ? ["Components", list(issue.components, (name) => name)] : null,
-    has("fix_versions") ? ["Fix versions", list(issue.fix_versions, version)] : null,
-    has("affects_versions") ? ["Affects versions", list(issue.affects_versions, version)] : null,
-    ["Labels", issue.labels && issue.labels.length ? issue.labels.join(", ") : "—"],
-    ["Sprints", sprints(issue)],
-    has("time_original_estimate") ? ["Original estimate", jiraDuration(issue.time_original_estimate)] : null,
-    has("time_estimate") ? ["Remaining", jiraDuration(issue.time_estimate)] : null,
-    has("time_spent") ? ["Logged", jiraDuration(issue.time_spent)] : null,
-    ["Due", day(issue.duedate)], ["Planned start", day(issue.planned_start)],
-    ["Planned end", day(issue.planned_end)],
-    ["Created", time(issue.created)], ["Updated in Jira", time(issue.jira_updated)],
-    ["Fetched by the hub", time(issue.fetched_at, {ago: true})],
-    ["Neighbour", issue.neighbor ? "yes: outside the scope, read because an issue links to it" : "no"],
+    ["issue_type", "Type", issue.issue_type],
+    ["status", "Status", issue.status ? statusLozenge(issue.status, categories) : null],
+    ["priority", "Priority", issue.priority],
+    ["resolution", "Resolution", "resolution" in issue
+      ? (issue.resolution ? [issue.resolution, issue.resolved_at || issue.resolved
+        ? [" · ", time(issue.resolved_at || issue.resolved)] : null] : "Unresolved") : null],
+    ["affects_versions", "Affects versions", empty(issue.affects_versions) ? null : list(issue.affects_versions, version)],
+    ["fix_versions", "Fix versions", empty(issue.fix_versions) ? null : list(issue.fix_versions, version)],
+    ["components", "Components", empty(issue.components) ? null : list(issue.components, (name) => name)],
+    ["labels", "Labels", empty(issue.labels) ? null
+      : h("ul", {class: "labels"}, issue.labels.map((label) => h("li", {class: "label"}, label)))],
+    ["sprints", "Sprint", sprints(issue)],
+    ["epic_key", "Epic", issue.epic_key && issue.epic_key !== issue.key ? issueLink(issue.epic_key) : null],
+    ["parent_key", "Parent", issue.parent_key ? issueLink(issue.parent_key) : null],
+    ["assignee", "Assignee", issue.assignee ? person(issue.assignee, people[issue.assignee])
+      : h("span", {class: "empty"}, "Unassigned")],
+    ["reporter", "Reporter", issue.reporter ? person(issue.reporter, people[issue.reporter]) : null],
+    ["duedate", "Due", issue.duedate ? day(issue.duedate) : null],
+    ["planned_start", "Planned start", issue.planned_start ? day(issue.planned_start) : null],
+    ["planned_end", "Planned end", issue.planned_end ? day(issue.planned_end) : null],
+    ["time_original_estimate", "Original estimate", empty(issue.time_original_estimate) ? null
+      : jiraDuration(issue.time_original_estimate)],
+    ["time_estimate", "Remaining", empty(issue.time_estimate) ? null : jiraDuration(issue.time_estimate)],
+    ["time_spent", "Logged", issue.time_spent ? jiraDuration(issue.time_spent) : null],
+    ["created", "Created", issue.created ? time(issue.created) : null],
+    ["jira_updated", "Updated in Jira", issue.jira_updated ? time(issue.jira_updated) : null],
+    ["fetched_at", "Fetched by the hub", issue.fetched_at ? time(issue.fetched_at, {ago: true}) : null],
+    ["neighbor", "Neighbour", issue.neighbor ? "yes: outside the scope, read because an issue links to it" : null],
   ];
-  return rows.filter(Boolean);
+  const shown = rows.map(([name, label, value]) => {
+    if (!empty(value)) return {name, label, value};
+    return onScreen(name) ? {name, label, value: h("span", {class: "empty"}, "None")} : null;
+  }).filter(Boolean);
+  for (const row of customFieldRows(issue, {editable: true})) shown.push(row);
+  return shown;
+}
+
+/** The key facts shown first on a narrow screen (before the description): status, assignee, priority. */
+export function keyFacts(issue, categories = null) {
+  const people = issue.people || {};
+  return [
+    ["Status", issue.status ? statusLozenge(issue.status, categories) : null],
+    ["Assignee", issue.assignee ? person(issue.assignee, people[issue.assignee]) : "Unassigned"],
+    ["Priority", issue.priority],
+  ].filter(([, value]) => !empty(value));
+}
+
+// Jira's internals: fields a person does not read on an issue (a lexical rank, the
+// development panel's summary, Jira's own bookkeeping), or that the panel shows from the
+// issue's own members (the sprints, the epic, the planned dates).
+const INTERNAL_IDS = new Set(["workratio", "lastViewed", "votes", "watches", "progress", "aggregateprogress",
+  "aggregatetimespent", "aggregatetimeestimate", "aggregatetimeoriginalestimate", "timetracking", "worklog",
+  "comment", "attachment", "issuelinks", "thumbnail", "subtasks", "timespent", "timeestimate",
+  "timeoriginalestimate"]);
+const INTERNAL_TYPES = /gh-lexo-rank|gh-sprint|gh-epic-link|gh-epic-color|devsummary|jira-development-integration/i;
+const INTERNAL_NAMES = new Set(["rank", "development", "sprint", "epic link", "epic colour", "epic color",
+  "work ratio", "planned start", "planned end"]);
+
+/** Whether a custom field is one of Jira's internals, never shown. */
+export function internal(id, field) {
+  return INTERNAL_IDS.has(id) || INTERNAL_TYPES.test(String(field.custom || ""))
+    || INTERNAL_NAMES.has(String(field.name || "").toLowerCase());
 }
 
 function isCascade(value) {
@@ -106,39 +155,97 @@ function isCascade(value) {
     && Object.keys(value).every((name) => name === "parent" || name === "child");
 }
 
-/** One value of a custom field as text: lists joined with ", ", a cascading select as "A → B", other JSON as JSON. */
-export function customValue(value) {
-  if (value === null || value === undefined) return "—";
-  if (Array.isArray(value)) return value.map(customValue).join(", ");
-  if (isCascade(value)) {
-    return value.child === null || value.child === undefined ? String(value.parent) : `${value.parent} → ${value.child}`;
-  }
-  if (typeof value === "object") return JSON.stringify(value);
+const NUMBER = new Intl.NumberFormat(undefined, {maximumFractionDigits: 2});
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const URL_TEXT = /^https?:\/\/[^\s]+$/i;
+
+/** A URL as a link (http and https only; anything else stays text), opened in a new tab. */
+export function urlLink(text) {
+  return URL_TEXT.test(text)
+    ? h("a", {href: text, target: "_blank", rel: "noopener noreferrer nofollow", class: "url"}, text) : text;
+}
+
+function objectText(value) {
+  return Object.entries(value).filter(([, one]) => !empty(one))
+    .map(([name, one]) => `${name}: ${typeof one === "object" && one !== null
+      ? (Array.isArray(one) ? one.map(plain).join(", ") : `{${objectText(one)}}`) : plain(one)}`).join("; ");
+}
+
+function plain(value) {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.map(plain).join(", ");
+  if (typeof value === "object") return objectText(value);
   return String(value);
 }
 
-// A user picker's value (a login, or a list of them), as the side panel names people.
-function isUserField(field) {
-  return field.type === "user" || String(field.custom || "").toLowerCase().includes("userpicker");
+/**
+ * One custom field's value as a person reads it, by its type (Jira's schema `type`, `custom`):
+ * users by display name, dates as days, date-times in the reader's zone, numbers in the
+ * reader's locale, URLs as links, a cascading select as "A → B", a list one item after
+ * another, any other object as "key: value; …". null when it holds nothing to show.
+ */
+export function customValue(field, people = {}) {
+  const value = field.value;
+  if (empty(value)) return null;
+  const type = String(field.type || "").toLowerCase();
+  const custom = String(field.custom || "").toLowerCase();
+  if (type === "user" || custom.includes("userpicker")) {
+    const logins = Array.isArray(value) ? value : [value];
+    return joined(logins.map((login) => person(String(login), people[login])));
+  }
+  if (Array.isArray(value)) return joined(value.map((one) => customValue({...field, value: one}, people)).filter(Boolean));
+  if (isCascade(value)) {
+    return empty(value.child) ? String(value.parent) : `${value.parent} → ${value.child}`;
+  }
+  if (typeof value === "object") return objectText(value) || null;
+  if (typeof value === "number") return NUMBER.format(value);
+  const text = String(value);
+  if (type === "date" || DATE_ONLY.test(text)) return day(text);
+  if (type === "datetime" || DATE_TIME.test(text)) return time(text);
+  if (type === "number" && text.trim() !== "" && !Number.isNaN(Number(text))) return NUMBER.format(Number(text));
+  return urlLink(text);
 }
 
-function userValue(value, people) {
-  return Array.isArray(value) ? value.map((one) => person(one, people)).join(", ") : person(value, people);
+function joined(parts) {
+  if (!parts.length) return null;
+  return parts.flatMap((part, n) => (n ? [", ", part] : [part]));
 }
 
-/** The custom fields, by display name, as a compact table (name → value); users by display name from people;
- * a wiki field (Jira's textarea) as the hub rendered it. */
-export function customFieldTable(fields, people = {}, signal = undefined) {
-  const entries = Object.entries(fields || {})
-    .map(([id, field]) => ({id, ...field}))
-    .sort((a, b) => String(a.name).localeCompare(String(b.name)) || a.id.localeCompare(b.id));
-  if (!entries.length) return h("p", {class: "empty"}, "No custom fields.");
-  return scrolling(h("table", {class: "custom-fields"},
-    h("thead", {}, h("tr", {}, h("th", {scope: "col"}, "Field"), h("th", {scope: "col"}, "Value"))),
-    h("tbody", {}, entries.map((field) => h("tr", {"data-field": field.id},
-      h("th", {scope: "row", title: field.id}, field.name || field.id),
-      // A wiki field (Jira's textarea) comes rendered by the hub (value_html), as the description.
-      h("td", {}, typeof field.value_html === "string"
-        ? wikiBlock(field.value_html, {}, signal)
-        : isUserField(field) ? userValue(field.value, people) : customValue(field.value)))))));
+/**
+ * The custom fields to show, by display name: [{name: id, label, value}]. editable: true for
+ * those on the edit screen (the details panel shows them, so that they can be edited in
+ * place; empty ones too), false for the others (the custom fields section); Jira's internals
+ * and empty fields left out. A wiki field (Jira's textarea) as the hub rendered it.
+ */
+export function customFieldRows(issue, {editable = false, signal = undefined} = {}) {
+  const screen = issue.edit_fields || {};
+  const people = issue.people || {};
+  const fields = issue.custom_fields || {};
+  const rows = [];
+  const ids = new Set(Object.keys(fields));
+  if (editable) for (const id of Object.keys(screen)) if (id.startsWith("customfield_")) ids.add(id);
+  for (const id of ids) {
+    if ((id in screen) !== editable) continue;
+    const field = fields[id] || {name: screen[id]?.name, value: null};
+    if (internal(id, field)) continue;
+    const value = typeof field.value_html === "string" && !empty(field.value)
+      ? wikiBlock(field.value_html, {}, signal) : customValue(field, people);
+    if (value === null && !editable) continue;
+    rows.push({name: id, label: field.name || id, value: value ?? h("span", {class: "empty"}, "None")});
+  }
+  return rows.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.name.localeCompare(b.name));
+}
+
+/** The custom fields section: a <dl> of the fields not on the edit screen, each a div.field. */
+export function customFieldList(issue, signal = undefined) {
+  const rows = customFieldRows(issue, {signal});
+  if (!rows.length) return null;
+  return h("dl", {class: "fields custom-fields"}, rows.map((row) => fieldDiv(row)));
+}
+
+/** One field of a <dl>: <div class="field" data-field=NAME><dt>label</dt><dd>value</dd></div>. */
+export function fieldDiv(row) {
+  return h("div", {class: "field", "data-field": row.name},
+    h("dt", {title: row.name.startsWith("customfield_") ? row.name : null}, row.label), h("dd", {}, row.value));
 }

@@ -1,25 +1,64 @@
-// One issue: its fields (fields.js), description and environment, custom
-// fields, links both ways worded as Jira words them, attachments, comments,
-// worklogs, changelog, and the hub's notes on it (add, edit, delete).
+// One issue, laid out as Jira lays it out: the title and the actions; the description with
+// the details beside it (stacked on a narrow screen, after the key facts); right under it the
+// activity — comments, history, work log — as tabs; then the links, sub-tasks, the epic's
+// issues, attachments, custom fields and the hub's notes.
+//
+// The page stays current: while it is visible it reads the issue again every 2 s (with
+// If-None-Match, so an unchanged issue costs a 304) and, when the issue changed, re-reads
+// its comments, history, worklogs and attachments and redraws only the parts that differ.
+// The write controls (issue_writes.js) live in containers this page makes once and never
+// redraws, so what the reader is typing or editing survives every update.
 
 import * as api from "./api.js";
+import {changelog, tabs} from "./activity.js";
 import {attachmentsPanel} from "./attachments.js";
-import {FIRST_PAGE, commentsPanel, who} from "./comments.js";
-import {h, issueLink, newest, replace, say, status, table, time} from "./dom.js";
-import {customFieldTable, fieldRows, person} from "./fields.js";
-import {wikiBlock} from "./rendered.js";
+import {FIRST_PAGE, commentsPanel} from "./comments.js";
+import {h, replace, say, sleep, status, time} from "./dom.js";
+import {customFieldList, fieldDiv, fieldRows, keyFacts} from "./fields.js";
+import {mountWrites} from "./issue_writes.js";
+import {notesPanel} from "./notes.js";
+import {ATTACHMENT_READY, wikiBlock} from "./rendered.js";
+import {epicIssues, linkGroups, subtaskTable} from "./related.js";
 import {worklogsPanel} from "./worklogs.js";
 
+/** How often a visible issue page reads the issue again (ms). */
+export const LIVE_MS = 2000;
+
+const SAFE_URL = /^https?:\/\//i;
+
+// The status categories (name -> category_key) from the catalogues, read once per page.
+function statusCategories(signal) {
+  return api.request("GET", "/api/v1/catalogues", {signal})
+    .then((catalogues) => new Map((catalogues.statuses || []).map((one) => [one.name, one.category_key])))
+    .catch(() => new Map());
+}
+
 export async function renderIssue(main, key, signal) {
-  const path = `/api/v1/issues/${encodeURIComponent(key)}`;
+  let path = `/api/v1/issues/${encodeURIComponent(key)}`;
+  let etag = null;
   replace(main, h("p", {class: "status", role: "status"}, `Loading ${key}…`));
-  let issue, comments, changes;
+
+  // The issue with its rendered text; null when it is unchanged since the last read (304).
+  async function readIssue(conditional) {
+    const headers = conditional && etag ? {"If-None-Match": etag} : {};
+    try {
+      const response = await api.request("GET", path, {query: {render: "html"}, signal, raw: true, headers});
+      etag = response.headers.get("ETag");
+      return await response.json();
+    } catch (error) {
+      if (error.status === 304) return null;
+      throw error;
+    }
+  }
+
+  let issue, comments, changes, who, categories;
   try {
-    [issue, comments, changes] = await Promise.all([
-      // The hub renders Jira's wiki text (render=html): sanitised HTML beside each raw field.
-      api.request("GET", path, {query: {render: "html"}, signal}),
+    [issue, comments, changes, who, categories] = await Promise.all([
+      readIssue(false),
       api.request("GET", `${path}/comments`, {query: FIRST_PAGE, signal}),
       api.request("GET", `${path}/changes`, {signal}),
+      api.me(),
+      statusCategories(signal),
     ]);
   } catch (error) {
     // Aborted also when the page was left meanwhile: a revoked token's 401 shows the sign-in.
@@ -30,34 +69,260 @@ export async function renderIssue(main, key, signal) {
     return;
   }
   if (signal.aborted) return;  // left while the issue was read: the page is another's now
-  document.title = `${issue.key} · ${issue.summary || "(no summary)"} · sdlc-hub`;
   // Opened at an old key of a moved issue: the address names the key it has now (no new history entry).
-  if (issue.key !== key) history.replaceState(null, "", `#/issue/${encodeURIComponent(issue.key)}`);
+  if (issue.key !== key) {
+    history.replaceState(null, "", `#/issue/${encodeURIComponent(issue.key)}`);
+    path = `/api/v1/issues/${encodeURIComponent(issue.key)}`;
+  }
+  const may = who?.may || [];
+
+  // --- the containers the write controls go in (made once, never redrawn) ---
+  const containers = {
+    summary: h("span", {class: "summary", id: "issue-summary"}),
+    actions: h("div", {class: "issue-actions", role: "group", "aria-label": "Issue actions"}),
+    details: h("dl", {class: "fields", id: "details"}),
+    comments: h("div", {class: "comment-editor"}),
+    pendingComments: h("div", {class: "pending-comments"}),
+    worklogs: h("div", {class: "worklog-editor"}),
+    pendingWorklogs: h("div", {class: "pending-worklogs"}),
+    links: h("div", {class: "link-editor"}),
+    attachments: h("div", {class: "drop-zone"}),
+    writes: h("div", {class: "write-messages", "aria-live": "polite"}),
+  };
+
+  // --- the parts this page redraws ---
+  const banners = h("div", {class: "banners"});
+  const facts = h("dl", {class: "key-facts"});
+  const description = h("div", {class: "description-box"});
+  const environment = section("Environment", h("div", {}));
+  const linksBox = h("div", {});
+  const subtasksBox = h("div", {});
+  const subtasks = section("Sub-tasks", subtasksBox);
+  const epicBox = h("div", {});
+  const epic = section("Issues in this epic", epicBox);
+  const customBox = h("div", {});
+  const custom = section("Custom fields", customBox);
+  const historyBox = h("div", {});
+  const folds = {subtasks: {value: false}, epic: {value: false}};
+  const drawn = new WeakMap();  // a <dd> -> the markup last drawn in it, to redraw only what changed
+  let lastDescription = null, lastEnvironment = null, lastChanges = "";
+
+  const commentPanel = commentsPanel(issue.key, comments, signal);
+  const activity = tabs([
+    {id: "s-comments", label: "Comments",
+      content: [commentPanel.node, containers.pendingComments, containers.comments]},
+    {id: "s-changelog", label: "History", content: historyBox},
+    {id: "s-worklogs", label: "Work log", content: null},
+  ], "Activity");
+  const worklogs = worklogsPanel(issue.key, signal, (n) => activity.count("s-worklogs", n));
+  activity.node.querySelector("#s-worklogs-panel").append(worklogs.node, containers.pendingWorklogs,
+    containers.worklogs);
+  const attachments = attachmentsPanel(issue.key, signal);
+  const jira = jiraActions(issue, may, signal);
+
+  containers.actions.append(jira.node);
   replace(main,
-    h("p", {}, h("a", {href: "#/issues"}, "← Issues")),
-    h("h1", {}, h("span", {class: "key"}, issue.key), " ", issue.summary || "(no summary)"),
-    issue.gone ? goneBanner(issue) : null,
-    movedFrom(issue.moved_from),
+    h("p", {class: "back"}, h("a", {href: "#/issues"}, "← Issues")),
+    h("div", {class: "issue-head"},
+      h("h1", {}, h("span", {class: "key"}, issue.key), " ", containers.summary),
+      containers.actions),
+    banners,
+    containers.writes,
     h("div", {class: "issue-layout"},
-      h("aside", {class: "side", "aria-labelledby": "s-fields"}, h("h2", {id: "s-fields"}, "Fields"),
-        h("dl", {class: "fields"}, fieldRows(issue).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]))),
-      h("div", {class: "body"},
-        section("Description", issue.description
-          ? wikiBlock(issue.description_html, {id: "description"}, signal)
-          : h("p", {class: "empty"}, "No description.")),
-        issue.environment
-          ? section("Environment", wikiBlock(issue.environment_html, {id: "environment"}, signal))
-          : null,
-        "custom_fields" in issue ? section("Custom fields", customFieldTable(issue.custom_fields, issue.people || {}, signal)) : null,
-        section("Links", linkGroups(issue.links)),
-        "subtasks" in issue && issue.subtasks.length
-          ? section("Sub-tasks", subtaskTable(issue.subtasks, issue.people || {})) : null,
-        epicPanel(issue, signal))),
-    section("Attachments", attachmentsPanel(issue.key, signal)),
-    section("Comments", commentsPanel(issue.key, comments, signal)),
-    section("Worklogs", worklogsPanel(issue.key, signal)),
-    section("Changelog", changelog(changes.items)),
+      facts,
+      h("section", {class: "description", "aria-labelledby": "s-description"},
+        h("h2", {id: "s-description"}, "Description"), description),
+      environment,
+      h("section", {class: "activity-section", "aria-labelledby": "s-activity"},
+        h("h2", {id: "s-activity"}, "Activity"), activity.node),
+      h("aside", {class: "side", "aria-labelledby": "s-fields"},
+        h("h2", {id: "s-fields"}, "Details"), containers.details)),
+    section("Links", linksBox, containers.links),
+    subtasks,
+    epic,
+    section("Attachments", attachments.node, containers.attachments),
+    custom,
     section("Notes", notesPanel(issue.key, signal)));
+
+  // An inline image fetched from the description or a comment: the attachments table says so.
+  main.addEventListener(ATTACHMENT_READY, () => attachments.reload(), {signal});
+
+  // Draws every read-only part from the issue as read; each only when it changed.
+  function drawIssue() {
+    document.title = `${issue.key} · ${issue.summary || "(no summary)"} · sdlc-hub`;
+    const summary = containers.summary;
+    if (!summary.classList.contains("editing") && !summary.contains(document.activeElement)) {
+      const text = issue.summary || "(no summary)";
+      if (summary.textContent !== text) summary.textContent = text;
+    }
+    replace(banners, issue.gone ? goneBanner(issue) : null, movedFrom(issue.moved_from));
+    replace(facts, keyFacts(issue, categories).map(([label, value]) => h("div", {}, h("dt", {}, label),
+      h("dd", {}, value))));
+    if (issue.description_html !== lastDescription || lastDescription === null) {
+      lastDescription = issue.description_html ?? "";
+      replace(description, issue.description
+        ? wikiBlock(issue.description_html, {id: "description"}, signal)
+        : h("p", {class: "empty", id: "description"}, "No description."));
+    }
+    environment.hidden = !issue.environment;
+    if (issue.environment && issue.environment_html !== lastEnvironment) {
+      lastEnvironment = issue.environment_html;
+      replace(environment.querySelector("div"), wikiBlock(issue.environment_html, {id: "environment"}, signal));
+    }
+    drawDetails();
+    replace(linksBox, linkGroups(issue.links, categories));
+    const subs = issue.subtasks || [];
+    subtasks.hidden = !subs.length;
+    replace(subtasksBox, subs.length ? subtaskTable(subs, issue.people, categories, folds.subtasks) : null);
+    const customList = customFieldList(issue, signal);
+    custom.hidden = !customList;
+    replace(customBox, customList);
+    jira.update(issue);
+    activity.count("s-comments", commentPanel.count());
+  }
+
+  // The details panel: each field a div.field kept across updates (the write controls hang on
+  // them); a <dd> is drawn again only when its value changed and never while it is edited.
+  function drawDetails() {
+    const rows = fieldRows(issue, categories);
+    const wanted = new Set(rows.map((row) => row.name));
+    const existing = new Map([...containers.details.querySelectorAll(":scope > div.field")]
+      .map((div) => [div.dataset.field, div]));
+    for (const [name, div] of existing) {
+      if (!wanted.has(name) && !div.classList.contains("editing")) div.remove();
+    }
+    let cursor = containers.details.firstElementChild;
+    for (const row of rows) {
+      let div = existing.get(row.name);
+      if (!div) {
+        div = fieldDiv(row);
+        drawn.set(div.querySelector("dd"), div.querySelector("dd").innerHTML);
+      } else if (!div.classList.contains("editing")) {
+        const fresh = h("dd", {}, row.value);
+        const dd = div.querySelector(":scope > dd");
+        if (dd && drawn.get(dd) !== fresh.innerHTML) {
+          dd.replaceChildren(...fresh.childNodes);
+          drawn.set(dd, dd.innerHTML);
+        }
+      }
+      if (div === cursor) cursor = cursor.nextElementSibling;
+      else containers.details.insertBefore(div, cursor);
+    }
+  }
+
+  function drawChanges(page) {
+    const seen = JSON.stringify(page.items);
+    if (seen === lastChanges) return;
+    lastChanges = seen;
+    replace(historyBox, changelog(page.items));
+    activity.count("s-changelog", page.items.length);
+  }
+
+  drawIssue();
+  drawChanges(changes);
+  epicIssues(issue, epic, epicBox, categories, folds.epic, signal);
+
+  // One read after another: a write's reload and the 2-second read never draw at once.
+  let chain = Promise.resolve();
+  function refresh(force) {
+    const run = chain.then(() => update(force));
+    chain = run.catch(() => {});
+    return run;
+  }
+
+  // Read the issue again; when it changed (or force), its parts too. Whether it changed.
+  async function update(force) {
+    if (signal.aborted) return false;
+    const fresh = await readIssue(!force);
+    if (fresh === null || signal.aborted) return false;
+    if (!force && JSON.stringify(fresh) === JSON.stringify(issue)) return false;
+    issue = fresh;
+    const focused = document.activeElement;
+    const [page, history] = await Promise.all([
+      api.request("GET", `${path}/comments`, {query: FIRST_PAGE, signal}),
+      api.request("GET", `${path}/changes`, {signal}),
+    ]);
+    if (signal.aborted) return false;
+    drawIssue();
+    await commentPanel.update(page);
+    activity.count("s-comments", commentPanel.count());
+    drawChanges(history);
+    await Promise.all([worklogs.reload(), attachments.reload(),
+      epicIssues(issue, epic, epicBox, categories, folds.epic, signal)]);
+    // Focus on something drawn again (a "Show more" button, a link) goes to its successor.
+    if (focused?.id && !focused.isConnected) document.getElementById(focused.id)?.focus({preventScroll: true});
+    writes.update(issue);
+    jira.changed();
+    return true;
+  }
+
+  const reload = () => refresh(true);
+  const writes = mountWrites({issue, may, signal, reload, containers});
+  live(refresh, signal);
+}
+
+// Reads the issue again every LIVE_MS while the page is visible (at once when it shows again).
+async function live(refresh, signal) {
+  let wake = null;
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") wake?.abort();
+  }, {signal});
+  signal.addEventListener("abort", () => wake?.abort(), {once: true});
+  while (!signal.aborted) {
+    wake = new AbortController();
+    await sleep(LIVE_MS, wake.signal);
+    if (signal.aborted) return;
+    if (document.visibilityState !== "visible") continue;
+    try {
+      await refresh(false);
+    } catch (error) {
+      // A failed read (the hub restarting, a moment off the network) is tried again next time;
+      // a 401 has already shown the sign-in.
+      if (error.name === "AbortError" || error.status === 401) return;
+    }
+  }
+}
+
+/**
+ * This page's own group in the actions toolbar: "Open in Jira" (the issue's jira_url, when
+ * the hub knows Jira's address) and "Refresh from Jira" (a one-issue refresh, when the token
+ * may ask one), with a line saying how the refresh goes. {node, update(issue), changed()}.
+ */
+function jiraActions(issue, may, signal) {
+  const open = h("a", {class: "button-link secondary", target: "_blank", rel: "noopener noreferrer", hidden: true},
+    "Open in Jira");
+  const line = status();
+  let asked = false;
+  const refresh = may.includes("refresh_issue")
+    ? h("button", {type: "button", class: "secondary", id: "refresh-issue"}, "Refresh from Jira") : null;
+  refresh?.addEventListener("click", async () => {
+    refresh.disabled = true;
+    say(line, "Asking for a refresh…");
+    try {
+      const response = await api.request("POST", `/api/v1/issues/${encodeURIComponent(issue.key)}/refresh`,
+        {signal, raw: true});
+      asked = true;
+      say(line, response.status === 200 ? "Refresh asked already; the page updates itself when Jira answers."
+        : "Refresh asked… the page updates itself when Jira answers.");
+    } catch (error) {
+      if (error.name !== "AbortError") say(line, `Could not ask for a refresh: ${error.message}`, true);
+    } finally {
+      refresh.disabled = false;
+    }
+  });
+  function update(fresh) {
+    issue = fresh;
+    const url = fresh.jira_url;
+    open.hidden = !(typeof url === "string" && SAFE_URL.test(url));
+    if (!open.hidden) open.href = url;
+  }
+  function changed() {
+    if (!asked) return;
+    asked = false;
+    say(line, `Updated from Jira at ${new Date().toLocaleTimeString()}.`);
+  }
+  update(issue);
+  return {node: h("div", {class: "jira-actions"}, open, refresh, line), update, changed};
 }
 
 // A gone issue keeps its page (and its notes): it says when the hub found it gone, and why.
@@ -76,191 +341,4 @@ function movedFrom(keys) {
 function section(title, ...content) {
   const id = `s-${title.toLowerCase().replace(/\s+/g, "-")}`;
   return h("section", {"aria-labelledby": id}, h("h2", {id}, title), content);
-}
-
-// The phrase a link is grouped under: Jira's own ("blocks", "is blocked by") when
-// the hub knows the link type's names; else the type's name and the direction.
-function phraseOf(link, direction) {
-  return link.phrase && link.phrase !== link.type ? link.phrase : `${link.type} (${direction})`;
-}
-
-// What the page knows of the other issue: gone from Jira, or not mirrored at all.
-function linkedState(link) {
-  if (link.in_mirror === false) return h("span", {class: "tag absent"}, "not in the mirror");
-  return link.gone ? h("span", {class: "tag gone"}, "gone") : null;
-}
-
-/**
- * The links as Jira lists them: one group per phrase, outward ones (this issue
- * "blocks") before inward ones ("is blocked by"), each in the order the hub sends
- * (by type, then key), each linked issue with its summary and status.
- */
-export function linkGroups(all) {
-  const groups = new Map();
-  for (const [direction, items] of [["outward", all.outward || []], ["inward", all.inward || []]]) {
-    for (const link of items) {
-      const phrase = phraseOf(link, direction);
-      if (!groups.has(phrase)) groups.set(phrase, []);
-      groups.get(phrase).push(link);
-    }
-  }
-  if (!groups.size) return h("p", {class: "empty"}, "No links.");
-  return h("div", {class: "link-groups"}, [...groups].map(([phrase, items]) => h("div", {class: "link-group"},
-    h("h3", {class: "phrase"}, phrase),
-    table(null, ["Issue", "Summary", "Status"], items.map((link) => [
-      h("span", {}, link.in_mirror === false ? h("span", {class: "key"}, link.key) : issueLink(link.key),
-        " ", linkedState(link)),
-      link.summary || "—", link.status || "—"])))));
-}
-
-// Issues as the sub-task and epic tables list them: key, summary, status, assignee.
-function issueRows(items, people) {
-  return items.map((item) => [
-    h("span", {}, issueLink(item.key), item.gone ? h("span", {class: "tag gone"}, "gone") : null),
-    item.summary || "(no summary)", item.status || "—", person(item.assignee, people)]);
-}
-
-function subtaskTable(items, people) {
-  return table(null, ["Issue", "Summary", "Status", "Assignee"], issueRows(items, people), "No sub-tasks.");
-}
-
-// Jira's key order: the project, then the number (AURORA-9 before AURORA-10).
-function byKey(a, b) {
-  const [pa, na] = a.key.split("-"), [pb, nb] = b.key.split("-");
-  return pa.localeCompare(pb) || Number(na) - Number(nb);
-}
-
-const EPIC_PAGE = 50;
-
-/**
- * The issues whose epic is this issue (GET /api/v1/issues?epic_key=KEY): the first
- * page with the total and a link to the whole list. Asked of every issue, so an
- * epic is found whatever Jira's name for its type; the section shows only when
- * the issue is an epic or some issue names it.
- */
-function epicPanel(issue, signal) {
-  const title = "Issues in this epic";
-  const box = h("div", {});
-  const panel = section(title, box);
-  const isEpic = String(issue.issue_type || "").toLowerCase() === "epic";
-  panel.hidden = !isEpic;
-  const line = status();
-  replace(box, line);
-  if (isEpic) say(line, "Loading the epic's issues…");
-  api.request("GET", "/api/v1/issues", {query: {epic_key: issue.key, limit: EPIC_PAGE}, signal}).then((page) => {
-    const items = [...page.items].sort(byKey);
-    if (!items.length && !isEpic) return;
-    panel.hidden = false;
-    const total = page.total ?? items.length;
-    const whole = `#/issues?epic_key=${encodeURIComponent(issue.key)}`;
-    replace(box,
-      h("p", {class: "meta", id: "epic-total"}, total === 1 ? "1 issue" : `${total} issues`,
-        total > items.length ? ` (the first ${items.length} shown)` : "", " · ",
-        h("a", {href: whole}, "list them with the issues' filters")),
-      table(null, ["Issue", "Summary", "Status", "Assignee"], issueRows(items, issue.people || {}),
-        "No issues in this epic."));
-  }, (error) => {
-    if (error.name === "AbortError") return;
-    panel.hidden = false;
-    say(line, `Could not list the epic's issues: ${error.message}`, true);
-  });
-  return panel;
-}
-
-// The author as a person reads them: the display name the hub knows, with the login.
-// A user field's change carries the login names of Jira's user keys when the hub knows them.
-function changed(string, name, raw) {
-  if (string !== null && string !== undefined) return name && name !== string ? `${string} (${name})` : string;
-  return name ?? raw ?? "—";
-}
-
-function changelog(items) {
-  return table(null, ["When", "Who", "Field", "From", "To"], items.map((item) => [
-    time(item.created_at || item.created), item.author ? who(item) : "—", item.field,
-    changed(item.from_string, item.from_name, item.from), changed(item.to_string, item.to_name, item.to),
-  ]), "No changes recorded.");
-}
-
-function notesPanel(key, signal) {
-  const path = `/api/v1/issues/${encodeURIComponent(key)}/notes`;
-  const list = h("ul", {class: "notes"});
-  const line = status();
-  const text = h("textarea", {id: "new-note", name: "body", rows: 3, required: true, maxlength: 100000});
-  const form = h("form", {class: "note-form"},
-    h("label", {for: "new-note"}, "New note"), text, h("button", {type: "submit"}, "Add note"));
-
-  // Only a note's author (its token's name) or an admin may change it: the hub answers anyone
-  // else 403, so the page offers them no Edit or Delete.
-  const mayChange = api.me()
-    .then((who) => (note) => who.role === "admin" || note.author === who.name)
-    .catch(() => () => false);
-
-  // Read again after each change: two quick changes' reads may be answered out of order.
-  const read = newest();
-  async function load() {
-    const current = read();
-    try {
-      const [notes, may] = await Promise.all([api.request("GET", path, {signal}), mayChange]);
-      if (!current()) return;
-      replace(list, notes.items.map((note) => noteItem(note, may(note))));
-      if (!notes.items.length) list.append(h("li", {class: "empty"}, "No notes yet."));
-    } catch (error) {
-      if (error.name !== "AbortError") say(line, `Could not read the notes: ${error.message}`, true);
-    }
-  }
-
-  async function act(what, call) {
-    try {
-      await call();
-      say(line, what);
-      await load();
-      return true;
-    } catch (error) {
-      if (error.name !== "AbortError") say(line, `${error.message}`, true);
-      return false;
-    }
-  }
-
-  function noteItem(note, mayChange) {
-    const item = h("li", {class: "note-item"});
-    const show = () => replace(item,
-      h("p", {class: "body"}, note.body),
-      h("p", {class: "meta"}, note.author, " · ", time(note.updated_at)),
-      mayChange ? h("div", {class: "buttons"},
-        h("button", {type: "button", class: "secondary", onclick: edit}, "Edit"),
-        h("button", {type: "button", class: "secondary", onclick: remove}, "Delete")) : null);
-    const edit = () => {
-      const id = `note-${note.id}`;
-      const area = h("textarea", {id, rows: 3, value: note.body, required: true});
-      const editing = h("form", {},
-        h("label", {for: id}, "Edit note"), area,
-        h("div", {class: "buttons"},
-          h("button", {type: "submit"}, "Save"),
-          h("button", {type: "button", class: "secondary", onclick: show}, "Cancel")));
-      editing.addEventListener("submit", (event) => {
-        event.preventDefault();
-        act("Note saved.", () => api.request("PATCH", `/api/v1/notes/${note.id}`, {body: {body: area.value}}));
-      });
-      replace(item, editing);
-      area.focus();
-    };
-    // Two steps instead of confirm(): a dialog would block the page.
-    const remove = () => {
-      const yes = h("button", {type: "button", class: "danger", onclick: () =>
-        act("Note deleted.", () => api.request("DELETE", `/api/v1/notes/${note.id}`))}, "Confirm delete");
-      replace(item, h("p", {class: "body"}, note.body), h("div", {class: "buttons"}, yes,
-        h("button", {type: "button", class: "secondary", onclick: show}, "Keep")));
-      yes.focus();
-    };
-    show();
-    return item;
-  }
-
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    if (!text.value.trim()) return;
-    if (await act("Note added.", () => api.request("POST", path, {body: {body: text.value}}))) text.value = "";
-  });
-  load();
-  return h("div", {}, list, form, line);
 }

@@ -7,7 +7,8 @@
 //
 // An image the text shows whose attachment the hub does not hold yet comes as a
 // placeholder carrying the attachment's id: here it becomes a Fetch button that asks the
-// hub for it and shows the image once the agent has fetched it.
+// hub for it and shows the image once the agent has fetched it (telling the page, by the
+// ATTACHMENT_READY event, so that its attachments table shows the file ready).
 
 import * as api from "./api.js";
 import {h, say, scrolling, sleep, status} from "./dom.js";
@@ -19,6 +20,9 @@ const ATTRIBUTES = {a: ["href", "title"], img: ["src", "alt"], ol: ["start"], sp
 const CLASSES = /^(underline|citation|mention|attachment-file|plain|jira-color-[a-z]+|language-[A-Za-z0-9#+_-]+)$/;
 const URLS = /^(https?:\/\/|mailto:|\/api\/v1\/attachments\/[1-9][0-9]{0,17}\/content$)/i;
 const LONG_POLL_SECONDS = 20;
+
+/** The event an inline image's element sends (bubbling) once its attachment is fetched: detail {id}. */
+export const ATTACHMENT_READY = "attachment-ready";
 
 /** The path of an attachment's content (an <img> sends the session cookie, not a token). */
 export function contentPath(id) {
@@ -84,7 +88,10 @@ function fetchButton(id, name, signal) {
         if (state.state === "fetching" && Date.now() - asked < 1000) await sleep(1000, signal);
       }
       if (state.state === "ready") {
-        holder.replaceWith(h("img", {src: contentPath(id), alt: name}));
+        const image = h("img", {src: contentPath(id), alt: name});
+        holder.replaceWith(image);
+        // The page's attachments table (attachments.js) shows the file ready too, without a reload.
+        image.dispatchEvent(new CustomEvent(ATTACHMENT_READY, {bubbles: true, detail: {id}}));
         return;
       }
       say(note, state.state === "failed" ? `Could not fetch it: ${state.error || "the agent failed"}.`
