@@ -26,7 +26,7 @@ export function mountAttach(containers, env) {
         await env.act({op: "attach", params: {filename: file.name}},
           () => ask("POST", `/api/v1/issues/${encodeURIComponent(key)}/attachments`,
             {query: {filename: file.name}, body: file}));
-        say(line, `${file.name} sent: it shows as Jira's once Jira has it.`);
+        say(line, `${file.name} sent; it shows pending until Jira has it.`);
       } catch (error) {
         say(line, `${file.name} not sent: ${error.description || error.message}`, true);
         input.focus();

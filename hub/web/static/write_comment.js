@@ -85,7 +85,7 @@ export function mountComment(containers, env) {
     try {
       await env.act({op: "comment", params: {body}},
         () => ask("POST", `/api/v1/issues/${encodeURIComponent(key)}/comments`, {body: {body}}));
-      say(line, "Comment sent: it shows as Jira's once Jira has it.");
+      say(line, "Comment sent; it shows pending until Jira has it.");
     } catch (error) {
       // Refused by the hub: the text comes back to the box, with why.
       if (!text.value) text.value = body;

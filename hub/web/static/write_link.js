@@ -48,7 +48,7 @@ export function mountLink(containers, env) {
     try {
       await env.act({op: "link", params: {...body, type: kind.selectedOptions[0].textContent}},
         () => ask("POST", `/api/v1/issues/${encodeURIComponent(env.issue.key)}/links`, {body}));
-      say(line, "Link sent: it shows as Jira's once Jira has it.");
+      say(line, "Link sent; it shows pending until Jira has it.");
     } catch (error) {
       other.value = target;
       say(line, `Not sent: ${error.description || error.message}`, true);

@@ -44,7 +44,7 @@ export function mountTransitions(containers, env) {
     await env.act({op: "transition", params: {to: t.to, fields}},
       () => ask("POST", `/api/v1/issues/${encodeURIComponent(key)}/transitions`, {body}));
     pressed = true;
-    say(line, `${t.name}: sent; the status shows Jira's once Jira has moved it.`);
+    say(line, `${t.name} sent; the status shows pending until Jira has moved it.`);
     button?.isConnected && button.focus();
   }
 

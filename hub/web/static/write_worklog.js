@@ -53,7 +53,7 @@ export function mountWorklog(containers, env) {
     try {
       await env.act({op: "log_work", params: body},
         () => ask("POST", `/api/v1/issues/${encodeURIComponent(env.issue.key)}/worklogs`, {body}));
-      say(line, "Work log sent: it shows as Jira's once Jira has it.");
+      say(line, "Work log sent; it shows pending until Jira has it.");
     } catch (error) {
       [spent.value, comment.value] = kept;
       say(line, `Not sent: ${error.description || error.message}`, true);
