@@ -21,7 +21,7 @@ from tests.support.browser import TIMEOUT_MS, check_page, expect
 pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
 # One issue per test, so that the tests' writes do not meet: AURORA-1 and -2 come with looping_agent.
-KEYS = [f"AURORA-{n}" for n in range(3, 16)]
+KEYS = [f"AURORA-{n}" for n in range(3, 17)]
 
 
 def writer_token(config, name: str) -> str:
@@ -347,6 +347,23 @@ def test_take_jiras_lets_a_conflicting_edit_go_and_shows_jiras_value(page, site)
     expect(conflict).to_have_count(0)
     expect(field(page, "priority")).to_have_text("Blocker")
     assert jira.issues[key]["fields"]["priority"]["name"] == "Blocker"
+
+
+def test_what_is_being_typed_survives_a_change_the_page_shows_live(page, site):
+    key = KEYS[13]
+    show(page, site, key)
+    page.locator("#comment-body").fill("Half a thou")
+    page.get_by_role("button", name="Edit Labels").click()
+    labels = page.get_by_label("Labels", exact=True)
+    labels.fill("AWPCA urgent")
+    # Someone else comments meanwhile: the page shows it by itself, without a reload.
+    call(site["url"], site["writer"], f"/api/v1/issues/{key}/comments", {"body": "From another desk"})
+    expect(page.locator(".comment[data-comment-id]").filter(has_text="From another desk")).to_have_count(1)
+    expect(page.locator("#comment-body")).to_have_value("Half a thou")
+    expect(labels).to_have_value("AWPCA urgent")
+    labels.press("Enter")
+    expect(field(page, "labels")).to_contain_text("urgent")
+    assert site["jira"].issues[key]["fields"]["labels"] == ["AWPCA", "urgent"]
 
 
 def test_a_token_that_may_not_write_sees_no_controls(browser, site):
