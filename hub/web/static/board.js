@@ -322,6 +322,7 @@ class BoardView {
   async move(card, target) {
     const column = this.board.columns[target];
     this.errors.delete(card.key);
+    say(this.alert, "");
     this.busy += 1;  // the form, while it is open
     let plan;
     try {
