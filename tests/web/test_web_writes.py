@@ -391,6 +391,16 @@ def test_the_controls_fit_a_phone(browser, site):
         expect(tab.get_by_role("combobox", name="Assignee")).to_be_focused()
         assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         check_page(tab, "writes", "phone")
+        tab.get_by_role("combobox", name="Assignee").press("Escape")
+        tab.get_by_role("button", name="Close Issue → Closed").click()
+        expect(tab.get_by_role("dialog")).to_be_visible()
+        check_page(tab, "writes", "phone-transition-screen")
+        tab.keyboard.press("Escape")
+        expect(tab.get_by_role("dialog")).to_have_count(0)
+        tab.goto(site["url"] + "/#/create")
+        expect(tab.get_by_label("Summary")).to_be_visible()
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        check_page(tab, "create", "phone")
         assert errors == [], errors
     finally:
         context.close()
