@@ -78,7 +78,7 @@ export function mountTransitions(containers, env) {
       for (const [fid, meta] of fields) {
         const current = fid === "worklog" ? null : issue[memberOf(fid)] ?? null;
         const made = labelledControl(fid, meta, current, {people: issue.people, catalogues});
-        controls.push([fid, meta, made]);
+        controls.push([fid, meta, made, JSON.stringify(made.value())]);
         form.append(made.box);
       }
       form.append(
@@ -95,7 +95,7 @@ export function mountTransitions(containers, env) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const values = {};
-      for (const [fid, meta, made] of controls) {
+      for (const [fid, meta, made, initial] of controls) {
         const value = made.value();
         const empty = value === null || (Array.isArray(value) && !value.length);
         if (empty && meta.required) {
@@ -103,7 +103,8 @@ export function mountTransitions(containers, env) {
           made.focus.focus();
           return;
         }
-        if (!empty) values[memberOf(fid)] = value;
+        // Only what the screen's form changed (or requires) is sent: the issue's own values stay Jira's.
+        if (!empty && (meta.required || JSON.stringify(value) !== initial)) values[memberOf(fid)] = value;
       }
       // Pending at once: the dialog closes; a refusal of the hub opens it again as it was.
       dialog.dataset.keep = "1";
