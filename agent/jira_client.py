@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -97,6 +98,10 @@ def _error(response: httpx.Response, what: str) -> JiraError:
 
 # Answers that say Jira itself is not there: its proxy's gateway errors and a server out of service.
 UNREACHABLE_STATUSES = {502, 503, 504}
+# Jira's base URL as the hub takes it (the heartbeat's jira.base_url): an http(s) URL without
+# credentials, query or fragment; another is not sent (the hub would refuse the heartbeat).
+_BASE_URL = re.compile(r"https?://[^\s/?#@]+(/[^\s?#]*)?")
+MAX_BASE_URL_CHARS = 2000
 
 
 class JiraClient:
@@ -122,14 +127,25 @@ class JiraClient:
         # The outcome of the last request to Jira, for the heartbeat (protocol v18): None before the first.
         self._reach_lock = threading.Lock()
         self._reach: dict | None = None
+        # Jira's own base URL (serverInfo's baseUrl), learned by each probe: None before one read it.
+        self._base_url: str | None = None
         # Called when Jira answers again, or no longer does: the runner's heartbeat tells the hub at once.
         self.on_reach: Callable[[], None] | None = None
 
     def reachability(self) -> dict | None:
         """``{reachable, checked_at, error}`` of the last request to Jira (None before the first): reachable
-        when Jira answered, whatever it said, but for a gateway's 502/503/504; unreachable on a network error."""
+        when Jira answered, whatever it said, but for a gateway's 502/503/504; unreachable on a network error.
+        With ``base_url`` too once a probe read Jira's (the heartbeat's ``jira``, for the hub's links to Jira)."""
         with self._reach_lock:
-            return dict(self._reach) if self._reach is not None else None
+            if self._reach is None:
+                return None
+            return {**self._reach, "base_url": self._base_url} if self._base_url else dict(self._reach)
+
+    @property
+    def base_url(self) -> str | None:
+        """Jira's base URL as its ``serverInfo`` gives it (``baseUrl``, no trailing slash); None until a probe
+        read one, or while Jira's is no http(s) URL the hub would take."""
+        return self._base_url
 
     def probe(self) -> None:
         """Ask Jira once whether it answers (``/rest/api/2/serverInfo``: cheap, and open to any caller),
@@ -145,10 +161,23 @@ class JiraClient:
             return
         response.close()
         self.pacer.after(ticket, response.headers, response.status_code)
+        if response.status_code == 200:
+            self._learn_base_url(response)
         if response.status_code in UNREACHABLE_STATUSES:
             self._reached(False, f"Jira answered {response.status_code}")
         else:
             self._reached(True, None)
+
+    def _learn_base_url(self, response: httpx.Response) -> None:
+        """Keep serverInfo's ``baseUrl`` when it is one the hub takes; a proxy's page, or an answer
+        without one, keeps what an earlier probe learned."""
+        try:
+            info = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            return
+        said = info.get("baseUrl") if isinstance(info, dict) else None
+        if isinstance(said, str) and len(said) <= MAX_BASE_URL_CHARS and _BASE_URL.fullmatch(said):
+            self._base_url = said.rstrip("/")
 
     def checked_age(self) -> float | None:
         """Seconds since the last request to Jira; None before the first."""

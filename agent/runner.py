@@ -117,6 +117,8 @@ class Runner:
                                2) from exc
         except (JiraError, GaveUp) as exc:
             raise StartupError(f"Jira: {exc}") from exc
+        # serverInfo, once: the first heartbeat tells the hub Jira's base URL (its links to Jira's issues).
+        self.jira.probe()
         try:
             self._told, self._told_at = self._news(), time.monotonic()
             self.hub.heartbeat("starting", f"Jira user {me.get('name')}", self.time_zone,

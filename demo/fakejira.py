@@ -116,6 +116,7 @@ class FakeJira:
         self.arrivals: list[tuple[float, bool]] = []  # (monotonic time, throttled) of each request, in order
         self.lock = threading.Lock()
         self.url = ""
+        self.base_url = ""  # Jira's configured base URL, as serverInfo says it; empty: the fake's own address
         self._server = None
         # Writes (demo/fakejira_writes.py): other users' personal access tokens (token -> user name),
         # faults on demand, a Jira away (True: 503s; "drop": connections closed), seconds each write waits.
@@ -360,6 +361,8 @@ class FakeJira:
         return None
 
     def _route(self, method: str, path: str, query: dict, body):
+        if path == "/rest/api/2/serverInfo":
+            return 200, self.server_info(), []
         if path == "/rest/api/2/field":
             return 200, FIELDS, []
         if path == "/rest/api/2/issueLinkType" and not self.linking:
@@ -389,6 +392,14 @@ class FakeJira:
                 raise KeyError(path)
             return 200, self.files[aid], [("Content-Type", meta["mimeType"])]
         raise KeyError(path)
+
+    def server_info(self) -> dict:
+        """What Jira Server 9 answers ``/rest/api/2/serverInfo``: ``baseUrl`` is Jira's configured base URL
+        (``base_url``: by default the fake's own address)."""
+        return {"baseUrl": self.base_url or self.url, "version": "9.12.2", "versionNumbers": [9, 12, 2],
+                "deploymentType": "Server", "buildNumber": 912002, "buildDate": "2023-12-05T00:00:00.000+0300",
+                "serverTime": datetime.now(ZONE).strftime("%Y-%m-%dT%H:%M:%S.000%z"),
+                "scmInfo": "0000000000000000000000000000000000000000", "serverTitle": "Jira"}
 
     def _attachment(self, aid: str) -> dict:
         for issue in self.issues.values():

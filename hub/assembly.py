@@ -50,6 +50,7 @@ from hub.services.issues.saved_filters import FilterService
 from hub.services.issues.sprints import SprintService
 from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
+from hub.services.mirror.jira_site import JiraSite
 from hub.services.mirror.loading import MirrorService
 from hub.services.mirror.projects import ProjectService
 from hub.services.mirror.screens import ScreenService
@@ -104,6 +105,7 @@ class Services:
     periods: PeriodService
     backlog: SearchBacklog
     screens: ScreenService
+    jira_site: JiraSite
 
     def close(self) -> None:
         """Let go of the threads and connections the services hold: the work signal's
@@ -245,6 +247,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         periods=PeriodService(clock),
         backlog=backlog,
         screens=screens,
+        jira_site=JiraSite(config.jira_url),
     )
 
 

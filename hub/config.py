@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from hub.clock import known_zone
 
@@ -210,6 +211,24 @@ def _url_or_unset(schemes: tuple[str, ...], unset: str) -> Callable[[str, str], 
     return parse
 
 
+def _http_url_or_unset(name: str, raw: str) -> str | None:
+    """An http(s) URL a browser can open (``https://jira.example.com``, a path allowed), without a
+    trailing slash; or nothing (None). No credentials, query or fragment: it is a base for links."""
+    value = raw.strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if (parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc
+            or parts.query or parts.fragment or any(char.isspace() for char in value)):
+        raise ConfigError(f"{name} must be an http:// or https:// URL such as https://jira.example.com "
+                          f"(no credentials, query or fragment), or unset; got {_redacted(value)!r}")
+    try:
+        parts.port  # noqa: B018 (read for its check: a port that is no number raises)
+    except ValueError:
+        raise ConfigError(f"{name} names a port that is no port: {value!r}") from None
+    return value.rstrip("/")
+
+
 def _redacted(url: str) -> str:
     """``url`` with any password replaced by ``***``, for messages and logs."""
     return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
@@ -284,6 +303,9 @@ VARIABLES: tuple[_Var, ...] = (
          "How long a JQL query of the issue list may run before it is stopped (503, Retry-After)."),
     _Var("HUB_JQL_TIME_ZONE", "jql_time_zone", "", _zone_or_unset,
          "The time zone JQL's dates are read in; unset: the Jira user's, as the agent reports it, else UTC."),
+    _Var("HUB_JIRA_URL", "jira_url", "", _http_url_or_unset,
+         "Jira's address as browsers reach it, for the page's links to issues in Jira; unset: Jira's own "
+         "base URL, as the agent reports it."),
     _Var("HUB_SESSION_HOURS", "session_hours", "12", _integer(1, 8760),
          "How long a sign-in on the web interface lasts (its session cookie), in hours."),
     _Var("HUB_SESSIONS_PER_TOKEN", "sessions_per_token", "20", _integer(1, 100_000),
@@ -332,6 +354,7 @@ class Config:
     busy_timeout_seconds: int = 30
     jql_timeout_seconds: float = 5
     jql_time_zone: str | None = None
+    jira_url: str | None = None
     session_hours: int = 12
     sessions_per_token: int = 20
     saved_filters_per_token: int = 200

@@ -12,6 +12,7 @@ from hub.api.validation import accepts, query
 from hub.services.commands.agents import AgentService
 from hub.services.commands.queue import CommandService
 from hub.services.commands.sync_runs import SyncRunService
+from hub.services.mirror.jira_site import JiraSite
 from hub.services.operations.overview import OverviewService
 
 
@@ -136,10 +137,11 @@ class AgentsResource:
 class OverviewResource:
     roles = INTERFACE
 
-    def __init__(self, overview: OverviewService):
+    def __init__(self, overview: OverviewService, site: JiraSite):
         self._overview = overview
+        self._site = site
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         """The hub at a glance: queue depth by type and status, agents, the last full and
-        incremental runs, the file store."""
-        resp.media = shapes.overview(self._overview.overview())
+        incremental runs, the file store; Jira's base URL in use (``jira_base_url``, null while unknown)."""
+        resp.media = {**shapes.overview(self._overview.overview()), "jira_base_url": self._site.base_url()}

@@ -17,6 +17,7 @@ from hub.services.issues.reading import IssueService
 from hub.services.issues.sprints import SprintService
 from hub.services.markup.rendering import RenderService
 from hub.services.mirror.catalogues import CatalogueService
+from hub.services.mirror.jira_site import JiraSite
 from hub.services.mirror.screens import ScreenService
 from hub.services.search.facets import FacetService
 from hub.services.writes.service import WriteService
@@ -74,10 +75,11 @@ class FacetsResource:
 class IssueResource:
     roles = INTERFACE
 
-    def __init__(self, issues: IssueService, render: RenderService, writes: WriteService):
+    def __init__(self, issues: IssueService, render: RenderService, writes: WriteService, site: JiraSite):
         self._issues = issues
         self._render = render
         self._writes = writes
+        self._site = site
 
     @responds(200, 304, headers=ISSUE_HEADERS, header_params=IF_NONE_MATCH, answers=schemas.ISSUE)
     @query(schemas.RENDERED)
@@ -85,13 +87,15 @@ class IssueResource:
         """One issue, with its description and its links both ways; by an old key, the moved issue;
         with ``render``, its description and environment rendered too.
 
-        Asked by an old key or in another case (``aurora-12``), the answer names its own path.
+        Asked by an old key or in another case (``aurora-12``), the answer names its own path;
+        ``jira_url`` is its page in Jira (null while Jira's base URL is not known).
         The answer's ``ETag`` hashes its body: ``If-None-Match`` naming it answers 304, so that a
         page re-reading the issue every few seconds is sent the issue only when it changed."""
         detail = self._issues.get(key)
         if detail.issue.key != req.context.get("key_asked", key):
             resp.content_location = f"/api/v1/issues/{detail.issue.key}"
         data = shapes.issue_detail(detail, self._writes.pending_for(detail.issue.key))
+        data["jira_url"] = self._site.issue_url(detail.issue.key)
         form = req.context.query.get("render")
         if form is not None:
             items, fields = shapes.wiki_fields(data)

@@ -259,6 +259,10 @@ UTC_TIME = {"type": "string", "format": "date-time", "pattern": UTC_TIME_PATTERN
                            "2026-10-22T10:05:11+00:00, naming a real date and time "
                            "(checked by the hub: 422 naming the field otherwise)"}
 
+# Jira's base URL as its serverInfo gives it (baseUrl): an http(s) URL, which the web page links to.
+JIRA_BASE_URL = {"type": "string", "maxLength": 2000, "pattern": r"^https?://[^\s/?#@]+(/[^\s?#]*)?(?![\s\S])",
+                 "description": "Jira's base URL (baseUrl of /rest/api/2/serverInfo): the base of the links to "
+                                "its issues; optional, in any protocol version"}
 HEARTBEAT = {
     "type": "object",
     "properties": {
@@ -278,6 +282,7 @@ HEARTBEAT = {
                      "reachable": {"type": "boolean"},
                      "checked_at": UTC_TIME,
                      "error": {"type": ["string", "null"], "maxLength": MAX_DETAIL_CHARS},
+                     "base_url": {**JIRA_BASE_URL, "type": ["string", "null"]},
                  },
                  "required": ["reachable"]},
         "holding": {"type": ["array", "null"], "maxItems": 1000, "uniqueItems": True,

@@ -30,6 +30,7 @@ from hub.services.commands.agents import AgentService
 from hub.services.commands.kinds import claimable, opening_runs, unbounded
 from hub.services.commands.runs import fail_runs_of_expired, open_runs
 from hub.services.commands.work_signal import WorkSignal
+from hub.services.mirror.jira_site import remember_base_url
 from hub.services.search.jql.zone import remember_jira_zone, reported_zone
 from hub.services.tallies import LEASE_EXPIRED, add_tallies
 from hub.vocabulary import CANCELLED, CLAIMED, FAILED, QUEUED
@@ -102,7 +103,8 @@ class Dispatcher:
         ``jira_time_zone`` (the Jira user's, from ``/myself``) is kept for JQL's
         dates (:mod:`hub.services.search.jql.zone`); one the hub does not know is a ContractError.
         ``jira`` (v18: ``{reachable, checked_at, error}``, the outcome of the agent's last
-        call to Jira) is kept for the operations page (:meth:`AgentService.record_jira`).
+        call to Jira) is kept for the operations page (:meth:`AgentService.record_jira`); its
+        ``base_url`` (Jira's own, optional) is kept for the links to Jira's issues.
         ``holding`` (v19) names the commands the agent's process is running: only their leases
         are extended, so that what a process killed under the same ``agent_id`` held runs out
         and is delivered again, rather than kept alive by its successor's heartbeats.
@@ -122,6 +124,8 @@ class Dispatcher:
             written = self._seen(agent_id, token_id, version, now, state, detail)
             if jira is not None:
                 self._agents.record_jira(agent_id, jira, now)
+                if jira.get("base_url"):
+                    remember_base_url(jira["base_url"])
             if holding is None or holding:
                 extended = (Command.update(lease_until=after(now, self._lease_seconds))
                             .where(Command.status == CLAIMED, Command.agent_id == agent_id, _claimed_with(token_id)))
