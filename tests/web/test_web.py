@@ -84,6 +84,13 @@ def site(tmp_path_factory, browser, module_database_url):
         yield {"url": url, "agent": agent, "interface": interface, "admin": made.stdout.strip()}
 
 
+def open_filters(page) -> None:
+    """Unfold the list's filters (folded behind "Filters (n)" on every screen)."""
+    toggle = page.locator(".filters-toggle")
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 class Page:
     """A fresh browser context and page that records console errors."""
 
@@ -165,6 +172,7 @@ def test_issues_filter_and_page_by_cursor(web):
     web.screenshot("issues", "search")
     page.get_by_role("button", name="Clear").click()
     expect(rows).to_have_count(25)
+    open_filters(page)
     page.get_by_label("Status").fill("Done")
     page.get_by_label("Assignee").fill("")
     page.get_by_role("button", name=re.compile("Apply filters|Search")).click()
@@ -187,6 +195,7 @@ def test_the_address_sets_the_lists_page_size_and_a_search_keeps_it(web):
     expect(rows).to_have_count(30)
     page.get_by_role("button", name="Next page").click()
     expect(rows).to_have_count(3)
+    open_filters(page)
     page.get_by_label("Status").fill("Open")
     page.get_by_role("button", name="Search").click()
     expect(rows).to_have_count(30)
@@ -458,6 +467,7 @@ def test_a_gone_issue_shows_a_banner_and_the_list_finds_it_only_when_asked(brows
         rows = page.locator("#results tbody tr")
         expect(rows).to_have_count(1)
         expect(rows.first).to_contain_text("AURORA-1")
+        open_filters(page)
         page.get_by_label("Gone").select_option("true")
         page.get_by_role("button", name=re.compile("Apply filters|Search")).click()
         expect(rows).to_have_count(1)

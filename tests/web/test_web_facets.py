@@ -1,6 +1,6 @@
-"""The issues list as a place to work, in a real browser against a real hub: filters offer the
-values the query's issues hold with their counts, headers sort both ways, columns are chosen and
-remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
+"""The issues list as a place to work, in a real browser against a real hub: filters (folded
+behind "Filters (n)") offer the values the query's issues hold with their counts, headers sort
+both ways, columns are chosen and remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
 Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
 Headless Chromium from the system's packages (the ``browser`` fixture); each state is checked
 with axe-core and its screenshot kept (``tests/support/browser.py``'s ``check_page``). The
@@ -98,10 +98,18 @@ def watch(page, errors: list[str]) -> None:
     page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
 
 
+def open_filters(page) -> None:
+    """Unfold the list's filters and facets (folded behind "Filters (n)" on every screen)."""
+    toggle = page.locator(".filters-toggle")
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 @pytest.fixture
 def page(context, site):
     page = context.new_page()
     signed_in(page, site)
+    open_filters(page)
     return page
 
 
@@ -191,8 +199,9 @@ def test_headers_sort_by_priority_both_ways_and_a_chosen_column_stays_after_relo
     page.get_by_role("checkbox", name="Story Points").check()
     page.get_by_role("button", name="Done", exact=True).click()
     headers = page.locator("#results thead th")
-    # In the table's order of columns, whatever the order they were chosen in.
-    expect(headers).to_have_text(["Key", "Summary", "Type", "Status", "Priority", "Assignee", "Updated in Jira",
+    # In the table's order of columns, whatever the order they were chosen in; the list's
+    # default order (recently updated first) marked on its header.
+    expect(headers).to_have_text(["Key", "Summary", "Type", "Status", "Priority", "Assignee", "Updated in Jira ▼",
                                   "Story Points"])
     page.reload()
     expect(headers).to_contain_text(["Priority", "Story Points"])
@@ -212,7 +221,7 @@ def test_headers_sort_by_priority_both_ways_and_a_chosen_column_stays_after_relo
     expect(priority).to_have_attribute("aria-sort", "descending")
     expect(cells.first).to_have_text("Minor")
     assert page.evaluate("location.hash") == "#/issues?sort=-priority"
-    expect(page.get_by_text("Order: priority, lowest first, then key.")).to_be_visible()
+    expect(page.get_by_text("Order: priority, lowest first.")).to_be_visible()
     check_page(page, "issues", "sorted-down")
     # The order is kept in the address: Back returns to the one before.
     page.go_back()
@@ -238,6 +247,7 @@ def test_page_two_is_in_the_address_and_reload_back_and_a_pasted_link_restore_it
     page.reload()
     expect(page.get_by_role("status").first).to_contain_text("Page 2 of 2")
     assert keys(page) == second
+    open_filters(page)
     page.go_back()
     expect(page.get_by_role("status").first).to_contain_text("Page 1 of 2")
     assert keys(page) == first
@@ -280,6 +290,7 @@ def test_dates_are_picked_as_dates_and_a_bad_one_is_told_in_words(page, site):
     expect(page.locator("#results tbody tr")).to_have_count(10)
     assert page.evaluate("location.hash") == "#/issues?updated_since=2026-11-21T00%3A00%3A00Z"
     page.reload()
+    open_filters(page)
     expect(page.get_by_label("Updated since")).to_have_value("2026-11-21")
     expect(page.locator("#results tbody tr")).to_have_count(10)
     # A pasted address with a date that is no date: the field named, in words, no pattern.
@@ -306,7 +317,7 @@ def test_hostile_values_in_the_facets_show_as_text(page):
     check_page(page, "issues", "facets-hostile")
 
 
-def test_on_a_phone_the_facets_fold_behind_their_summary(browser, site):
+def test_on_a_phone_the_facets_fold_with_the_filters_so_the_results_come_first(browser, site):
     from playwright.sync_api import expect
 
     context = browser.new_context(viewport={"width": 390, "height": 844})
@@ -316,10 +327,14 @@ def test_on_a_phone_the_facets_fold_behind_their_summary(browser, site):
         signed_in(page, site)
         panel = page.locator("#facets details.facets")
         expect(panel).to_have_count(1)
-        assert panel.evaluate("(details) => details.open") is False
-        expect(page.locator("#results tbody tr").first).to_be_visible()
-        panel.locator("summary").click()
+        expect(panel).to_be_hidden()
+        expect(page.locator("#results tbody tr").first).to_be_in_viewport()
+        page.get_by_role("button", name="Filters").click()
         expect(facet(page, "status").get_by_role("button", name="Done 6")).to_be_visible()
+        # Its own summary folds it too.
+        panel.locator("summary").click()
+        expect(facet(page, "status")).to_be_hidden()
+        panel.locator("summary").click()
         check_page(page, "issues", "facets-phone")
     finally:
         context.close()

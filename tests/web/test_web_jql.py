@@ -1,6 +1,6 @@
-"""The JQL box and the saved filters of the web interface, in a real browser against a real hub:
-a query's issues listed, its address bookmarkable, its error shown with the character marked, and
-filters saved, run and deleted. Headless Chromium from the system's packages (the ``browser``
+"""JQL in the search box and the saved filters of the web interface, in a real browser against a
+real hub: a query's issues listed, its address bookmarkable, its error shown with the character
+marked, and filters saved, run and deleted. Headless Chromium from the system's packages (the ``browser``
 fixture); each page and state is checked by axe-core and leaves its screenshot (tests/support/browser.py).
 The module's hub is started once, on SQLite (tests/web/__init__.py says why one engine).
 """
@@ -84,7 +84,7 @@ def test_a_query_lists_its_issues_in_its_order_and_the_address_carries_it(web, s
     from playwright.sync_api import expect
 
     page, _ = web
-    page.get_by_label("JQL").fill("  assignee = IVANOV AND status = open ORDER BY key ASC ")
+    page.get_by_label("Search").fill("  assignee = IVANOV AND status = open ORDER BY key ASC ")
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#results tbody tr")).to_have_count(2)
     assert keys(page) == ["AURORA-13", "AURORA-14"]
@@ -95,18 +95,18 @@ def test_a_query_lists_its_issues_in_its_order_and_the_address_carries_it(web, s
 
     # The address alone, as a bookmark opens it: the box holds the query, the list its issues.
     page.goto(site["url"] + "/#/issues?" + urllib.parse.urlencode({"jql": "status = Done"}))
-    expect(page.get_by_label("JQL")).to_have_value("status = Done")
+    expect(page.get_by_label("Search")).to_have_value("status = Done")
     expect(page.locator("#results tbody tr")).to_have_count(1)
     assert keys(page) == ["AURORA-12"]
     page.go_back()
-    expect(page.get_by_label("JQL")).to_have_value(query)
+    expect(page.get_by_label("Search")).to_have_value(query)
 
 
 def test_a_query_that_does_not_parse_shows_its_error_with_the_character_marked(web):
     from playwright.sync_api import expect
 
     page, errors = web
-    page.get_by_label("JQL").fill("status = Open AND (")
+    page.get_by_label("Search").fill("status = Open AND (")
     page.get_by_role("button", name="Search").click()
     alert = page.locator("#jql-error")
     expect(alert).to_be_visible()
@@ -114,19 +114,19 @@ def test_a_query_that_does_not_parse_shows_its_error_with_the_character_marked(w
     # Past the end: the mark is a space after the query; in the box, the caret is there.
     expect(alert.locator(".jql-query")).to_have_text("status = Open AND (\u00a0")
     expect(alert.locator(".jql-at")).to_have_text("\u00a0")
-    assert page.evaluate("document.activeElement.id") == "f-jql"
-    assert page.evaluate("document.getElementById('f-jql').selectionStart") == 19
+    assert page.evaluate("document.activeElement.id") == "f-q"
+    assert page.evaluate("document.getElementById('f-q').selectionStart") == 19
 
-    page.get_by_label("JQL").fill("status = Open OR priority foo Done")
+    page.get_by_label("Search").fill("status = Open OR priority foo Done")
     page.get_by_role("button", name="Search").click()
     expect(alert.locator(".jql-at")).to_have_text("f")
     expect(alert).to_contain_text("Expecting operator but got 'foo'")
-    assert page.evaluate("[document.getElementById('f-jql').selectionStart,"
-                         " document.getElementById('f-jql').selectionEnd]") == [26, 27]
+    assert page.evaluate("[document.getElementById('f-q').selectionStart,"
+                         " document.getElementById('f-q').selectionEnd]") == [26, 27]
     shot(page, "issues", "jql-error")
     assert errors and all("422" in error for error in errors), errors
 
-    page.get_by_label("JQL").fill("status = Done")
+    page.get_by_label("Search").fill("status = Done")
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#results tbody tr")).to_have_count(1)
     expect(alert).to_be_hidden()
@@ -144,7 +144,7 @@ def test_filters_are_saved_run_and_deleted(web, site):
     expect(saved.first).to_contain_text("saved by someone-else")
     expect(saved.first.get_by_role("button")).to_have_count(0)
 
-    page.get_by_label("JQL").fill("status = Done")
+    page.get_by_label("Search").fill("status = Done")
     page.get_by_label("Filter name").fill("Done ones")
     page.get_by_role("button", name="Save current query").click()
     expect(page.get_by_text('Saved the filter "Done ones".')).to_be_visible()
@@ -152,14 +152,14 @@ def test_filters_are_saved_run_and_deleted(web, site):
     shot(page, "issues", "saved-filters")
 
     page.get_by_role("link", name="Their open ones").click()
-    expect(page.get_by_label("JQL")).to_have_value("status = Open")
+    expect(page.get_by_label("Search")).to_have_value("status = Open")
     expect(page.locator("#results tbody tr")).to_have_count(2)
     page.get_by_role("link", name="Done ones").click()
     expect(page.locator("#results tbody tr")).to_have_count(1)
     assert keys(page) == ["AURORA-12"]
 
     # A query that does not parse is not saved, and its place is shown.
-    page.get_by_label("JQL").fill("status in (Open")
+    page.get_by_label("Search").fill("status in (Open")
     page.get_by_label("Filter name").fill("Broken")
     page.get_by_role("button", name="Save current query").click()
     expect(page.locator("#jql-error .jql-at")).to_be_visible()

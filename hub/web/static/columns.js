@@ -2,8 +2,11 @@
 // localStorage, not in the address), how each cell is drawn from an issue of
 // GET /api/v1/issues (always as text), and which order of the API's `sort` each header
 // sorts by. Custom fields are columns too, by the name the issues' `custom_fields` give them.
+// A cell is drawn from the issue and what the page knows beside it (`seen`: the list's `people`,
+// login -> display name, and each status's category, name in lower case -> category_key), so
+// that a status reads as a lozenge of its category and a person by name, as on every page.
 
-import {h, issueLink, time} from "./dom.js";
+import {day, h, issueLink, lozenge, person, time} from "./dom.js";
 
 const STORAGE_KEY = "sdlc-hub.columns";
 
@@ -15,10 +18,13 @@ const BUILT_IN = [
   {id: "key", label: "Key", sort: "key", fixed: true, cell: (item) => issueLink(item.key)},
   {id: "summary", label: "Summary", sort: "summary", fixed: true, cell: null},  // drawn by the page
   {id: "type", label: "Type", sort: "type", cell: (item) => text(item.issue_type)},
-  {id: "status", label: "Status", sort: "status", cell: (item) => text(item.status)},
+  {id: "status", label: "Status", sort: "status",
+   cell: (item, seen) => lozenge(item.status, seen?.categories?.get(String(item.status).toLowerCase()))},
   {id: "priority", label: "Priority", sort: "priority", cell: (item) => text(item.priority)},
-  {id: "assignee", label: "Assignee", sort: "assignee", cell: (item) => text(item.assignee)},
-  {id: "reporter", label: "Reporter", sort: "reporter", cell: (item) => text(item.reporter)},
+  {id: "assignee", label: "Assignee", sort: "assignee",
+   cell: (item, seen) => person(item.assignee, seen?.people?.[item.assignee])},
+  {id: "reporter", label: "Reporter", sort: "reporter",
+   cell: (item, seen) => person(item.reporter, seen?.people?.[item.reporter])},
   {id: "resolution", label: "Resolution", sort: "resolution", cell: (item) => text(item.resolution)},
   {id: "sprint", label: "Sprint", sort: null,
    cell: (item) => names((item.sprints || []).map((sprint) => sprint.name).concat(
@@ -27,7 +33,7 @@ const BUILT_IN = [
   {id: "components", label: "Components", sort: null, cell: (item) => names(item.components)},
   {id: "fix_versions", label: "Fix versions", sort: null,
    cell: (item) => names((item.fix_versions || []).map((version) => version.name))},
-  {id: "duedate", label: "Due date", sort: "duedate", cell: (item) => text(item.duedate)},
+  {id: "duedate", label: "Due date", sort: "duedate", cell: (item) => day(item.duedate)},
   {id: "created", label: "Created", sort: "created", cell: (item) => time(item.created)},
   {id: "updated", label: "Updated in Jira", sort: "updated", cell: (item) => time(item.jira_updated)},
   {id: "resolved", label: "Resolved", sort: "resolved", cell: (item) => time(item.resolved)},

@@ -54,8 +54,9 @@ export function offer(datalists, found) {
 }
 
 /** The panel of facets: for each, its values as buttons (the one filtered by pressed), a click
- *  filtering the list by it, or, pressed, clearing that filter. */
-export function facetPanel(found, filters, known, pick) {
+ *  filtering the list by it, or, pressed, clearing that filter; open unless {open: false}
+ *  (the list keeps it as the reader left it). */
+export function facetPanel(found, filters, known, pick, {open = true} = {}) {
   if (!found) return null;
   const groups = [];
   for (const [name, heading] of FACETS) {
@@ -82,8 +83,7 @@ export function facetPanel(found, filters, known, pick) {
       facet.more ? h("p", {class: "note"}, "Only the commonest values are listed: narrow the query for others.") : null));
   }
   if (!groups.length) return null;
-  // Open on a wide screen; on a phone folded, so that the results come first (app.css's width).
-  const narrow = window.matchMedia?.("(max-width: 40rem)").matches;
-  return h("details", {class: "facets", open: !narrow},
+  // Folded with the filters already (the list's "Filters" button): open there, unless closed.
+  return h("details", {class: "facets", open},
     h("summary", {}, `In these ${found.total} issue${found.total === 1 ? "" : "s"}`), h("div", {class: "facet-groups"}, groups));
 }

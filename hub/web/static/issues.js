@@ -1,43 +1,32 @@
-// The issues page: a search box and filters (those GET /api/v1/issues takes,
-// as /openapi.json lists them), each offering the values the current query's issues
-// hold (facets.js), a table whose headers sort it and whose columns are chosen
-// (columns.js), and cursor paging. Everything of the list is in the address
-// (#/issues?status=Open&sort=-priority&cursor=25&page=2): the search, JQL, filters,
-// order and page, so reload, Back/Forward and a pasted link show the same list. The
-// API pages by cursor only forward; "Previous" goes back through the cursors that led
-// here, kept in the history entry (history.state), or, where the cursor is an offset,
+// The issues page: the work first. By default the scope's issues (neighbours and gone ones on
+// request), most recently updated first; one search box that takes words or a JQL query
+// (jql.js tells them apart, and the page says which it ran); the filters (filters.js: those
+// GET /api/v1/issues takes, as /openapi.json lists them) and the values the query's issues
+// hold (facets.js) folded behind "Filters (n)"; a table whose headers sort it and whose
+// columns are chosen (columns.js), statuses as lozenges of their category, people by name;
+// cursor paging; and the list read again every few seconds while the tab is visible.
+// Everything of the list is in the address (#/issues?status=Open&sort=-priority&cursor=25&page=2):
+// the search, JQL, filters, order and page, so reload, Back/Forward and a pasted link show the
+// same list. The API pages by cursor only forward; "Previous" goes back through the cursors
+// that led here, kept in the history entry (history.state), or, where the cursor is an offset,
 // computed from it.
 
 import * as api from "./api.js";
-import {h, newest, replace, say, status} from "./dom.js";
+import {h, newest, replace, say, sleep, status} from "./dom.js";
 import {chooser, shown} from "./columns.js";
+import {keepingFocus, visible} from "./redraw.js";
 import {facetPanel, fetchFacets, offer} from "./facets.js";
-import {clearJqlError, jqlError, savedFilters, showJqlError} from "./jql.js";
-import {cards, foldFilters} from "./phone.js";
+import {DATES, FILTERS, apiQuery, filterChoices, filterInput, orderInput, orderWords} from "./filters.js";
+import {clearJqlError, jqlError, looksLikeJql, savedFilters, showJqlError} from "./jql.js";
+import {cards} from "./phone.js";
 
 const PAGE_SIZE = 25;
-// The filters the page knows how to offer, in the order shown; each appears
-// only when the API lists it.
-const FILTERS = [
-  ["project", "Project"], ["status", "Status"], ["resolution", "Resolution"], ["assignee", "Assignee"],
-  ["reporter", "Reporter"], ["issue_type", "Type"], ["priority", "Priority"], ["sprint", "Sprint"],
-  ["component", "Component"], ["fix_version", "Fix version"], ["affects_version", "Affects version"],
-  ["label", "Label"], ["epic_key", "Epic"], ["parent", "Parent"], ["neighbor", "Neighbour"], ["gone", "Gone"],
-  ["updated_since", "Updated since"], ["fetched_since", "Fetched since"],
-];
-const HINTS = {component: "a name", fix_version: "a name or id", affects_version: "a name or id",
-               parent: "AURORA-12", resolution: "a name, or none"};
-// The filters that name times: picked as dates, sent as the API takes them (midnight UTC).
-const DATES = {updated_since: (day) => `${day}T00:00:00Z`, fetched_since: (day) => `${day}T00:00:00+00:00`};
-// Words for the orders; any other is "<column> going up / down".
-const ORDERS = {priority: "priority (Jira's order), then key", "-priority": "priority, lowest first, then key"};
-// Sprints offered by the sprint filter: at most this many pages of the API's sprints.
-const SPRINT_PAGES = 10;
-// Where the cursor is an offset (a search, an order, JQL), a page's cursor is computed.
-const counted = (filters) => Boolean(filters.q || filters.sort || filters.jql);
+// How often the list is read again while the tab is visible.
+const LIVE_MS = 5000;
 
-// The address the list was last left at in this tab: #/issues alone shows it again.
-const view = {hash: null};
+// The address the list was last left at in this tab: #/issues alone shows it again; and
+// whether its filters were open.
+const view = {hash: null, open: false};
 
 /** The address of the list with these filters (and, past page 1, its cursor and page). */
 export function listHash(filters, cursor = null, page = 1) {
@@ -56,16 +45,12 @@ function addressState(known) {
   for (const [name, value] of new URLSearchParams(location.hash.slice(at + 1))) {
     if (name === "cursor" && /^\d{1,19}$/.test(value)) cursor = value;
     else if (name === "page" && /^[1-9]\d{0,8}$/.test(value)) page = Number(value);
+    // neighbor=0 is the list's default (the scope only): said by its absence.
+    else if (name === "neighbor" && value === "0") continue;
     else if (known.has(name) && value.trim() !== "") filters[name] = value.trim();
   }
   if (cursor === null) page = 1;
   return {filters, cursor, page};
-}
-
-function orderWords(sort) {
-  if (ORDERS[sort]) return ORDERS[sort];
-  const down = sort.startsWith("-");
-  return `${sort.replace(/^-/, "")} ${down ? "going down" : "going up"}, then key`;
 }
 
 /** An error of the list's query in words a person can act on: a date field named, never a pattern. */
@@ -95,25 +80,32 @@ export async function renderIssues(main, signal) {
   let cursors = history.state?.cursors && typeof history.state.cursors === "object" ? history.state.cursors : null;
   const sortable = Boolean(params.sort);
   const sorts = new Set(params.sort?.enum || []);
+  // The API's query for a state of the list, with the list's defaults.
+  const asked = (filters) => apiQuery(filters, known, sorts);
+  // Where the cursor is an offset (a search, an order, JQL), a page's cursor is computed.
+  const counted = (filters) => {
+    const query = asked(filters);
+    return Boolean(query.q || query.sort || query.jql !== undefined);
+  };
 
-  // The first page and its facets are asked at once, beside the filters' choices and the
-  // saved filters, rather than after them: the list is what the reader waits for.
+  // The first page and its facets are asked at once, beside the filters' choices, the
+  // catalogues and the saved filters, rather than after them: the list is what the reader waits for.
   let first = requests(state);
-  const choices = await filterChoices(params, signal);
-  const form = h("form", {class: "filters", role: "search", "aria-label": "Issues"});
+  const [{choices, categories}, who] = await Promise.all([filterChoices(params, signal), api.me()]);
+
+  // The search box: words or JQL, as the address holds either.
   const fields = {};
   const datalists = {};
-  fields.q = h("input", {id: "f-q", name: "q", type: "search", value: state.filters.q || "",
-                         placeholder: "words in key, summary, description, comments"});
-  form.append(h("div", {class: "field wide"}, h("label", {for: "f-q"}, "Search"), fields.q));
-  // JQL, beside the plain search: its error is shown under it, the character marked.
+  const box = h("input", {id: "f-q", name: "q", type: "search", value: state.filters.jql ?? state.filters.q ?? "",
+                          autocomplete: "off", spellcheck: "false", "aria-describedby": "search-mode",
+                          placeholder: "words, or JQL: status = Open ORDER BY priority DESC"});
   const jqlErrors = h("div", {id: "jql-error", class: "jql-error", role: "alert", hidden: true});
-  if (params.jql) {
-    fields.jql = h("input", {id: "f-jql", name: "jql", type: "text", value: state.filters.jql || "",
-                             autocomplete: "off", spellcheck: "false", "aria-describedby": "jql-error",
-                             placeholder: "JQL, e.g. status in (Open, \"In Progress\") ORDER BY priority DESC"});
-    form.append(h("div", {class: "field wide"}, h("label", {for: "f-jql"}, "JQL"), fields.jql, jqlErrors));
-  }
+  const mode = h("p", {id: "search-mode", class: "search-mode note"});
+  // Text the reader asked to run the other way than it reads ("Search as words"): {text, as}.
+  let forced = null;
+
+  // The filters and the order, folded behind "Filters (n)"; the facets with them.
+  const grid = h("div", {class: "filters"});
   for (const [name, label] of FILTERS) {
     if (!params[name]) continue;
     fields[name] = filterInput(name, params[name], state.filters[name], choices[name]);
@@ -121,49 +113,107 @@ export async function renderIssues(main, signal) {
       datalists[name] = h("datalist", {id: `dl-${name}`});
       fields[name].setAttribute("list", `dl-${name}`);
     }
-    form.append(h("div", {class: "field"}, h("label", {for: `f-${name}`}, label), fields[name], datalists[name]));
+    grid.append(h("div", {class: "field"}, h("label", {for: `f-${name}`}, label), fields[name], datalists[name]));
   }
   if (sortable) {
     fields.sort = orderInput(params.sort, state.filters.sort);
-    form.append(h("div", {class: "field"}, h("label", {for: "f-sort"}, "Order"), fields.sort));
+    grid.append(h("div", {class: "field"}, h("label", {for: "f-sort"}, "Order"), fields.sort));
   }
-  form.append(h("div", {class: "buttons"},
-    h("button", {type: "submit"}, "Search"),
-    h("button", {type: "button", class: "secondary", onclick: () => {
-      for (const input of Object.values(fields)) input.value = "";
-      form.requestSubmit();
-    }}, "Clear")));
+  const facetsHere = h("div", {id: "facets"});
+  const panel = h("div", {id: "filter-panel", class: "filter-panel", hidden: !view.open}, grid, facetsHere);
+  const toggle = h("button", {type: "button", class: "secondary filters-toggle", "aria-controls": "filter-panel",
+                              "aria-expanded": String(view.open)});
+  const filterNames = FILTERS.map(([name]) => name).filter((name) => fields[name]);
+  const countFilters = () => {
+    const set = filterNames.filter((name) => fields[name].value.trim() !== "").length;
+    toggle.textContent = set ? `Filters (${set})` : "Filters";
+  };
+  toggle.addEventListener("click", () => {
+    view.open = panel.hidden;
+    panel.hidden = !view.open;
+    toggle.setAttribute("aria-expanded", String(view.open));
+    if (view.open) panel.querySelector("input, select")?.focus();
+  });
+  panel.addEventListener("input", countFilters);
+  panel.addEventListener("change", countFilters);
+  countFilters();
+
+  const form = h("form", {id: "issue-search", class: "issue-search", role: "search", "aria-label": "Issues"},
+    h("div", {class: "search-row"},
+      h("div", {class: "field search-field"}, h("label", {for: "f-q"}, "Search"), box),
+      h("div", {class: "buttons"},
+        h("button", {type: "submit"}, "Search"),
+        h("button", {type: "button", class: "secondary", onclick: () => {
+          box.value = "";
+          for (const input of Object.values(fields)) input.value = "";
+          countFilters();
+          form.requestSubmit();
+        }}, "Clear"),
+        toggle)),
+    jqlErrors, mode, panel);
   const note = h("p", {class: "note"});
   const describeOrder = () => {
     const {jql, sort, q} = state.filters;
-    if (jql) note.textContent = "Order: the query's ORDER BY (key descending when it has none).";
+    if (jql !== undefined) note.textContent = "Order: the query's ORDER BY (key descending when it has none).";
     else if (sort) note.textContent = `Order: ${orderWords(sort)}.`;
     else if (q) note.textContent = "Order: best match first.";
-    else note.textContent = sortable ? "Order: most recently added to the mirror first."
-      : "Order: most recently added to the mirror first (the API offers no other order).";
+    else note.textContent = sorts.has("-updated") ? "Order: recently updated first."
+      : "Order: most recently added to the mirror first (the hub offers no other order).";
   };
   const line = status();
-  const facetsHere = h("div", {id: "facets"});
   const results = h("div", {id: "results"});
   const previous = h("button", {type: "button", class: "secondary"}, "Previous page");
   const next = h("button", {type: "button", class: "secondary"}, "Next page");
   const pageLabel = h("span", {class: "page-label"});
-  const pager = h("nav", {class: "pager", "aria-label": "Pages"}, previous, pageLabel, next);
+  const pager = h("nav", {class: "pager", "aria-label": "Pages", hidden: true}, previous, pageLabel, next);
   let items = [];
-  const columns = chooser(() => items, () => draw());
+  let seen = {people: {}, categories};
+  const columns = chooser(() => items, () => keepingFocus(results, draw));
   const savedHere = h("div", {id: "saved-filters"});
   // Left while the choices were read (or signed out: a 401 among them shows the sign-in):
   // the page is no longer this one's to draw.
   if (signal.aborted) return;
-  foldFilters(form, fields.q.parentElement);  // on a phone (app.css): "Filters (n)" opens them
   cards(results);
-  replace(main, h("h1", {}, "Issues"), form, facetsHere, h("div", {class: "list-tools"}, note, columns),
-    line, results, pager, savedHere);
-  // The saved filters come when they come, under the list.
+  const newIssue = who?.may?.includes("write") ? h("a", {href: "#/create", class: "button-link"}, "New issue") : null;
+  replace(main, h("div", {class: "list-head"}, h("h1", {}, "Issues"), newIssue), form,
+    h("div", {class: "list-tools"}, note, columns), line, results, pager, savedHere);
+  // The saved filters come when they come, under the list; each saves the query in the box
+  // (words as JQL's text ~ "…").
+  const currentJql = () => {
+    const text = box.value.trim();
+    if (!text || runsAsJql(text)) return text;
+    return `text ~ "${text.replace(/["\\]/g, "\\$&")}"`;
+  };
   const saved = params.jql && api.offers("/api/v1/filters").then((offered) => offered
-    ? savedFilters(() => fields.jql.value.trim(), fields.jql, jqlErrors, signal) : null)
+    ? savedFilters(currentJql, box, jqlErrors, signal) : null)
     .then((section) => { if (section && !signal.aborted) savedHere.replaceWith(section); })
     .catch((error) => { if (error.name !== "AbortError") throw error; });
+
+  // Whether the box's text runs as JQL: as it reads, unless the reader asked otherwise.
+  function runsAsJql(text) {
+    if (!params.jql) return false;
+    if (forced?.text === text) return forced.as === "jql";
+    return looksLikeJql(text);
+  }
+
+  // What the search ran as, and the way to run the same text the other way.
+  function describeSearch() {
+    const {jql, q} = state.filters;
+    const other = (as, words) => h("button", {type: "button", class: "link-button", onclick: () => {
+      const text = jql ?? q;
+      forced = {text, as};
+      box.value = text;
+      form.requestSubmit();
+    }}, words);
+    if (jql !== undefined) {
+      replace(mode, "Ran as a JQL query. ", params.q ? other("q", "Treat as words instead") : null);
+    } else if (q !== undefined) {
+      replace(mode, "Searched for these words. ", params.jql ? other("jql", "Treat as JQL instead") : null);
+    } else {
+      replace(mode);
+    }
+    mode.hidden = !mode.firstChild;
+  }
 
   // Go to a state of the list: a new entry of the tab's history (Back returns to the one
   // before), or the same entry replaced; no hashchange, so the page is not built again.
@@ -184,18 +234,29 @@ export async function renderIssues(main, signal) {
     // Each cell named by its column (not by its header, which carries the order's arrow), as a
     // phone's cards show it before the value.
     const rows = items.map((item) => h("tr", {}, cols.map((column) => h("td", {"data-label": column.label},
-      column.id === "summary" ? summaryCell(item) : column.cell(item)))));
+      column.id === "summary" ? summaryCell(item) : column.cell(item, seen)))));
     replace(results, items.length
       ? h("div", {class: "scroll"}, h("table", {class: "issues"}, h("thead", {}, header), h("tbody", {}, rows)))
-      : h("p", {class: "empty"}, "No issues match."));
+      : emptyList());
+  }
+
+  // No issue: in the scope only (the default), the way to look among the neighbours too.
+  function emptyList() {
+    const scoped = known.has("neighbor") && !state.filters.neighbor && state.filters.gone !== "true";
+    return h("p", {class: "empty"}, "No issues match.", scoped ? [" ", h("button", {
+      type: "button", class: "link-button", onclick: () => {
+        fields.neighbor.value = "any";
+        countFilters();
+        form.requestSubmit();
+      }}, "Look among the neighbours too")] : null);
   }
 
   function headerCell(column) {
-    const order = state.filters.sort || "";
+    const order = asked(state.filters).sort || "";
     const mine = column.sort && order.replace(/^-/, "") === column.sort;
     const way = mine ? (order.startsWith("-") ? "descending" : "ascending") : null;
     // JQL orders by its ORDER BY: the headers then only name the columns.
-    if (!column.sort || !sortable || !sorts.has(column.sort) || state.filters.jql) {
+    if (!column.sort || !sortable || !sorts.has(column.sort) || state.filters.jql !== undefined) {
       return h("th", {scope: "col"}, column.label);
     }
     return h("th", {scope: "col", "aria-sort": way || "none"},
@@ -208,16 +269,25 @@ export async function renderIssues(main, signal) {
         way === "ascending" ? " ▲" : way === "descending" ? " ▼" : "")));
   }
 
+  // A page of the list as the page shows it, to tell whether a later read changed it.
+  const signature = (page) => JSON.stringify([page.items, page.next_cursor, page.total, page.people]);
+  let shownSignature = null;
+
   // A state left before its answers came (a filter typed, then a facet pressed at once)
   // must not draw over the newer state's, whichever the hub answers first.
   const read = newest();
+  // Counts the loads, so that a live read begun before one draws nothing after it.
+  let generation = 0;
+  let loading = false;
   async function load() {
     const current = read();
+    generation += 1;
+    loading = true;
     const stale = () => !current() || signal.aborted;
     describeOrder();
+    describeSearch();
     previous.disabled = next.disabled = true;
     say(line, "Loading…");
-    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
     const {listing, facets} = first || requests(state);
     first = null;
     let page;
@@ -225,32 +295,63 @@ export async function renderIssues(main, signal) {
       page = await listing;
     } catch (error) {
       if (error.name === "AbortError" || stale()) return;
-      const wrong = jqlError(error);
-      if (wrong) showJqlError(fields.jql, jqlErrors, wrong);
-      say(line, refusal(error, labels), true);
+      loading = false;
+      // Nothing of the query shows: no page, no count, no facets of an earlier one.
+      items = [];
+      shownSignature = null;
       replace(results);
       replace(facetsHere);
+      pager.hidden = true;
+      pageLabel.textContent = "";
+      const wrong = jqlError(error);
+      if (wrong) {
+        // Said once, under the box (an alert), with its character marked.
+        showJqlError(box, jqlErrors, wrong);
+        say(line, "");
+      } else {
+        clearJqlError(jqlErrors);
+        say(line, refusal(error, labels), true);
+      }
       return;
     }
     if (stale()) return;
-    if (fields.jql) clearJqlError(jqlErrors);
-    total = typeof page.total === "number" ? page.total : null;
-    nextCursor = page.next_cursor;
-    items = page.items;
-    // The list first; the facets (a pass over every matching issue) when they come.
-    draw();
-    tell();
-    previous.disabled = state.page <= 1;
-    next.disabled = nextCursor === null || nextCursor === undefined;
+    loading = false;
+    clearJqlError(jqlErrors);
+    show(page);
     const found = await facets;
     if (stale()) return;
+    showFacets(found);
+  }
+
+  // Show a page of the list (a load's, or a live read's that differs from what is shown).
+  function show(page) {
+    if (typeof page.total === "number" || state.cursor === null) {
+      total = typeof page.total === "number" ? page.total : null;
+    }
+    nextCursor = page.next_cursor;
+    items = page.items;
+    seen = {people: page.people || {}, categories};
+    shownSignature = signature(page);
+    keepingFocus(results, draw);
+    tell();
+    const more = nextCursor !== null && nextCursor !== undefined;
+    previous.disabled = state.page <= 1;
+    next.disabled = !more;
+    pager.hidden = state.page <= 1 && !more;
+  }
+
+  // The facets of the list's query, in the folded panel (its "In these N issues" kept open
+  // or closed as the reader left it).
+  function showFacets(found) {
     // A later page has no total of its own: the facets count the same query.
     if (total === null && typeof found?.total === "number") total = found.total;
     offer(datalists, found);
-    replace(facetsHere, facetPanel(found, state.filters, known, (name, value) => {
+    const open = facetsHere.querySelector("details.facets")?.open ?? true;
+    keepingFocus(facetsHere, () => replace(facetsHere, facetPanel(found, state.filters, known, (name, value) => {
       if (fields[name]) fields[name].value = value;
+      countFilters();
       form.requestSubmit();
-    }));
+    }, {open})));
     tell();
   }
 
@@ -283,17 +384,25 @@ export async function renderIssues(main, signal) {
     event.preventDefault();
     // The page's size has no field of its own: it stays as the address set it.
     const filters = state.filters.limit ? {limit: state.filters.limit} : {};
+    const text = box.value.trim();
+    if (text) filters[runsAsJql(text) ? "jql" : "q"] = text;
     for (const [name, input] of Object.entries(fields)) {
       if (DATES[name] && input.validity?.badInput) {
         say(line, `${labels[name]}: give a whole date (day, month and year), e.g. 2026-11-01.`, true);
+        if (panel.hidden) toggle.click();
         input.focus();
         return;
       }
       const value = DATES[name] ? (input.value ? DATES[name](input.value) : "") : input.value.trim();
       if (value !== "") filters[name] = value;
     }
+    // A JQL query orders by its ORDER BY: the Order choice is for words and filters.
+    if (filters.jql !== undefined) {
+      delete filters.sort;
+      if (fields.sort) fields.sort.value = "";
+    }
     // The hub counts a JQL error's character in the query as sent: the box holds just that.
-    if (fields.jql) fields.jql.value = filters.jql || "";
+    box.value = text;
     go({filters, cursor: null, page: 1}, {});
   });
   next.addEventListener("click", () => {
@@ -305,18 +414,52 @@ export async function renderIssues(main, signal) {
     go({filters: state.filters, cursor, page}, cursors).then(() => results.querySelector("a")?.focus());
   });
   await Promise.all([load(), saved]);
+  live().catch(() => {});
+
+  // While the page is shown: every LIVE_MS (at once when the tab is shown again), the current
+  // page asked again, and drawn only when the hub answers something else; the search box, the
+  // filters and the focus are left as the reader has them.
+  async function live() {
+    while (!signal.aborted) {
+      await sleep(LIVE_MS, signal);
+      if (document.hidden) await visible(signal);
+      if (signal.aborted) return;
+      if (loading || shownSignature === null) continue;
+      const mine = generation;
+      let page;
+      try {
+        page = await listingOf(state);
+      } catch (error) {
+        if (error.name === "AbortError") return;
+        continue;  // the next read tells; what is shown stays
+      }
+      if (mine !== generation || signal.aborted || signature(page) === shownSignature) continue;
+      show(page);
+      // The facets (a pass over every matching issue) only when the list changed.
+      const found = await facetsOf(state);
+      if (mine === generation && !signal.aborted) showFacets(found);
+    }
+  }
 
   // The list's page and its facets for a state of the list, asked at once.
-  function requests(asked) {
-    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
-    const query = {limit: PAGE_SIZE, ...asked.filters, cursor: asked.cursor};
-    const counting = {...asked.filters};
-    delete counting.sort;  // the facets count the query's issues, in no order, not paged
-    delete counting.limit;
-    const listing = api.request("GET", "/api/v1/issues", {query, signal});
+  function requests(wanted) {
+    const listing = listingOf(wanted);
     // Handled at once: a page left while the list loads must leave no rejection behind.
     listing.catch(() => {});
-    return {listing, facets: fetchFacets(counting, signal).catch(() => null)};
+    return {listing, facets: facetsOf(wanted)};
+  }
+
+  function listingOf(wanted) {
+    // A page's size other than PAGE_SIZE comes from the address only (#/issues?limit=50).
+    const query = {limit: PAGE_SIZE, ...asked(wanted.filters), cursor: wanted.cursor};
+    return api.request("GET", "/api/v1/issues", {query, signal});
+  }
+
+  function facetsOf(wanted) {
+    const counting = asked(wanted.filters);
+    delete counting.sort;  // the facets count the query's issues, in no order, not paged
+    delete counting.limit;
+    return fetchFacets(counting, signal).catch(() => null);
   }
 }
 
@@ -325,98 +468,6 @@ function summaryCell(item) {
     item.neighbor ? h("span", {class: "tag"}, "neighbour") : null,
     item.gone ? h("span", {class: "tag gone"}, "gone") : null,
     item.snippet ? h("p", {class: "snippet"}, highlighted(item.snippet)) : null);
-}
-
-// What the sprint and resolution filters offer: the hub's sprints (past ones
-// included) and Jira's resolutions. Either missing (an older hub, an agent that
-// sent no catalogue) leaves a text field.
-async function filterChoices(params, signal) {
-  const choices = {};
-  const tasks = [];
-  if (params.sprint && await api.offers("/api/v1/sprints")) {
-    tasks.push(allSprints(signal).then((sprints) => { if (sprints.length) choices.sprint = sprints; }));
-  }
-  if (params.resolution && await api.offers("/api/v1/catalogues")) {
-    tasks.push(api.request("GET", "/api/v1/catalogues", {signal}).then((catalogues) => {
-      const names = (catalogues.resolutions || []).map((item) => item.name);
-      if (names.length) choices.resolution = names;
-    }));
-  }
-  const settled = await Promise.allSettled(tasks);
-  const aborted = settled.find((one) => one.status === "rejected" && one.reason?.name === "AbortError");
-  if (aborted) throw aborted.reason;
-  return choices;
-}
-
-async function allSprints(signal) {
-  const sprints = [];
-  let cursor = null;
-  for (let page = 0; page < SPRINT_PAGES; page += 1) {
-    const answer = await api.request("GET", "/api/v1/sprints", {query: {limit: 100, cursor}, signal});
-    sprints.push(...answer.items);
-    cursor = answer.next_cursor;
-    if (cursor === null || cursor === undefined) break;
-  }
-  return sprints;
-}
-
-function sprintSelect(id, name, sprints, value) {
-  const groups = new Map();
-  for (const sprint of sprints) {
-    const state = sprint.state || "other";
-    if (!groups.has(state)) groups.set(state, []);
-    groups.get(state).push(sprint);
-  }
-  const listed = sprints.some((sprint) => String(sprint.id) === value || sprint.name === value);
-  return h("select", {id, name}, h("option", {value: ""}, "any"),
-    value && !listed ? h("option", {value, selected: true}, value) : null,
-    [...groups].map(([state, members]) => h("optgroup", {label: state},
-      members.map((sprint) => h("option", {value: String(sprint.id),
-        selected: String(sprint.id) === value || sprint.name === value}, `${sprint.name} (${state})`)))));
-}
-
-function resolutionSelect(id, name, names, value) {
-  const listed = value === "none" || names.includes(value);
-  return h("select", {id, name}, h("option", {value: ""}, "any"),
-    h("option", {value: "none", selected: value === "none"}, "unresolved"),
-    value && !listed ? h("option", {value, selected: true}, value) : null,
-    names.map((option) => h("option", {value: option, selected: value === option}, option)));
-}
-
-function orderInput(schema, value) {
-  const orders = schema.enum || ["priority"];
-  return h("select", {id: "f-sort", name: "sort"}, h("option", {value: ""}, "default"),
-    orders.map((order) => h("option", {value: order, selected: value === order}, orderWords(order))));
-}
-
-function filterInput(name, schema, value, choices) {
-  const id = `f-${name}`;
-  if (name === "sprint" && choices) return sprintSelect(id, name, choices, value);
-  if (name === "resolution" && choices) return resolutionSelect(id, name, choices, value);
-  if (name === "neighbor") {
-    // 0 or 1, as the API's schema says.
-    return h("select", {id, name},
-      h("option", {value: ""}, "all issues"),
-      h("option", {value: "0", selected: value === "0"}, "in the scope only"),
-      h("option", {value: "1", selected: value === "1"}, "neighbours only"));
-  }
-  if (name === "gone") {
-    // Without it the API leaves gone issues out (false is its default).
-    return h("select", {id, name},
-      h("option", {value: ""}, "issues Jira still has"),
-      h("option", {value: "true", selected: value === "true"}, "gone from Jira only"),
-      h("option", {value: "any", selected: value === "any"}, "both"));
-  }
-  if (schema.enum) {
-    return h("select", {id, name}, h("option", {value: ""}, "any"),
-      schema.enum.map((option) => h("option", {value: option, selected: value === String(option)}, option)));
-  }
-  if (DATES[name]) {
-    // The address holds the API's form (2026-11-01T00:00:00Z); the field, its day.
-    const day = /^\d{4}-\d{2}-\d{2}/.exec(value || "")?.[0] || "";
-    return h("input", {id, name, type: "date", value: day});
-  }
-  return h("input", {id, name, type: "text", value: value || "", placeholder: HINTS[name] || "", autocomplete: "off"});
 }
 
 /** A search snippet's pieces: the words the hub put between [[ and ]] as <mark>, the rest as text. */

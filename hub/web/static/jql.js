@@ -1,4 +1,5 @@
-// The issues page's JQL: the error of a query shown with its character marked (in the
+// The issues page's JQL: whether what the search box holds is a JQL query or words
+// (looksLikeJql), the error of a query shown with its character marked (in the
 // box, selected, and in a copy of the query under it), and the team's saved filters
 // (GET/POST /api/v1/filters, DELETE /api/v1/filters/{id}): each runs as a link to the
 // list with its JQL in the address, the query in the box can be saved under a name,
@@ -9,6 +10,31 @@ import {h, newest, replace, say, status} from "./dom.js";
 
 // The list's address with only this query (as issues.js writes its filters).
 const runHash = (jql) => `#/issues?${new URLSearchParams({jql})}`;
+
+// What only a JQL query holds, outside its quoted strings: an operator (=, !=, ~, !~, <, >,
+// <=, >=), "in (" or "not in (", "is [not] empty|null", "was"/"changed" after a field, a
+// function (currentUser(), startOfDay(-1d)), or ORDER BY. Words (see docs/api.md's search)
+// have none of these: AND, OR, NOT, -word, "a phrase", word*, (a OR b) and field:word are theirs.
+const FIELDS = "project|status|assignee|reporter|priority|resolution|type|issuetype|labels?|components?|"
+  + "fixVersion|affectedVersion|sprint|epic|parent|duedate|due|created|updated|resolved|summary|description";
+const JQL_SIGNS = [
+  /!=|!~|<=|>=|[=~<>]/,
+  /(?:^|[\s)"])(?:not\s+)?in\s*\(/i,
+  // "is empty" is also how a person writes of a bug ("cart is empty"): JQL's, in its capitals
+  // or after a field.
+  /\bis\s+(?:not\s+)?(?:EMPTY|NULL)\b/,
+  new RegExp(`\\b(?:${FIELDS})\\s+is\\s+(?:not\\s+)?(?:empty|null)\\b`, "i"),
+  new RegExp(`\\b(?:${FIELDS})\\s+(?:was|changed)\\b`, "i"),
+  /\b(?:[a-z]+[A-Z]\w*|now)\s*\([^()]*\)/,
+  /\border\s+by\s+\S/i,
+];
+
+/** Whether text reads as a JQL query rather than words to search for. */
+export function looksLikeJql(text) {
+  // A quoted string is a value (or a phrase of words): what it holds decides nothing.
+  const bare = String(text || "").replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  return JQL_SIGNS.some((sign) => sign.test(bare));
+}
 
 /** The JQL error an ApiError carries (a 422 naming jql), as {message, character}, or null. */
 export function jqlError(error) {
@@ -49,7 +75,7 @@ export async function savedFilters(currentJql, box, errors, signal) {
   const list = h("div", {id: "saved-filters-list"});
   const line = status();
   const name = h("input", {id: "f-filter-name", type: "text", maxlength: "255", autocomplete: "off",
-                           placeholder: "a name for the query in the JQL box"});
+                           placeholder: "a name for the query in the search box"});
   const save = h("button", {type: "submit", class: "secondary"}, "Save current query");
   const form = h("form", {class: "save-filter", "aria-label": "Save the current query"},
     h("div", {class: "field"}, h("label", {for: "f-filter-name"}, "Filter name"), name), h("div", {class: "buttons"}, save));
@@ -76,7 +102,7 @@ export async function savedFilters(currentJql, box, errors, signal) {
     }
     if (!current()) return;
     if (!page.items.length) {
-      replace(list, h("p", {class: "empty"}, "No saved filters yet: write a query in the JQL box, name it, save it."));
+      replace(list, h("p", {class: "empty"}, "No saved filters yet: write a query in the search box, name it, save it."));
       return;
     }
     replace(list, h("ul", {class: "filter-list"}, page.items.map((filter) => h("li", {},
@@ -102,7 +128,7 @@ export async function savedFilters(currentJql, box, errors, signal) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const jql = currentJql();
-    if (!jql) { say(line, "Write a query in the JQL box first.", true); box.focus(); return; }
+    if (!jql) { say(line, "Write a query in the search box first.", true); box.focus(); return; }
     if (!name.value.trim()) { say(line, "Give the filter a name.", true); name.focus(); return; }
     save.disabled = true;
     try {
