@@ -104,7 +104,8 @@ export async function renderIssue(main, key, signal) {
   const custom = section("Custom fields", customBox);
   const historyBox = h("div", {});
   const folds = {subtasks: {value: false}, epic: {value: false}};
-  const drawn = new WeakMap();  // a <dd> -> the markup last drawn in it, to redraw only what changed
+  const drawn = new WeakMap();  // a <dd> -> what was last drawn in it (serialized), to redraw only what changed
+  const serialized = (node) => new XMLSerializer().serializeToString(node);
   let lastDescription = null, lastEnvironment = null, lastChanges = "";
 
   const commentPanel = commentsPanel(issue.key, comments, signal);
@@ -196,13 +197,14 @@ export async function renderIssue(main, key, signal) {
       let div = existing.get(row.name);
       if (!div) {
         div = fieldDiv(row);
-        drawn.set(div.querySelector("dd"), div.querySelector("dd").innerHTML);
+        drawn.set(div.querySelector("dd"), serialized(div.querySelector("dd")));
       } else if (!div.classList.contains("editing")) {
         const fresh = h("dd", {}, row.value);
         const dd = div.querySelector(":scope > dd");
-        if (dd && drawn.get(dd) !== fresh.innerHTML) {
+        const text = serialized(fresh);
+        if (dd && drawn.get(dd) !== text) {
           dd.replaceChildren(...fresh.childNodes);
-          drawn.set(dd, dd.innerHTML);
+          drawn.set(dd, text);
         }
       }
       if (div === cursor) cursor = cursor.nextElementSibling;
