@@ -1,15 +1,16 @@
 """Jira requests a full refresh makes per 1,000 issues, beside the fewest it could make. Target:
 ratio 1.00 — the agent asks Jira for nothing a minimal client would not.
 
-The demo Jira (the tests' fake) holds ``--issues`` issues as rich as a real team's: twenty custom
-fields, up to three sprints, three worklogs, comments, changes, links and a few neighbours. Search
-embeds ``--embedded`` entries of each comment, worklog and changelog container (real Jira embeds
-20 worklogs and 100 histories), so some lists are cut short. The fewest requests possible are one
-search page per page size, one ``key in (…)`` search per 100 neighbours, one follow-up per cut-short
-list (a page of 100 for comments and worklogs), and the six reads each run makes once (``/field``
-and the five catalogues). The measured run is one full refresh by ``hub-agent`` against a scratch
-hub, counted in the fake from the enqueue to the agent's done; what the hub mirrored is checked
-against the fake (issues, worklogs, sprints) so a cheap run is not a run that skipped work.
+The demo Jira (the tests' fake) holds ``--issues`` issues of the demo's sample project, as a team's
+Jira holds them: custom fields by issue type, up to three sprints, worklogs, comments, changes,
+links and a few neighbours. Search embeds ``--embedded`` entries of each comment, worklog and
+changelog container (real Jira embeds 20 worklogs and 100 histories), so some lists are cut short.
+The fewest requests possible are one search page per page size, one ``key in (…)`` search per 100
+neighbours, one follow-up per cut-short list (a page of 100 for comments and worklogs), and the six
+reads each run makes once (``/field`` and the five catalogues). The measured run is one full refresh
+by ``hub-agent`` against a scratch hub, counted in the fake from the enqueue to the agent's done;
+what the hub mirrored is checked against the fake (issues, worklogs, sprints) so a cheap run is not
+a run that skipped work.
 
     python bench/jira_requests.py [--issues 2000] [--embedded 2]
 """
@@ -27,7 +28,8 @@ from pathlib import Path
 
 from bench.figures import verdict
 from bench.server import ScratchHub
-from demo.fakejira import FakeJira, sample_project
+from demo.fakejira import FakeJira
+from demo.sample import sample_project
 
 PAGE = 100  # the agent's page size, and the neighbour batch
 PER_RUN = 6  # /field and the five catalogues
@@ -115,7 +117,8 @@ def main() -> int:
             raise SystemExit(f"the hub mirrored {issues} issues, {worklogs} worklogs, {sprints} issue sprints;"
                              f" Jira holds {want}")
         per = 1000 / args.issues
-        print(f"{args.issues} issues (20 custom fields, 3 sprints, 3 worklogs), {len(neighbours)} neighbours;"
+        print(f"{args.issues} issues ({want[1] / want[0]:.1f} worklogs, {want[2] / want[0]:.1f} sprints each on"
+              f" average), {len(neighbours)} neighbours;"
               f" search embeds {args.embedded} per list; requests per 1,000 issues")
         print(f"{'':<32} {'made':>8} {'fewest':>8}")
         for kind in sorted(set(least) | set(counts)):

@@ -39,7 +39,8 @@ import orjson
 from agent.jira_client import SEARCH_FIELDS
 from bench.figures import verdict
 from bench.server import ScratchHub
-from demo.fakejira import FakeJira, sample_project
+from demo.fakejira import FakeJira
+from demo.sample import sample_project
 
 TARGET = 0.5
 SCALE_TARGET = 0.9  # the big scope's issues/s against the small one's

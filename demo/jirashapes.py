@@ -113,10 +113,18 @@ LINK_TYPES = [{"id": "10000", "name": "Blocks", "inward": "is blocked by", "outw
               {"id": "10003", "name": "Relates", "inward": "relates to", "outward": "relates to"}]
 
 
+# The demo team's names (demo/sample.py), as a Russian team's Jira writes them, some in Cyrillic. Any
+# other login's display name is the login titled ("ivanov" -> "Ivanov"), which the tests rely on.
+DISPLAY_NAMES = {"a.volkova": "Анна Волкова", "o.kozlova": "Olga Kozlova", "d.sokolov": "Dmitry Sokolov",
+                 "m.novikova": "Мария Новикова", "s.morozov": "Sergey Morozov", "e.lebedev": "Евгений Лебедев",
+                 "n.orlov": "Nikita Orlov", "p.egorov": "Павел Егоров", "k.white": "Kate White"}
+
+
 def user(name: str) -> dict:
     """A Jira user as the REST API writes it: ``name`` (login), ``key`` and ``displayName`` differ."""
     return {"name": name, "key": f"JIRAUSER{10000 + zlib.crc32(name.encode()) % 90000}",
-            "displayName": name.title(), "emailAddress": f"{name}@example.com", "active": True}
+            "displayName": DISPLAY_NAMES.get(name) or name.title(), "emailAddress": f"{name}@example.com",
+            "active": True}
 
 
 def named(name: str, number: str = "1") -> dict:

@@ -23,7 +23,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from demo.fakejira import FakeJira, sample_project
+from demo.fakejira import FakeJira
+from demo.sample import BOARD, WRITER, sample_project
 
 BIN = Path(sys.executable).parent
 
@@ -99,11 +100,15 @@ def run(keep: bool) -> int:
     jira = FakeJira().start()
     try:
         sample_project(jira)
+        # The agent writes as one of the team, so what the page writes carries a teammate's name.
+        jira_token = "pat-demo-writer"
+        jira.user_tokens[jira_token] = WRITER
         hub_cli(data_dir, "migrate")
         agent_token = hub_cli(data_dir, "token", "add", "demo-agent", "--role", "agent")
         ui_token = hub_cli(data_dir, "token", "add", "demo-ui", "--role", "interface")
         hub_cli(data_dir, "scope", "set", "project = AURORA")
-        hub_cli(data_dir, "project", "add", "AWPCA", "--name", "Demo project")
+        hub_cli(data_dir, "project", "add", "AWPCA", "--name", "Aurora", "--board-id", str(BOARD),
+                "--board-type", "scrum")
         env = {**os.environ, "HUB_DATA_DIR": str(data_dir), "HUB_PORT": "0", "PYTHONUNBUFFERED": "1"}
         hub = subprocess.Popen([str(BIN / "hub"), "serve"], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
@@ -115,7 +120,7 @@ def run(keep: bool) -> int:
         agent = subprocess.Popen([str(BIN / "hub-agent"), "run"],
                                  env={**os.environ, "PYTHONUNBUFFERED": "1", "HUB_URL": url,
                                       "HUB_AGENT_TOKEN": agent_token, "JIRA_URL": jira.url,
-                                      "JIRA_TOKEN": jira.token, "HUB_AGENT_ID": "demo-agent"},
+                                      "JIRA_TOKEN": jira_token, "HUB_AGENT_ID": "demo-agent"},
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         processes.append(agent)
         line(agent, r"running as")
@@ -144,6 +149,12 @@ def run(keep: bool) -> int:
         print(f"  worklogs {count('SELECT count(*) FROM issue_worklog')},"
               f" sprints {count('SELECT count(*) FROM sprint')}, with custom fields {rich},"
               f" Jira users {count('SELECT count(*) FROM jira_user')}, link types {link_types}")
+        kinds = ", ".join(f"{kind} {n}" for kind, n in db.execute(
+            "SELECT issue_type, count(*) FROM issue WHERE neighbor = 0 GROUP BY issue_type ORDER BY 2 DESC"))
+        active = db.execute("SELECT s.name, count(*) FROM sprint s JOIN issue_sprint i USING (sprint_id)"
+                            " WHERE s.state = 'active' GROUP BY s.name").fetchone()
+        print(f"  {kinds}; active sprint {active[0] if active else '(none)'}"
+              f" with {active[1] if active else 0} issues, on board {BOARD} (scrum)")
         db.close()
         print(f"fetch of attachment 31337: {fetch['status']} in {fetch_seconds:.2f} s, {len(content)} bytes,"
               f" sha256 {hashlib.sha256(content).hexdigest()}")
