@@ -47,27 +47,27 @@ import waitress
 
 from demo.fakejira_writes import Writes
 from demo.jirashapes import (  # several re-exported: the tests build issues from these
-    CUSTOM,
+    CUSTOM,  # noqa: F401
     CUSTOM_IDS,
-    END_FIELD,
-    EPIC_FIELD,
+    END_FIELD,  # noqa: F401
+    EPIC_FIELD,  # noqa: F401
     FIELDS,
     ISSUE_TYPES,
     LINK_TYPES,
     PRIORITIES,
     RESOLUTIONS,
-    SPRINT_FIELD,
-    START_FIELD,
+    SPRINT_FIELD,  # noqa: F401
+    START_FIELD,  # noqa: F401
     STATUSES,
     TIME,
-    component,
-    group,
-    legacy_sprint,
-    named,
-    object_sprint,
-    option,
+    component,  # noqa: F401
+    group,  # noqa: F401
+    legacy_sprint,  # noqa: F401
+    named,  # noqa: F401
+    object_sprint,  # noqa: F401
+    option,  # noqa: F401
     user,
-    version,
+    version,  # noqa: F401
     worklog,
 )
 
@@ -534,62 +534,3 @@ class Bucket:
 def _announcing(start_response, headers: list[tuple[str, str]]):
     """``start_response`` with the bucket's headers added to whatever the answer sends."""
     return lambda status, sent, *rest: start_response(status, [*sent, *headers], *rest)
-
-
-def sample_project(jira: FakeJira, issues: int = 120, seed: int = 7) -> FakeJira:
-    """A sample AURORA project for the demo: issues labelled AWPCA (the base JQL) as rich as a real
-    team's — up to three sprints, an epic, story points and a score of other custom fields,
-    components, versions, worklogs, comments, changes and attachments — a few linked to issues
-    outside it (neighbours)."""
-    import random
-
-    rng = random.Random(seed)
-    people = ["ivanov", "petrov", "sidorova", "kuznetsov"]
-    sprints = [legacy_sprint(20, "AURORA Sprint 13", "CLOSED", 13, complete="2026-10-14T18:00:00.000+03:00"),
-               legacy_sprint(21, "AURORA Sprint 14, [hot]", "ACTIVE", 14, goal="Cards, then lists"),
-               object_sprint(22, "AURORA Sprint 15", "future")]
-    releases = [version("10100", "2.2", True, "2026-09-30"), version("10101", "2.3", False, "2026-12-20")]
-    areas = [component("10200", "Backend"), component("10201", "Web"), component("10202", "Agent")]
-    for n in range(1, issues + 1):
-        status = rng.choice(["Open", "In Progress", "Done"])
-        done = status == "Done"
-        jira.add_issue(f"AURORA-{n}", labels=["AWPCA"], status=status, assignee=rng.choice(people),
-                       resolution=named("Fixed") if done else None,
-                       resolutiondate="2026-10-20T17:45:00.000+0300" if done else None,
-                       components=rng.sample(areas, rng.randint(0, 2)), fixVersions=[rng.choice(releases)],
-                       versions=[releases[0]] if n % 5 == 0 else [], environment="Ubuntu 24.04, Chromium",
-                       timeoriginalestimate=28800, timeestimate=14400,
-                       **{SPRINT_FIELD: sprints[: rng.randint(1, 3)], EPIC_FIELD: "AURORA-1",
-                          START_FIELD: "2026-11-02", END_FIELD: "2026-12-20", **_custom_values(rng, n, people)})
-        for c in range(rng.randint(0, 4)):
-            jira.add_comment(f"AURORA-{n}", str(n * 10 + c), f"Comment {c} on AURORA-{n}", rng.choice(people))
-        for h in range(rng.randint(0, 3)):
-            jira.add_history(f"AURORA-{n}", str(n * 10 + h), "status", "Open", "In Progress")
-        for w in range(3):
-            jira.add_worklog(f"AURORA-{n}", str(40000 + n * 10 + w), 1800 * (w + 1), rng.choice(people),
-                             f"Work {w} on AURORA-{n}")
-    for n in range(1, 11):
-        jira.add_issue(f"OTHER-{n}", labels=[])
-        jira.link(f"AURORA-{n * 3}", f"OTHER-{n}", "Relates")
-    for n in range(2, issues, 7):
-        jira.link(f"AURORA-{n}", f"AURORA-{n + 1}", "Blocks")
-    jira.add_attachment("AURORA-1", "31337", "Техническое задание №1.pdf", rng.randbytes(2 * 1024 * 1024))
-    jira.add_attachment("AURORA-2", "31338", "spec.pdf", b"%PDF-1.7 " + rng.randbytes(4096))
-    return jira
-
-
-def _custom_values(rng, n: int, people: list[str]) -> dict:
-    """Twenty custom field values of every common type, as Jira writes them."""
-    c = {name: f["id"] for name, f in CUSTOM.items()}
-    return {c["story_points"]: float(rng.choice([1, 2, 3, 5, 8])), c["epic_name"]: None,
-            c["rank"]: f"0|i{n:05}:", c["team"]: "42", c["severity"]: option("10400", rng.choice(["S1", "S2"])),
-            c["platforms"]: [option("10410", "Linux"), option("10411", "Windows")],
-            c["region"]: option("10420", "EMEA", option("10421", "Moscow")),
-            c["tester"]: user(rng.choice(people)), c["reviewers"]: [user(p) for p in rng.sample(people, 2)],
-            c["target_date"]: "2026-12-01", c["deployed_at"]: "2026-10-21T18:00:00.000+0300",
-            c["acceptance"]: f"* the card of AURORA-{n} opens\n* its list filters", c["customer"]: "Аврора",
-            c["design_link"]: "https://design.example/aurora", c["found_in"]: version("10100", "2.2", True),
-            c["target_releases"]: [version("10101", "2.3")], c["owning_group"]: group("aurora-devs"),
-            c["notify_groups"]: [group("aurora-devs"), group("qa")], c["flagged"]: [option("10430", "Impediment")],
-            c["risk"]: option("10440", "Low"), c["tags"]: ["ui", "mirror"],
-            c["health"]: {"score": n % 5, "checks": ["build", "deploy"]}}
