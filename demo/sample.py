@@ -16,12 +16,8 @@ Resolve/Close, Reopen; the board's columns are To Do, In Progress, In Review and
 
 from __future__ import annotations
 
-import bisect
 import random
-import struct
-import zlib
-from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta
 
 from demo.fakejira import FakeJira
 from demo.fakejira_meta import COMPONENTS, OPTIONS, VERSIONS, allowed_values, status_bean
@@ -34,10 +30,22 @@ from demo.jirashapes import (
     SPRINT_FIELD,
     START_FIELD,
     group,
-    object_sprint,
     option,
     user,
     worklog,
+)
+from demo.sample_clock import (
+    BOARD,
+    NOW,
+    SPRINTS,
+    Clock,
+    duration,
+    item,
+    png,
+    sprint_dates,
+    sprint_value,
+    stamp,
+    user_item,
 )
 from demo.sample_text import (
     COMMENTS,
@@ -53,24 +61,14 @@ from demo.sample_text import (
     summary,
 )
 
-ZONE = ZoneInfo("Europe/Moscow")
-NOW = datetime(2026, 12, 2, 16, 40, tzinfo=ZONE)  # the demo's "now": a Wednesday of sprint 14
-START = NOW - timedelta(days=42)
 OWNER, QA = "a.volkova", "o.kozlova"  # who writes the stories, who tests
 DEVS = ["d.sokolov", "m.novikova", "s.morozov", "e.lebedev", "n.orlov"]
 TEAM = [OWNER, QA, *DEVS]
 PLATFORM = ["p.egorov", "k.white"]  # the neighbouring team (OTHER)
 WRITER = "d.sokolov"  # whom the demo's agent writes as
-BOARD = 1
 COLUMNS = [("To Do", ["Open", "Reopened"]), ("In Progress", ["In Progress"]), ("In Review", ["Review"]),
            ("Done", ["Done", "Resolved", "Closed"])]
 EPIC_EVERY = 30
-_SPRINTS = [  # id, name, state, first day (a Monday), goal
-    (20, "AURORA Sprint 12", "closed", date(2026, 10, 26), "The agent pages by id"),
-    (21, "AURORA Sprint 13, [hotfix]", "closed", date(2026, 11, 9), "Writes through the agent"),
-    (22, "AURORA Sprint 14", "active", date(2026, 11, 23), "Act on issues from the page"),
-    (23, "AURORA Sprint 15", "future", date(2026, 12, 7), None),
-]
 # How an issue reached its status: the statuses it went through after Open, a few ways for each.
 _PATHS = {
     "Open": [[], [], [], ["In Progress", "Open"]],
@@ -88,83 +86,6 @@ _C = {name: f["id"] for name, f in CUSTOM.items()}
 _DONE = {"Done", "Resolved", "Closed"}
 
 
-class Clock:
-    """Working time (09:00–19:00 on weekdays) from :data:`START` to :data:`NOW` as one line: ``at(x)``
-    is the moment a fraction ``x`` of it along, so events drawn in order stay in order."""
-
-    def __init__(self):
-        self.starts: list[datetime] = []
-        self.lengths: list[float] = []
-        day = START.date()
-        while day <= NOW.date():
-            opens = datetime.combine(day, time(9), ZONE)
-            length = min(10 * 3600, (NOW - opens).total_seconds())
-            if day.weekday() < 5 and length > 0:
-                self.starts.append(opens)
-                self.lengths.append(length)
-            day += timedelta(days=1)
-        self.total = sum(self.lengths)
-        self.ends = [sum(self.lengths[:i + 1]) for i in range(len(self.lengths))]
-
-    def at(self, x: float) -> datetime:
-        seconds = min(max(x, 0.0), 0.999999) * self.total
-        i = bisect.bisect_right(self.ends, seconds)
-        return self.starts[i] + timedelta(seconds=int(seconds - (self.ends[i - 1] if i else 0)))
-
-
-def stamp(moment: datetime) -> str:
-    """A moment as Jira writes it in the user's zone: ``2026-11-23T10:15:00.000+0300``."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.000%z")
-
-
-def _sprint_dates(first: date) -> tuple[datetime, datetime]:
-    return datetime.combine(first, time(10), ZONE), datetime.combine(first + timedelta(days=11), time(18), ZONE)
-
-
-def _sprint_value(sid: int, name: str, state: str, first: date, goal: str | None) -> str | dict:
-    """A sprint as the Sprint field holds it: GreenHopper's text for a started one (Jira Server), the
-    object form later Data Center versions write for the future one."""
-    starts, ends = _sprint_dates(first)
-    if state == "future":
-        return {**object_sprint(sid, name, state, board=BOARD, goal=goal),
-                "startDate": starts.isoformat(timespec="milliseconds"),
-                "endDate": ends.isoformat(timespec="milliseconds")}
-    begins, ends_at = starts.isoformat(timespec="milliseconds"), ends.isoformat(timespec="milliseconds")
-    complete = ends_at if state == "closed" else "<null>"
-    return (f"com.atlassian.greenhopper.service.sprint.Sprint@{sid:x}a2b[id={sid},rapidViewId={BOARD},"
-            f"state={state.upper()},name={name},goal={goal or ''},startDate={begins},endDate={ends_at},"
-            f"completeDate={complete},sequence={sid}]")
-
-
-def _item(field: str, old: dict | None, new: dict | None) -> dict:
-    """A changelog item of a field whose values are named things (a status, a priority, a resolution)."""
-    return {"field": field, "fieldtype": "jira", "from": old and old["id"], "fromString": old and old["name"],
-            "to": new and new["id"], "toString": new and new["name"]}
-
-
-def _user_item(old: str | None, new: str | None) -> dict:
-    """An assignee change as Jira Server logs it: the users' keys and display names."""
-    was, now = old and user(old), new and user(new)
-    return {"field": "assignee", "fieldtype": "jira", "from": was and was["key"],
-            "fromString": was and was["displayName"], "to": now and now["key"], "toString": now and now["displayName"]}
-
-
-def _duration(seconds: int) -> str:
-    """Seconds as Jira writes a duration (8-hour days): "1d 4h", "30m"."""
-    days, rest = divmod(seconds, 8 * 3600)
-    hours, minutes = divmod(rest // 60, 60)
-    return " ".join(f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m")) if n) or "0m"
-
-
-def _png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
-    """A plain PNG of one colour: the screenshot a bug report shows inline."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
-
-
 class _Project:
     """One sample project being built: the random source, the clock, the ids handed out, and what
     each issue number became (its type, status, theme) for the issues after it."""
@@ -173,8 +94,8 @@ class _Project:
         self.jira, self.count, self.rng = jira, issues, random.Random(seed)
         self.clock = Clock()
         self.serial = {"history": 50000, "comment": 1000, "worklog": 40000}  # below the fake's own writes
-        self.sprints = [(_sprint_dates(first), state, _sprint_value(sid, name, state, first, goal))
-                        for sid, name, state, first, goal in _SPRINTS]
+        self.sprints = [(sprint_dates(first), state, sprint_value(sid, name, state, first, goal))
+                        for sid, name, state, first, goal in SPRINTS]
         self.kinds: dict[int, str] = {}
         self.finals: dict[int, str] = {}
         self.themes: dict[int, int] = {}
@@ -289,23 +210,23 @@ class _Project:
         events: list[tuple[datetime, list[dict], str]] = []  # (when, changelog items, by whom)
         if kind == "Bug" and fields["priority"]["name"] in ("Blocker", "Critical") and rng.random() < 0.5:
             events.append((created + timedelta(minutes=rng.randint(10, 120)),
-                           [_item("priority", _PRIORITY["Major"], fields["priority"])], QA))
+                           [item("priority", _PRIORITY["Major"], fields["priority"])], QA))
         current, resolution, worker, begun = "Open", None, assignee, created
         for i, (to, when) in enumerate(zip(path, moments, strict=True)):
             if to == "In Progress" and worker is None:
                 worker = rng.choice(devs)
-                events.append((when - timedelta(minutes=2), [_user_item(None, worker)], worker))
+                events.append((when - timedelta(minutes=2), [user_item(None, worker)], worker))
             elif to == "In Progress" and i and rng.random() < 0.25:  # handed over after a rejected review
                 other = rng.choice([d for d in devs + DEVS if d != worker])
-                events.append((when - timedelta(minutes=2), [_user_item(worker, other)], OWNER))
+                events.append((when - timedelta(minutes=2), [user_item(worker, other)], OWNER))
                 worker = other
             if current == "In Progress" and kind != "Epic":
                 self.work(issue, worker or rng.choice(devs), begun, when, required=to == "Review")
-            items = [_item("status", status_bean(current), status_bean(to))]
+            items = [item("status", status_bean(current), status_bean(to))]
             gained = {"Done": "Done", "Resolved": rng.choice(["Fixed", "Fixed", "Won't Fix", "Duplicate"]),
                       "Closed": resolution or rng.choice(["Won't Fix", "Duplicate"])}.get(to)
             if gained != resolution:
-                items.append(_item("resolution", _RESOLUTION.get(resolution or ""), _RESOLUTION.get(gained or "")))
+                items.append(item("resolution", _RESOLUTION.get(resolution or ""), _RESOLUTION.get(gained or "")))
                 resolution = gained
                 fields["resolutiondate"] = stamp(when) if gained else None
             events.append((when, items, worker or OWNER))
@@ -360,7 +281,7 @@ class _Project:
         tracking: dict = {}
         for name, seconds in (("originalEstimate", original), ("remainingEstimate", remaining), ("timeSpent", spent)):
             if seconds is not None:
-                tracking[name], tracking[f"{name}Seconds"] = _duration(seconds), seconds
+                tracking[name], tracking[f"{name}Seconds"] = duration(seconds), seconds
         fields.update(timeoriginalestimate=original, timeestimate=remaining, timetracking=tracking,
                       workratio=int(100 * (spent or 0) / original) if original else -1)
 
@@ -513,7 +434,7 @@ class _Project:
             key = f"AURORA-{bug}"
             fields = self.jira.issues[key]["fields"]
             fields["description"] = f"!screenshot-1.png|thumbnail!\n\n{fields['description']}"
-            files.append((key, "31339", "screenshot-1.png", _png(320, 200, (0xDE, 0xEB, 0xFF)), "image/png", QA))
+            files.append((key, "31339", "screenshot-1.png", png(320, 200, (0xDE, 0xEB, 0xFF)), "image/png", QA))
         for key, aid, name, content, mime, who in files:
             if key not in self.jira.issues:
                 continue
