@@ -101,6 +101,8 @@ export async function renderIssues(main, signal) {
                           placeholder: "words, or JQL: status = Open ORDER BY priority DESC"});
   const jqlErrors = h("div", {id: "jql-error", class: "jql-error", role: "alert", hidden: true});
   const mode = h("p", {id: "search-mode", class: "search-mode note"});
+  // While the filters are folded, what they hold is still said.
+  const active = h("p", {id: "active-filters", class: "search-mode note", hidden: true});
   // Text the reader asked to run the other way than it reads ("Search as words"): {text, as}.
   let forced = null;
 
@@ -150,7 +152,7 @@ export async function renderIssues(main, signal) {
           form.requestSubmit();
         }}, "Clear"),
         toggle)),
-    jqlErrors, mode, panel);
+    jqlErrors, mode, active, panel);
   const note = h("p", {class: "note"});
   const describeOrder = () => {
     const {jql, sort, q} = state.filters;
@@ -213,6 +215,18 @@ export async function renderIssues(main, signal) {
       replace(mode);
     }
     mode.hidden = !mode.firstChild;
+    // The filters of the list shown (the address's), each as its field words it.
+    const set = filterNames.filter((name) => state.filters[name] !== undefined);
+    const worded = (name) => {
+      const value = state.filters[name];
+      if (fields[name].tagName === "SELECT") {
+        return [...fields[name].options].find((option) => option.value === value)?.textContent || value;
+      }
+      return DATES[name] ? value.slice(0, 10) : value;
+    };
+    replace(active, set.length ? ["Filtered by ", set.map((name, at) => [at ? "; " : "", `${labels[name]}: `,
+      h("strong", {}, worded(name))]), "."] : null);
+    active.hidden = !set.length;
   }
 
   // Go to a state of the list: a new entry of the tab's history (Back returns to the one
