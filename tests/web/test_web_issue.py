@@ -181,6 +181,8 @@ def cells(row):
 
 def test_links_are_grouped_by_jiras_phrases_with_the_other_issues_summary_and_status(page, site):
     show(page, site, "AURORA-40", "Checkout page")
+    # A hub that does not know Jira's address offers no "Open in Jira".
+    expect(page.get_by_role("link", name="Open in Jira")).to_have_count(0)
     links = page.locator("section[aria-labelledby=s-links]")
     # Outward phrases first, then inward ones, each type in the hub's order.
     expect(links.locator("h3")).to_have_text(["blocks", "clones", "relates to", "is blocked by", "is cloned by"])

@@ -26,6 +26,7 @@ CREATED = "2026-10-22T13:05:11.000+0300"
 RAW_TIME = "2026-10-21T18:00:00.000+0300"
 PLUGIN = "com.atlassian.jira.plugin.system.customfieldtypes:"
 AGILE = "com.pyxis.greenhopper.jira:"
+JIRA = "https://jira.example.com"
 # The time a live change has to show in (the page reads every 2 s; a loaded machine is slow).
 LIVE_MS = 8000
 
@@ -129,7 +130,8 @@ def site(tmp_path_factory, browser, module_database_url):
     """A hub serving on loopback with the issues above: its URL and tokens."""
     data_dir = tmp_path_factory.mktemp("web-workplace") / "data"
     agent, interface = prepared_hub(data_dir, module_database_url)
-    with serving(data_dir, module_database_url) as url:
+    # Jira's address as browsers reach it: the issue's jira_url, the page's "Open in Jira".
+    with serving(data_dir, module_database_url, HUB_JIRA_URL=JIRA) as url:
         run_refresh(url, agent, interface, ISSUES)
         yield {"url": url, "agent": agent, "interface": interface}
 
@@ -361,3 +363,11 @@ def test_refresh_from_jira_asks_for_the_one_issue_and_the_page_shows_what_comes(
     assert claimed["params"]["jql"] == "key = AURORA-2"
     expect(page.get_by_role("heading", name="AURORA-2 Card layout, refreshed")).to_be_visible(timeout=LIVE_MS)
     expect(page.locator(".jira-actions .status")).to_contain_text("Updated from Jira")
+
+
+def test_open_in_jira_opens_the_issue_in_jira_in_a_new_tab(page, site):
+    show(page, site, "AURORA-2", "Card layout")
+    link = page.locator(".issue-actions").get_by_role("link", name="Open in Jira")
+    expect(link).to_have_attribute("href", f"{JIRA}/browse/AURORA-2")
+    expect(link).to_have_attribute("target", "_blank")
+    expect(link).to_have_attribute("rel", "noopener noreferrer")
