@@ -363,6 +363,7 @@ def test_what_is_being_typed_survives_a_change_the_page_shows_live(page, site):
     expect(labels).to_have_value("AWPCA urgent")
     labels.press("Enter")
     expect(field(page, "labels")).to_contain_text("urgent")
+    expect(field(page, "labels").locator(".write-badge")).to_have_count(0)
     assert site["jira"].issues[key]["fields"]["labels"] == ["AWPCA", "urgent"]
 
 

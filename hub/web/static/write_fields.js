@@ -75,6 +75,7 @@ export function mountFields(containers, env) {
     div.classList.add("editing");
     const catalogues = await env.catalogues;
     const made = control(fid, meta, currentValue(issue, name), {people: issue.people, catalogues});
+    const initial = JSON.stringify(made.value());
     const note = h("p", {class: "status error", role: "alert"});
     const label = made.labelled ? null : h("label", {for: made.focus.id, class: "visually-hidden"}, meta.name);
     const form = h("form", {class: "field-form"}, label, made.node,
@@ -97,6 +98,7 @@ export function mountFields(containers, env) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const value = made.value();
+      if (JSON.stringify(value) === initial) { cancel(); return; }  // nothing changed: no write
       const fields = {[name]: value};
       // Pending at once, in the field's place; a refusal of the hub brings the editor back.
       replace(dd, kept);

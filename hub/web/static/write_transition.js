@@ -23,6 +23,7 @@ export function mountTransitions(containers, env) {
     const shape = JSON.stringify(issue.transitions);
     if (shape === drawn) return;
     const first = drawn === null;
+    const inside = group.contains(document.activeElement);
     drawn = shape;
     const items = issue.transitions || [];
     replace(group, items.map((t) => h("button", {type: "button", class: "transition secondary",
@@ -31,7 +32,7 @@ export function mountTransitions(containers, env) {
     if (issue.transitions === null) group.append(h("span", {class: "meta"}, "Transitions not known yet."));
     // After a transition of this page, focus goes to the buttons Jira offers now, not to the page's start.
     const lost = !document.activeElement || document.activeElement === document.body;
-    if (pressed && !first && lost) group.querySelector("button")?.focus();
+    if (inside || (pressed && !first && lost)) group.querySelector("button")?.focus();
     if (!first) pressed = false;
   }
 
