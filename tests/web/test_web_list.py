@@ -298,3 +298,20 @@ def test_the_list_is_read_again_while_shown_and_the_typing_is_kept(tab, site):
     expect(box).to_be_focused()
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
     check_page(page, "list", "read-again")
+
+
+JQL = ["status = Open", "project = AURORA order by key desc", "assignee in (ivanov, petrov)",
+       "resolution is EMPTY", "labels is empty", "status was Open", "assignee = currentUser()",
+       "project AURORA ORDER BY updated DESC", 'text ~ "cards"', "duedate < now()", "priority != Major",
+       "status not in (Done)"]
+WORDS = ["cards", "AURORA-12", "cart is empty", '"a=b"', "summary:export", "(cards OR export) list",
+         "cards -export", "in order by date", "sorted in order by key of the card", "repo*", "cards AND export"]
+
+
+def test_the_search_box_tells_a_jql_query_from_words(tab):
+    page = tab()
+    told = page.evaluate("""async (texts) => {
+      const {looksLikeJql} = await import('/ui/jql.js');
+      return texts.map((text) => looksLikeJql(text));
+    }""", JQL + WORDS)
+    assert dict(zip(JQL + WORDS, told, strict=True)) == {**dict.fromkeys(JQL, True), **dict.fromkeys(WORDS, False)}

@@ -26,7 +26,9 @@ const JQL_SIGNS = [
   new RegExp(`\\b(?:${FIELDS})\\s+is\\s+(?:not\\s+)?(?:empty|null)\\b`, "i"),
   new RegExp(`\\b(?:${FIELDS})\\s+(?:was|changed)\\b`, "i"),
   /\b(?:[a-z]+[A-Z]\w*|now)\s*\([^()]*\)/,
-  /\border\s+by\s+\S/i,
+  // ORDER BY in JQL's capitals; in small letters ("in order by date" is words), before a field.
+  /\bORDER\s+BY\s+\S/,
+  new RegExp(`\\border\\s+by\\s+(?:${FIELDS}|key|rank)\\b\\s*(?:asc|desc)?\\s*(?:,|$)`, "i"),
 ];
 
 /** Whether text reads as a JQL query rather than words to search for. */
