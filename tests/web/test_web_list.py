@@ -315,3 +315,33 @@ def test_the_search_box_tells_a_jql_query_from_words(tab):
       return texts.map((text) => looksLikeJql(text));
     }""", JQL + WORDS)
     assert dict(zip(JQL + WORDS, told, strict=True)) == {**dict.fromkeys(JQL, True), **dict.fromkeys(WORDS, False)}
+
+
+@pytest.fixture
+def epic_site(tmp_path, browser, database_url):
+    """A hub of its own: the epic AURORA-100 and its 60 issues, AURORA-101…160, added in key order."""
+    data_dir = tmp_path / "data"
+    agent, interface = prepared_hub(data_dir, database_url)
+    with serving(data_dir, database_url) as url:
+        epic = {**scope_issue(100), "summary": "Checkout", "issue_type": "Epic"}
+        refresh(url, agent, interface, [epic, *({**scope_issue(n), "epic_key": "AURORA-100"} for n in range(101, 161))])
+        yield {"url": url, "interface": interface}
+
+
+def test_an_epics_first_issues_are_the_first_by_key_not_the_last_added(browser, epic_site):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(epic_site["url"] + "/")
+        page.get_by_label("Token").fill(epic_site["interface"])
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("heading", name="Issues").wait_for()
+        page.goto(epic_site["url"] + "/#/issue/AURORA-100")
+        epic = page.locator("section[aria-labelledby=s-issues-in-this-epic]")
+        expect(epic.locator("#epic-total")).to_contain_text("60 issues (the first 50")
+        expect(epic.locator("tbody tr").first).to_contain_text("AURORA-101")
+        epic.get_by_role("button", name="Show all 50").click()
+        expect(epic.locator("tbody tr").last).to_contain_text("AURORA-150")
+    finally:
+        context.close()
