@@ -6,8 +6,10 @@ Jira holds them: custom fields by issue type, up to three sprints, worklogs, com
 links and a few neighbours. Search embeds ``--embedded`` entries of each comment, worklog and
 changelog container (real Jira embeds 20 worklogs and 100 histories), so some lists are cut short.
 The fewest requests possible are one search page per page size, one ``key in (…)`` search per 100
-neighbours, one follow-up per cut-short list (a page of 100 for comments and worklogs), and the six
-reads each run makes once (``/field`` and the five catalogues). The measured run is one full refresh
+neighbours, one follow-up per cut-short list (a page of 100 for comments and worklogs), the six
+reads each run makes once (``/field`` and the five catalogues), and each project's create screens
+once a run (Jira 9 answers them only as ``createmeta/{project}/issuetypes`` and one request per issue
+type: the fewest a client that knows them can make). The measured run is one full refresh
 by ``hub-agent`` against a scratch hub, counted in the fake from the enqueue to the agent's done;
 what the hub mirrored is checked against the fake (issues, worklogs, sprints) so a cheap run is not
 a run that skipped work.
@@ -29,6 +31,7 @@ from pathlib import Path
 from bench.figures import verdict
 from bench.server import ScratchHub
 from demo.fakejira import FakeJira
+from demo.jirashapes import ISSUE_TYPES
 from demo.sample import sample_project
 
 PAGE = 100  # the agent's page size, and the neighbour batch
@@ -39,7 +42,8 @@ def fewest(jira: FakeJira, keys: set[str], neighbours: set[str]) -> Counter:
     """The fewest requests a refresh of ``keys`` (and ``neighbours``) can make, by kind."""
     page = min(PAGE, jira.max_results)
     least = Counter({"search pages": math.ceil(len(keys) / page), "neighbour searches":
-                     math.ceil(len(neighbours) / PAGE), "per run (/field, catalogues)": PER_RUN})
+                     math.ceil(len(neighbours) / PAGE), "per run (/field, catalogues)": PER_RUN,
+                     "create screens (per project)": len({key.split("-")[0] for key in keys}) * (1 + len(ISSUE_TYPES))})
     for key in keys | neighbours:
         issue = jira.issues[key]
         for name, listed in (("comment", issue["fields"]["comment"]["comments"]),
@@ -57,6 +61,8 @@ def made(jira: FakeJira) -> Counter:
     for _method, path, body in jira.requests:
         if path == "/rest/api/2/search":
             counts["neighbour searches" if body["jql"].startswith("key in") else "search pages"] += 1
+        elif path.startswith("/rest/api/2/issue/createmeta"):
+            counts["create screens (per project)"] += 1
         elif path.endswith("/comment") or path.endswith("/worklog"):
             counts[f"{path.rsplit('/', 1)[1]} follow-ups"] += 1
         elif path.startswith("/rest/api/2/issue/"):
