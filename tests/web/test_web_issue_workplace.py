@@ -102,6 +102,9 @@ EPIC = state("AURORA-1", summary="Cards", issue_type="Epic", status="In Progress
 PARENT = state("AURORA-2", summary="Card layout", assignee="sidorova")
 LIVE = state("AURORA-3", summary="Live issue", assignee="ivanov", priority="Major", description="Before.",
              comments=[comment("3001", "ivanov", "First look")])
+SCREENED = state("AURORA-4", summary="Screened", assignee="ivanov", edit_fields={
+    "duedate": {"name": "Due Date", "required": False, "type": "date", "operations": ["set"]},
+    "customfield_10399": {"name": "Reviewed on", "required": False, "type": "date", "operations": ["set"]}})
 ISSUES = [EPIC, PARENT, LIVE,
           *[state(f"AURORA-{n}", summary=f"Epic's issue {n}", epic_key="AURORA-1",
                   status=("Open", "In Progress", "Done")[n % 3]) for n in range(101, 151)],
@@ -109,14 +112,15 @@ ISSUES = [EPIC, PARENT, LIVE,
             for n in range(201, 208)]]
 
 
-def run_refresh(url: str, agent: str, interface: str | None, issues: list[dict], jql: str | None = None) -> None:
-    """One refresh by an agent of protocol v16: queued (unless interface is None: one is queued
-    already), claimed, its page of issues with Jira's catalogues sent, done."""
+def run_refresh(url: str, agent: str, interface: str | None, issues: list[dict], jql: str | None = None,
+                version: int = 16) -> dict:
+    """One refresh by an agent of protocol ``version``: queued (unless interface is None: one is
+    queued already), claimed, its page of issues with Jira's catalogues sent, done."""
     if interface is not None:
         body = {"type": "refresh", "params": {"jql": jql}} if jql else {"type": "refresh"}
         call(url, interface, "/api/v1/commands", body)
     [claimed] = wait_until(lambda: call(url, agent, "/agent/v1/claim", {
-        "agent_id": AGENT_ID, "version": 16, "types": ["refresh"]})["commands"], timeout=30,
+        "agent_id": AGENT_ID, "version": version, "types": ["refresh"]})["commands"], timeout=30,
         message="a refresh to claim")
     call(url, agent, f"/agent/v1/commands/{claimed['id']}/state",
          {"agent_id": AGENT_ID, "delivery": 1, "issues": issues, "catalogues": CATALOGUES})
@@ -133,6 +137,8 @@ def site(tmp_path_factory, browser, module_database_url):
     # Jira's address as browsers reach it: the issue's jira_url, the page's "Open in Jira".
     with serving(data_dir, module_database_url, HUB_JIRA_URL=JIRA) as url:
         run_refresh(url, agent, interface, ISSUES)
+        # An issue with its edit screen, as an agent of v19 reads it.
+        run_refresh(url, agent, interface, [SCREENED], jql="key = AURORA-4", version=19)
         yield {"url": url, "agent": agent, "interface": interface}
 
 
@@ -371,3 +377,14 @@ def test_open_in_jira_opens_the_issue_in_jira_in_a_new_tab(page, site):
     expect(link).to_have_attribute("href", f"{JIRA}/browse/AURORA-2")
     expect(link).to_have_attribute("target", "_blank")
     expect(link).to_have_attribute("rel", "noopener noreferrer")
+
+
+def test_a_token_that_may_not_write_sees_no_empty_fields_of_the_edit_screen(page, site):
+    # Empty fields of the edit screen show "None" (to be filled in place) only to a token that
+    # may write: a read-only one sees the filled fields alone.
+    assert "duedate" in call(site["url"], site["interface"], "/api/v1/issues/AURORA-4")["edit_fields"]
+    show(page, site, "AURORA-4", "Screened")
+    expect(page.locator("#details div[data-field=assignee] dd")).to_have_text("Ivan Ivanov")
+    expect(page.locator("#details div[data-field=duedate]")).to_have_count(0)
+    expect(page.locator("#details div[data-field=customfield_10399]")).to_have_count(0)
+    expect(page.locator("#details")).not_to_contain_text("None")

@@ -76,14 +76,15 @@ export function statusLozenge(name, categories) {
 /**
  * The details panel's fields, in the order shown: [{name, label, value, shown}] where name is
  * the issue object's member (the div.field's data-field) and value what the <dd> holds. Empty
- * fields are left out, except those the edit screen (`edit_fields`) has: they show "None"
- * (the assignee "Unassigned", as Jira says), so that they can be filled in place. The
+ * fields are left out, except, for a token that may write (fillable: true), those the edit
+ * screen (`edit_fields`) has: they show "None" (the assignee "Unassigned", as Jira says), so
+ * that they can be filled in place. The
  * custom fields of the edit screen follow (their id as name); the others have a section of
  * their own (customFieldRows).
  */
-export function fieldRows(issue, categories = null) {
+export function fieldRows(issue, categories = null, {fillable = false} = {}) {
   const people = issue.people || {};
-  const editable = issue.edit_fields || {};
+  const editable = fillable && issue.edit_fields || {};
   const onScreen = (name) => (JIRA_IDS[name] || name) in editable;
   const rows = [
     ["issue_type", "Type", issue.issue_type],
@@ -119,7 +120,7 @@ export function fieldRows(issue, categories = null) {
     if (!empty(value)) return {name, label, value};
     return onScreen(name) ? {name, label, value: h("span", {class: "empty"}, "None")} : null;
   }).filter(Boolean);
-  for (const row of customFieldRows(issue, {editable: true})) shown.push(row);
+  for (const row of customFieldRows(issue, {editable: true, fillable})) shown.push(row);
   return shown;
 }
 
@@ -215,23 +216,23 @@ function joined(parts) {
 /**
  * The custom fields to show, by display name: [{name: id, label, value}]. editable: true for
  * those on the edit screen (the details panel shows them, so that they can be edited in
- * place; empty ones too), false for the others (the custom fields section); Jira's internals
- * and empty fields left out. A wiki field (Jira's textarea) as the hub rendered it.
+ * place; empty ones too when fillable: the token may write), false for the others (the
+ * custom fields section); Jira's internals and empty fields left out. A wiki field (Jira's textarea) as the hub rendered it.
  */
-export function customFieldRows(issue, {editable = false, signal = undefined} = {}) {
+export function customFieldRows(issue, {editable = false, fillable = false, signal = undefined} = {}) {
   const screen = issue.edit_fields || {};
   const people = issue.people || {};
   const fields = issue.custom_fields || {};
   const rows = [];
   const ids = new Set(Object.keys(fields));
-  if (editable) for (const id of Object.keys(screen)) if (id.startsWith("customfield_")) ids.add(id);
+  if (editable && fillable) for (const id of Object.keys(screen)) if (id.startsWith("customfield_")) ids.add(id);
   for (const id of ids) {
     if ((id in screen) !== editable) continue;
     const field = fields[id] || {name: screen[id]?.name, value: null};
     if (internal(id, field)) continue;
     const value = typeof field.value_html === "string" && !empty(field.value)
       ? wikiBlock(field.value_html, {}, signal) : customValue(field, people);
-    if (value === null && !editable) continue;
+    if (value === null && !(editable && fillable)) continue;
     rows.push({name: id, label: field.name || id, value: value ?? h("span", {class: "empty"}, "None")});
   }
   return rows.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.name.localeCompare(b.name));

@@ -185,7 +185,7 @@ export async function renderIssue(main, key, signal) {
   // The details panel: each field a div.field kept across updates (the write controls hang on
   // them); a <dd> is drawn again only when its value changed and never while it is edited.
   function drawDetails() {
-    const rows = fieldRows(issue, categories);
+    const rows = fieldRows(issue, categories, {fillable: may.includes("write")});
     const wanted = new Set(rows.map((row) => row.name));
     const existing = new Map([...containers.details.querySelectorAll(":scope > div.field")]
       .map((div) => [div.dataset.field, div]));
