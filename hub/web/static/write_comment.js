@@ -24,7 +24,7 @@ export function mountComment(containers, env) {
     h("label", {for: "comment-body"}, "Add a comment"),
     text, preview,
     h("p", {class: "hint", id: "comment-hint"},
-      "Jira's wiki markup: *bold*, _italic_, {{code}}, [text|https://…], * for a list. Ctrl+Enter sends."),
+      "Jira's wiki markup: *bold*, _italic_, {{code}}, [text|address], * for a list. Ctrl+Enter sends."),
     h("div", {class: "buttons"}, submit, previewButton), line);
   let previewing = false;
   let asked = 0;
