@@ -45,6 +45,7 @@ from hub.services.files.attachments import AttachmentService
 from hub.services.files.cleanup import CleanupService
 from hub.services.files.store import FileStore
 from hub.services.files.store_local import LocalFileStore
+from hub.services.issues.boards import BoardService
 from hub.services.issues.reading import IssueService
 from hub.services.issues.saved_filters import FilterService
 from hub.services.issues.sprints import SprintService
@@ -106,6 +107,7 @@ class Services:
     backlog: SearchBacklog
     screens: ScreenService
     jira_site: JiraSite
+    boards: BoardService
 
     def close(self) -> None:
         """Let go of the threads and connections the services hold: the work signal's
@@ -248,6 +250,7 @@ def build_services(config: Config, on_full_run_done: Callable[[int], None],
         backlog=backlog,
         screens=screens,
         jira_site=JiraSite(config.jira_url),
+        boards=BoardService(clock, catalogues),
     )
 
 

@@ -30,6 +30,7 @@ from hub.models import (
 from hub.services.commands.agents import ListedAgent
 from hub.services.commands.batches import CountedBatch
 from hub.services.commands.sync_runs import ListedRun
+from hub.services.issues.boards import Board, ListedBoard
 from hub.services.issues.reading import (
     JSON_SUMMARY_FIELDS,
     SUMMARY_FIELDS,
@@ -160,6 +161,26 @@ def worklog(row: IssueWorklog, names: Names | None = None) -> dict:
 def listed_sprint(item: ListedSprint) -> dict:
     """A sprint of the mirror, with how many mirrored issues were ever in it."""
     return item._asdict()
+
+
+def listed_board(item: ListedBoard) -> dict:
+    """A project's agile board: id, name (null until an agent sent its configuration), type, project."""
+    return item._asdict()
+
+
+def board(item: Board) -> dict:
+    """A board with its columns (each status with its name and category), its active sprint (scrum),
+    its cards by rank, how many cards there are in all, and the display names of their assignees."""
+    sprint = item.sprint
+    return {**listed_board(item.board),
+            "columns": [{"name": column.name, "statuses": [status._asdict() for status in column.statuses]}
+                        for column in item.columns],
+            "sprint": None if sprint is None else {
+                "id": sprint.sprint_id, "name": sprint.name, "state": sprint.state, "start_date": sprint.start_date,
+                "end_date": sprint.end_date, "goal": sprint.goal},
+            "issues": [card._asdict() for card in item.cards],
+            "total": item.total,
+            "people": item.people}
 
 
 def catalogues(by_name: dict[str, list[JiraCatalogue]]) -> dict:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import falcon
 
 from hub import startup
-from hub.api import admin, agent, attachments, commands, errors, filters, issues, render, writes
+from hub.api import admin, agent, attachments, boards, commands, errors, filters, issues, render, writes
 from hub.api.auth import AuthMiddleware
 from hub.api.headers import SafeHeaders
 from hub.api.health import HealthResource
@@ -89,6 +89,8 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
         ("/api/v1/issues/{key}/notes", issues.NotesResource(s.issues)),
         ("/api/v1/issues/{key}/refresh", commands.IssueRefreshResource(s.commands)),
         ("/api/v1/sprints", issues.SprintsResource(s.sprints)),
+        ("/api/v1/boards", boards.BoardsResource(s.boards)),
+        ("/api/v1/boards/{board_id:id}", boards.BoardResource(s.boards)),
         ("/api/v1/catalogues", issues.CataloguesResource(s.catalogues)),
         ("/api/v1/create-meta", issues.CreateMetaResource(s.screens)),
         ("/api/v1/users", issues.UsersResource(s.catalogues)),

@@ -305,6 +305,22 @@ CLAIM = {
 }
 _REPORT = {"agent_id": AGENT_ID, "delivery": DELIVERY}
 MAX_CATALOGUE = 10_000
+# A board's configuration as an agent reads it from Jira's agile API: its columns in order, each with
+# the ids of the statuses mapped to it (Jira's ``columnConfig``). Bounds far past any board's.
+MAX_BOARDS = 1000
+BOARD_CONFIGURATION = {
+    "type": "object",
+    "properties": {
+        "id": JIRA_ID,
+        "name": SHORT,
+        "type": {"enum": [*BOARD_TYPES, None]},
+        "columns": array({"type": "object",
+                          "properties": {"name": {"type": "string", "maxLength": 255},
+                                         "statuses": array(JIRA_ID, 1000)},
+                          "required": ["name", "statuses"]}, 200),
+    },
+    "required": ["id", "name", "columns"],
+}
 
 
 def _catalogue(**more: dict) -> dict:
@@ -330,6 +346,8 @@ CATALOGUES = {
         "users": array({"type": "object",
                         "properties": {"name": SHORT, "key": NULLABLE_SHORT, "display_name": NULLABLE_SHORT},
                         "required": ["name"]}, MAX_CATALOGUE),
+        # Agile boards' configurations, each replacing the one held of its id (the others kept).
+        "boards": array(BOARD_CONFIGURATION, MAX_BOARDS),
     },
 }
 STATE_PAGE = {
@@ -760,6 +778,58 @@ CREATE_META = {
                        "fields": {**SCREEN, "type": "object"}, "updated_at": {"type": "string"}},
         "required": ["project", "issue_type", "fields", "updated_at"]}}},
     "required": ["items"],
+}
+# GET /api/v1/boards and /api/v1/boards/{id} (docs/api.md, "Boards").
+_LISTED_BOARD = {
+    "id": {"type": "integer"},
+    "name": {"type": ["string", "null"], "description": "the board's name in Jira; null until an agent has "
+                                                        "sent its configuration"},
+    "type": {"enum": [*BOARD_TYPES, None]},
+    "project": {"type": "string", "description": "the label of the project that names the board"},
+    "configured": {"type": "boolean", "description": "whether an agent has sent the board's configuration"},
+}
+BOARDS = {
+    "type": "object",
+    "properties": {"items": {"type": "array", "items": {"type": "object", "properties": _LISTED_BOARD,
+                                                        "required": list(_LISTED_BOARD)}}},
+    "required": ["items"],
+}
+_NULLABLE = {"type": ["string", "null"]}
+BOARD_CARD = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string"}, "summary": {"type": "string"}, "issue_type": _NULLABLE, "priority": _NULLABLE,
+        "status": _NULLABLE, "assignee": {**_NULLABLE, "description": "a login; people names it"},
+        "flagged": {"type": "boolean", "description": "Jira's Flagged field holds a value"},
+        "column": {"type": ["integer", "null"], "description": "the index of the column the status is on"},
+        "transitions": {"type": ["array", "null"], "items": TRANSITION,
+                        "description": "the transitions Jira offers from the issue's status (null: not known)"},
+        "rank": {**_NULLABLE, "description": "Jira's Rank, the cards' order"},
+    },
+    "required": ["key", "summary", "issue_type", "priority", "status", "assignee", "flagged", "column",
+                 "transitions", "rank"],
+}
+BOARD = {
+    "type": "object",
+    "properties": {
+        **_LISTED_BOARD,
+        "columns": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"},
+                           "statuses": {"type": "array", "items": {
+                               "type": "object",
+                               "properties": {"id": {"type": "string"}, "name": _NULLABLE, "category_key": _NULLABLE},
+                               "required": ["id", "name", "category_key"]}}},
+            "required": ["name", "statuses"]}},
+        "sprint": {"type": ["object", "null"], "description": "a scrum board's active sprint",
+                   "properties": {"id": {"type": "integer"}, "name": {"type": "string"}, "state": _NULLABLE,
+                                  "start_date": _NULLABLE, "end_date": _NULLABLE, "goal": _NULLABLE}},
+        "issues": {"type": "array", "items": BOARD_CARD, "description": "the cards, by rank then key"},
+        "total": {"type": "integer", "description": "the cards in all (at most 500 are listed)"},
+        "people": {"type": "object", "additionalProperties": _NULLABLE,
+                   "description": "the display names of the cards' assignees, by login"},
+    },
+    "required": [*_LISTED_BOARD, "columns", "sprint", "issues", "total", "people"],
 }
 # Asked by an old key, an issue answers under its new one and names it here.
 MOVED_LOCATION = {"description": "present when the key asked is an old key of a moved issue, or the key "

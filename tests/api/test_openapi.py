@@ -47,6 +47,7 @@ def test_openapi_lists_every_route_with_its_schemas(hub):
         "/api/v1/filters", "/api/v1/filters/{filter_id}", "/api/v1/filters/{filter_id}/issues",
         "/api/v1/issues/facets", "/api/v1/create-meta",
         "/api/v1/users", "/api/v1/render", "/api/v1/issues/{key}/refresh",
+        "/api/v1/boards", "/api/v1/boards/{board_id}",
     }
     claim = paths["/agent/v1/claim"]["post"]
     assert claim["requestBody"]["content"]["application/json"]["schema"] == schemas.CLAIM

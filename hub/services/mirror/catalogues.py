@@ -1,11 +1,13 @@
 """Jira's catalogues as agents report them: priorities, statuses, resolutions, issue types,
-link types, the custom fields kept in columns of the mirror's own (``jira_catalogue``), and the
-users the mirror names (``jira_user``).
+link types, the custom fields kept in columns of the mirror's own, the agile boards' configurations
+(``jira_catalogue``), and the users the mirror names (``jira_user``).
 
 Interfaces read them to word links as Jira does ("blocks" / "is blocked by"), to order by
 priority in Jira's configured order, and to read the user keys of a changelog as login names.
 A catalogue sent replaces the one held (Jira's order is its ``position``); users sent are
-upserted by login name and never removed, since the mirror goes on naming them.
+upserted by login name and never removed, since the mirror goes on naming them. A board sent
+replaces the one held of its id (kind ``board``, its type and columns in ``detail``); the others are
+kept, since an agent leaves out a board Jira refused it, and a refusal is no new configuration.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 # The mirror's columns that hold a custom field of Jira's (its id is the instance's own, sent in
 # the ``fields`` catalogue): JQL's ``cf[N]`` of such a field reads the column.
 COLUMN_FIELDS = ("sprint", "epic_key", "planned_start", "planned_end")
+# The kind of a board's configuration in ``jira_catalogue``: its id is the board's, its detail
+# ``{"type", "columns": [{"name", "statuses": [status id, ...]}]}``.
+BOARD_KIND = "board"
+
 
 class CatalogueService:
     """Keeps and reads Jira's catalogues and users."""
@@ -38,7 +44,8 @@ class CatalogueService:
             return
         conn, sql = dialect.mirror.connection(), dialect.mirror.mirror_sql()
         # PostgreSQL: a catalogue replaced by two pages at once ends as the later one sent it.
-        sql.lock(conn, lambda: [KINDS[name][0] for name in KINDS if catalogues.get(name) is not None], kinds=True)
+        sql.lock(conn, lambda: [*(KINDS[name][0] for name in KINDS if catalogues.get(name) is not None),
+                                *([BOARD_KIND] if catalogues.get("boards") else [])], kinds=True)
         for name, (kind, details) in KINDS.items():
             entries = catalogues.get(name)
             if entries is None:
@@ -48,10 +55,32 @@ class CatalogueService:
                 (kind, entry["id"], entry["name"], position,
                  json.dumps({k: entry.get(k) for k in details if k in entry}, ensure_ascii=False))
                 for position, entry in enumerate(entries)])
+        self._load_boards(conn, sql, catalogues.get("boards"))
         users = {user["name"]: user for user in catalogues.get("users") or ()}  # the last sending wins
         if users:
             conn.executemany(sql.upsert_user, sql.ordered([(name, user.get("key"), user.get("display_name"), now)
                                                            for name, user in users.items()], 1))
+
+    @staticmethod
+    def _load_boards(conn, sql, boards: list[dict] | None) -> None:
+        """Each board sent replaces the one held of its id; the last sending of an id wins."""
+        if not boards:
+            return
+        sent = {str(board["id"]): board for board in boards}
+        conn.executemany(sql.insert_entry, sql.ordered([
+            (BOARD_KIND, board_id, board.get("name") or "", 0,
+             json.dumps({"type": board.get("type"),
+                         "columns": [{"name": column["name"], "statuses": [str(sid) for sid in column["statuses"]]}
+                                     for column in board.get("columns") or ()]}, ensure_ascii=False))
+            for board_id, board in sent.items()], 2))
+
+    def boards(self, ids: list[int]) -> dict[int, JiraCatalogue]:
+        """The configurations agents sent of the boards ``ids``, by board id."""
+        if not ids:
+            return {}
+        rows = JiraCatalogue.select().where(JiraCatalogue.kind == BOARD_KIND,
+                                            JiraCatalogue.jira_id.in_(sorted({str(i) for i in ids})))
+        return {int(row.jira_id): row for row in rows}
 
     def catalogues(self) -> dict[str, list[JiraCatalogue]]:
         """Every catalogue by its name in the page (``priorities``, ...), in Jira's order."""

@@ -1,7 +1,9 @@
 """``refresh``: load the issues of a JQL query (the base JQL without one) from Jira.
 
 Interfaces and the schedule enqueue it. ``params.jql`` is optional (the base JQL
-without it) and ``params.updated_since``, a UTC time, makes it incremental. While a
+without it) and ``params.updated_since``, a UTC time, makes it incremental. A refresh of the
+base JQL (full or incremental) also carries ``params.boards``, the projects' agile boards
+(``[{"id", "type"}]``, absent when none), whose configurations the agent reads. While a
 refresh of the same params is open, a request for it is answered with that one: one
 full refresh is open at a time, whoever asked for it. A delivery opens a sync run;
 state pages load issues into the mirror, and ``done`` (``{total, history_at?}``)
@@ -20,7 +22,7 @@ from hub import dialect
 from hub.clock import UTC_TIME_PATTERN, iso, parse_utc
 from hub.db import database
 from hub.errors import Conflict, ContractError
-from hub.models import Batch, Command, SyncRun
+from hub.models import Batch, Command, Project, SyncRun
 from hub.services.commands.kinds.registry import Kind, Queue, Reporting, open_same
 from hub.services.commands.runs import close_open_run, count_page, open_run
 from hub.services.mirror.loading import RunContext
@@ -118,7 +120,7 @@ def request(queue: Queue, jql: str | None, batch_id: int | None, updated_since: 
             jql = _require_base(base)
         if batch_id is not None and Batch.get_or_none(Batch.id == batch_id) is None:
             raise ContractError(f"batch {batch_id} does not exist", "batch_id")
-        wanted = _params(jql, updated_since)
+        wanted = _params(jql, updated_since, _boards() if jql == base else None)
         # Locks in one order everywhere: the token's bound, then the query's. A
         # refresh of the base JQL takes the schedule's lock, which the scheduled
         # refreshes take too: theirs and an interface's are one open command.
@@ -129,7 +131,7 @@ def request(queue: Queue, jql: str | None, batch_id: int | None, updated_since: 
         if open_one is not None:
             return open_one, False
         queue.check_room(token_id)
-        command = _insert(queue, jql, updated_since, batch_id, token_id)
+        command = _insert(queue, wanted, batch_id, token_id)
     queue.notify()
     return command, True
 
@@ -148,7 +150,7 @@ def enqueue_base(queue: Queue,
         updated_since = plan(jql)
         if updated_since is False:
             return None
-        command = _insert(queue, jql, updated_since, None)
+        command = _insert(queue, _params(jql, updated_since, _boards()), None)
     queue.notify()
     return command
 
@@ -163,17 +165,28 @@ def _require_base(base: str | None) -> str:
     return base
 
 
-def _insert(queue: Queue, jql: str, updated_since: str | None, batch_id: int | None,
-            token_id: int | None = None) -> Command:
-    return Command.create(type=REFRESH, params=_params(jql, updated_since), status=QUEUED,
+def _insert(queue: Queue, params: dict, batch_id: int | None, token_id: int | None = None) -> Command:
+    return Command.create(type=REFRESH, params=params, status=QUEUED,
                           batch=batch_id, created_at=iso(queue.clock.now()), token_id=token_id)
 
 
-def _params(jql: str, updated_since: str | None) -> dict:
-    params = {"jql": jql}
+def _params(jql: str, updated_since: str | None, boards: list[dict] | None = None) -> dict:
+    params: dict[str, Any] = {"jql": jql}
     if updated_since is not None:
         params["updated_since"] = updated_since
+    if boards:
+        params["boards"] = boards
     return params
+
+
+def _boards() -> list[dict]:
+    """The projects' agile boards, ``{"id", "type"}`` each, by id (two projects may share one): a
+    function of the projects, as the base JQL is, so a refresh of the base JQL asked again while
+    one is open carries the same and is answered with it."""
+    boards = {row.board_id: row.board_type for row in
+              Project.select(Project.board_id, Project.board_type).where(Project.board_id.is_null(False))
+              if row.board_id is not None}
+    return [{"id": board_id, "type": boards[board_id]} for board_id in sorted(boards)]
 
 
 def _is_full(command: Command, reporting: Reporting) -> bool:
