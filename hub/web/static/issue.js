@@ -86,7 +86,8 @@ export async function renderIssue(main, key, signal) {
     worklogs: h("div", {class: "worklog-editor"}),
     pendingWorklogs: h("div", {class: "pending-worklogs"}),
     links: h("div", {class: "link-editor"}),
-    attachments: h("div", {class: "drop-zone"}),
+    // The write controls make it a drop zone (write_attach.js) for a token that may write.
+    attachments: h("div", {class: "attachment-drop"}),
     writes: h("div", {class: "write-messages", "aria-live": "polite"}),
   };
 
