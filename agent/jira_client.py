@@ -343,6 +343,19 @@ class JiraClient:
         # /issueLinkType wraps its list; the others answer a bare one.
         return (answer.get("issueLinkTypes") or []) if isinstance(answer, dict) else answer
 
+    def board_configuration(self, board_id: int) -> dict:
+        """An agile board's configuration (Jira Software's ``/rest/agile/1.0/board/{id}/configuration``):
+        its ``name``, and ``columnConfig.columns``, each with its ``name`` and ``statuses`` (``{"id"}``)."""
+        what = f"board {board_id}'s configuration"
+        answer = self._json("GET", f"/rest/agile/1.0/board/{board_id}/configuration", what)
+        if not isinstance(answer, dict):
+            raise JiraError(200, f"Jira answered {what} with no JSON object")
+        return answer
+
+    def board(self, board_id: int) -> dict:
+        """An agile board (``/rest/agile/1.0/board/{id}``): its ``name`` and ``type`` (scrum, kanban)."""
+        return self._json("GET", f"/rest/agile/1.0/board/{board_id}", f"board {board_id}")
+
     def changelog(self, key: str) -> list[dict]:
         """All of an issue's change histories: Jira Server's issue endpoint with ``expand=changelog``
         gives them whole, where search may have cut them short."""

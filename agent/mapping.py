@@ -332,6 +332,22 @@ def catalogue(name: str, entries: list[dict]) -> list[dict]:
     return out
 
 
+def board(board_id: int, configuration: dict, board_type: str | None, name: str | None = None) -> dict:
+    """A board's configuration (Jira's ``/board/{id}/configuration``) as the page's ``catalogues.boards``
+    carries it: its columns in order, each with the ids of the statuses mapped to it. ``name`` stands in
+    when the configuration names none; a status without a numeric id is left out."""
+    columns = []
+    for column in (configuration.get("columnConfig") or {}).get("columns") or ():
+        if not isinstance(column, dict):
+            continue
+        statuses = [str(s["id"]) for s in column.get("statuses") or ()
+                    if isinstance(s, dict) and _JIRA_ID.fullmatch(str(s.get("id")))]
+        columns.append({"name": str(column.get("name") or "")[:255], "statuses": statuses})
+    kind = configuration.get("type") if configuration.get("type") in ("scrum", "kanban") else board_type
+    return {"id": str(board_id), "name": str(configuration.get("name") or name or f"Board {board_id}")[:255],
+            "type": kind, "columns": columns}
+
+
 def truncated(container: dict | None, embedded_key: str) -> bool:
     """Whether a search-embedded container (``comment``, ``changelog``, ``worklog``) holds fewer than its
     ``total``."""

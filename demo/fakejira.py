@@ -28,7 +28,8 @@ an unknown key with a 400 even when ``validateQuery`` is false, as older Jira ve
 It takes writes as Jira Server/DC 9 does (comments, transitions, edits, work logs, new issues, links,
 attachments, entity properties; ``GET /issue/{key}`` with ``fields``, ``expand`` and ``properties``),
 and answers faults on demand (``faults``, ``down``, ``slow``) and other users' tokens (``user_tokens``):
-see ``demo/fakejira_writes.py``.
+see ``demo/fakejira_writes.py``. Jira Software's boards (``add_board``; a board's configuration and
+name under ``/rest/agile/1.0/board/{id}``) are in ``demo/fakejira_agile.py``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from zoneinfo import ZoneInfo
 
 import waitress
 
+from demo.fakejira_agile import Boards
 from demo.fakejira_writes import Writes
 from demo.jirashapes import (  # several re-exported: the tests build issues from these
     CUSTOM,  # noqa: F401
@@ -125,6 +127,7 @@ class FakeJira:
         self.down: bool | str = False
         self.slow = 0.0
         self.writes = Writes(self)
+        self.agile = Boards(lambda: self.url)  # agile boards: demo/fakejira_agile.py
 
     # --- building the data ----------------------------------------------------------
 
@@ -162,6 +165,11 @@ class FakeJira:
             up["fields"]["subtasks"].append({"id": issue["id"], "key": key, "self": issue["self"], "fields": brief})
         self.issues[key] = issue
         return issue
+
+    def add_board(self, board_id: int, name: str, type: str, columns: list[tuple[str, list[str]]]) -> dict:
+        """An agile board (``scrum`` or ``kanban``) whose configuration maps ``columns``, each a column's
+        name and the names of its statuses (see demo/fakejira_agile.py)."""
+        return self.agile.add(board_id, name, type, columns)
 
     def link(self, source: str, target: str, kind: str = "Blocks") -> None:
         """A link source → target: Jira lists it on both issues, outward on one and inward on the other."""
@@ -371,6 +379,8 @@ class FakeJira:
             return 200, CATALOGUES[path[12:]], []
         if path == "/rest/api/2/search" and method == "POST":
             return self._search(body)
+        if path.startswith("/rest/agile/"):
+            return self.agile.route(method, path)
         match = re.fullmatch(r"/rest/api/2/issue/([^/]+)/(comment|worklog)", path)
         if match:
             plural = f"{match[2]}s"

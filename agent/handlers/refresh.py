@@ -25,8 +25,8 @@ def handle(ctx: Context, command: Command) -> None:
     """Search pages → state pages of at most 100 issues and 100 neighbours → done {total, history_at}.
 
     Jira's field list and its five catalogues are read once per run (six requests, whatever the
-    number of issues): the catalogues go with the run's first state page, and each page carries
-    the users its issues name."""
+    number of issues), and the configuration of each board ``params.boards`` names (one request
+    each): they go with the run's first state page, and each page carries the users its issues name."""
     jql = command.params.get("jql")
     if not jql or not isinstance(jql, str):
         raise BadCommand("the refresh has no params.jql")
@@ -36,6 +36,9 @@ def handle(ctx: Context, command: Command) -> None:
     ctx.custom = custom = mapping.find_custom_fields(ctx.jira.fields(), ctx.config.planned_start_field,
                                                      ctx.config.planned_end_field)
     catalogues = _catalogues(ctx, custom)
+    boards = _boards(ctx, command.params.get("boards"))
+    if boards:
+        catalogues["boards"] = boards
     total, number, loaded = 0, 0, 0
     projects: set[str] = set()  # those whose create screens were read this run
     label = jql if len(jql) <= 40 else jql[:37] + "..."
@@ -80,6 +83,44 @@ def _catalogues(ctx: Context, custom: mapping.CustomFields) -> dict[str, list[di
     # From Jira's field list, read with the run's start: no request of its own.
     found["fields"] = mapping.column_fields(custom)
     return found
+
+
+def _boards(ctx: Context, asked: object) -> list[dict]:
+    """The configuration of each board the hub named (``[{"id", "type"}]``), as the page's
+    ``catalogues.boards``. One Jira refuses (404: no such board or not shared with the user; 403) or
+    cannot serve is left out and logged, so the hub keeps what it holds; the refresh goes on."""
+    found = []
+    for entry in asked if isinstance(asked, list) else ():
+        board_id = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(board_id, int) or isinstance(board_id, bool) or board_id < 1:
+            continue
+        try:
+            configuration = ctx.jira.board_configuration(board_id)
+        except JiraAuthError as exc:
+            if exc.status != 403:
+                raise  # 401: the credentials, which the whole run needs
+            log.warning("board %s left out: %s", board_id, exc)
+            continue
+        except JiraError as exc:
+            log.warning("board %s left out: %s", board_id, exc)
+            continue
+        # The type the hub's project names stands where the configuration has none (Jira Server's has
+        # none); the board's own name where the configuration's is missing.
+        found.append(mapping.board(board_id, configuration, entry.get("type"),
+                                   None if configuration.get("name") else _board_name(ctx, board_id)))
+    return found
+
+
+def _board_name(ctx: Context, board_id: int) -> str | None:
+    try:
+        answer = ctx.jira.board(board_id)
+    except JiraAuthError as exc:
+        if exc.status != 403:
+            raise
+        return None
+    except JiraError:
+        return None
+    return answer.get("name") if isinstance(answer, dict) else None
 
 
 def _state_pages(ctx: Context, query: str, custom: mapping.CustomFields) -> Iterator[tuple]:
