@@ -89,6 +89,7 @@ export async function renderIssue(main, key, signal) {
     // The write controls make it a drop zone (write_attach.js) for a token that may write.
     attachments: h("div", {class: "attachment-drop"}),
     writes: h("div", {class: "write-messages", "aria-live": "polite"}),
+    description: h("div", {class: "description-editor"}),
   };
 
   // --- the parts this page redraws ---
@@ -133,7 +134,7 @@ export async function renderIssue(main, key, signal) {
     h("div", {class: "issue-layout"},
       facts,
       h("section", {class: "description", "aria-labelledby": "s-description"},
-        h("h2", {id: "s-description"}, "Description"), description),
+        h("h2", {id: "s-description"}, "Description"), description, containers.description),
       environment,
       h("section", {class: "activity-section", "aria-labelledby": "s-activity"},
         h("h2", {id: "s-activity"}, "Activity"), activity.node),
@@ -236,15 +237,20 @@ export async function renderIssue(main, key, signal) {
   // Read the issue again; when it changed (or force), its parts too. Whether it changed.
   async function update(force) {
     if (signal.aborted) return false;
+    const parts = () => Promise.all([
+      api.request("GET", `${path}/comments`, {query: FIRST_PAGE, signal}),
+      api.request("GET", `${path}/changes`, {signal}),
+    ]);
+    // Asked for (a write ended): the comments and the history are read beside the issue, so a
+    // write's outcome shows a round trip sooner.
+    const early = force ? parts() : null;
+    early?.catch(() => {});
     const fresh = await readIssue(!force);
     if (fresh === null || signal.aborted) return false;
     if (!force && JSON.stringify(fresh) === JSON.stringify(issue)) return false;
     issue = fresh;
     const focused = document.activeElement;
-    const [page, history] = await Promise.all([
-      api.request("GET", `${path}/comments`, {query: FIRST_PAGE, signal}),
-      api.request("GET", `${path}/changes`, {signal}),
-    ]);
+    const [page, history] = await (early || parts());
     if (signal.aborted) return false;
     drawIssue();
     await commentPanel.update(page);
