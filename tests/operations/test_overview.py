@@ -38,7 +38,8 @@ def test_an_empty_hub_shows_nothing_queued_no_runs_and_an_empty_store(hub):
                              "store": {"files": 0, "bytes": 0}, "gone_issues": 0,
                              "jql_time_zone": {"name": "UTC", "source": "default"},
                              "writes": {"pending": 0, "applying": 0, "failed": 0, "conflict": 0,
-                                        "oldest_pending_age_seconds": None}}
+                                        "oldest_pending_age_seconds": None},
+                             "jira_base_url": None}
 
 
 def test_the_queue_is_counted_by_type_and_status_with_the_oldest_queued_age(make_hub):
