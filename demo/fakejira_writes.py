@@ -36,6 +36,8 @@ The knobs a test sets, each taking effect on the next request:
   closed unanswered. For a refused connection, ``port = jira.stop()`` and later ``jira.start(port)``
   (the serving loop lets go of the socket when it next wakes: a connection in between may be reset).
 - ``jira.slow = seconds``: each write (not a GET, not a search) waits that long before it is applied.
+- ``jira.writes.edit_others_comments = False``: a user may edit only their own comments (as one without
+  Jira's "Edit All Comments" permission); editing another's is 403 in Jira's words.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class Writes(Edits):
         self.jira = jira
         self.lock = threading.RLock()  # one write at a time, as the fake's dicts are shared
         self.comment_properties: dict[str, dict[str, Any]] = {}  # comment id -> {key: value}
+        # False: a user edits only their own comments (no "Edit All Comments" permission), as Jira refuses.
+        self.edit_others_comments = True
         self.worklog_properties: dict[str, dict[str, Any]] = {}
         self.issue_properties: dict[str, dict[str, Any]] = {}  # by issue id: it follows a moved issue
         self.fired: list[tuple[str, str, str]] = []
@@ -333,6 +337,9 @@ class Writes(Edits):
 
     def put_comment(self, key, cid, query, body, who):
         issue, comment = self._comment(cid, self.issue(key))
+        if not self.edit_others_comments and comment["author"]["name"] != who:
+            raise Refusal(403, {"errorMessages": ["You do not have the permission to edit this comment."],
+                                "errors": {}})
         if not isinstance(body, dict) or not isinstance(body.get("body"), str) or not body["body"].strip():
             raise errors({"comment": "Comment body can not be empty!"})
         comment.update(body=body["body"], updateAuthor=user(who), updated=now())

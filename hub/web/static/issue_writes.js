@@ -3,6 +3,7 @@
 // it belongs, marked pending (before the hub has even answered), is followed by long-polls,
 // and then shows as Jira's own value (the page is read again), as Jira's refusal in its words
 // with Retry and Dismiss, or as a conflict with both values and "Keep mine" / "Take Jira's".
+// A write no agent has taken yet can still be cancelled from where it shows.
 
 import * as api from "./api.js";
 import {h, person, replace} from "./dom.js";
@@ -10,6 +11,8 @@ import {memberOf} from "./write_inputs.js";
 import {conflictFields, describe, follow, retry, valueText} from "./write_status.js";
 import {mountAttach} from "./write_attach.js";
 import {mountComment} from "./write_comment.js";
+import {commentEdits} from "./write_comment_edit.js";
+import {descriptionMark, mountDescription} from "./write_description.js";
 import {mountFields} from "./write_fields.js";
 import {mountLink} from "./write_link.js";
 import {mountTransitions} from "./write_transition.js";
@@ -34,6 +37,7 @@ export function mountWrites(ctx) {
   const finished = new Set();  // ids ended here: a read from before their end does not bring them back
   let inFlight = 0;            // requests sent whose write's id is not known yet
   const catalogues = api.request("GET", "/api/v1/catalogues", {signal}).catch(() => ({}));
+  const notice = h("p", {class: "write-line write-notice"});
 
   const env = {
     get issue() { return issue; },
@@ -65,16 +69,16 @@ export function mountWrites(ctx) {
   }
 
   // A mark in a dd that issue.js may draw anew on a live update: applied again by refresh().
-  function ddMark(name, shown, {keep = false} = {}) {
+  function ddMark(name, shown, tag, {keep = false} = {}) {
     let status = "pending", original = null, dd = null;
     const fallback = h("p", {class: "write-line"});
     const made = () => h("span", {class: "pending-value", "data-for": name},
-      keep ? " " : null, status === "failed" || status === "conflict" ? null : shown(), " ", badge(status));
+      keep ? " " : null, status === "failed" || status === "conflict" ? null : shown(), " ", tag(status));
     function apply() {
       const here = fieldDd(name);
       if (!here) {
         // The field is not shown (empty): the mark goes in the writes region.
-        replace(fallback, `${fieldName(name)}: `, shown(), " ", badge(status));
+        replace(fallback, `${fieldName(name)}: `, shown(), " ", tag(status));
         if (!fallback.isConnected) containers.writes?.append(fallback);
         return;
       }
@@ -101,13 +105,13 @@ export function mountWrites(ctx) {
   }
 
   // The summary in the title, pending: issue.js leaves the span alone while it is .editing.
-  function summaryMark(value) {
+  function summaryMark(value, tag) {
     const span = containers.summary;
     let status = "pending";
     const apply = () => {
       if (!span || span.classList.contains("editing")) return;
       const ended = status === "failed" || status === "conflict";
-      replace(span, ended ? issue.summary || "(no summary)" : value, " ", badge(status));
+      replace(span, ended ? issue.summary || "(no summary)" : value, " ", tag(status));
     };
     return {
       state(next) { status = next; apply(); },
@@ -117,13 +121,13 @@ export function mountWrites(ctx) {
   }
 
   // A mark appended to a container (a pending comment, work log, link, attachment).
-  function boxMark(where, node) {
+  function boxMark(where, node, tag) {
     const slot = node.querySelector(".write-state") || node;
     return {
       state(status) {
         node.classList.toggle("pending", status === "pending" || status === "applying");
         node.classList.toggle("failed", status === "failed" || status === "conflict");
-        replace(slot, badge(status));
+        replace(slot, tag(status));
         if (!node.isConnected) (where || containers.writes)?.append(node);
       },
       refresh() { if (!node.isConnected) (where || containers.writes)?.append(node); },
@@ -135,31 +139,50 @@ export function mountWrites(ctx) {
     return write.requested_by ? write.requested_by : "You";
   }
 
-  /** Where a write shows, by its operation and params: {state(status), refresh(), remove()}. */
-  function markFor(write) {
+  // A write's badge, with "Cancel" while no agent has taken it (ref.entry: the write once the hub answered).
+  function tagger(ref) {
+    return (status) => [badge(status), status === "pending" && ref.entry && mayWrite ? h("button", {type: "button",
+      class: "write-cancel secondary", "aria-label": `Cancel: ${named(ref.entry.write)}`,
+      onclick: (event) => cancel(ref.entry, event.currentTarget)}, "Cancel") : null];
+  }
+
+  function named(write) {
+    return describe(write, new Proxy({}, {get: (_, name) => fieldName(memberOf(name))}));
+  }
+
+  /**
+   * Where a write shows, by its operation and params: {state(status), refresh(), remove()};
+   * ref.entry is set once the write is followed (its Cancel button needs it).
+   */
+  function markFor(write, ref = {}) {
     const params = write.params || {};
+    const tag = tagger(ref);
     if (write.op === "comment") {
       return boxMark(containers.pendingComments, h("article", {class: "comment pending"},
         h("p", {class: "meta"}, who(write), " · ", h("span", {class: "write-state"})),
-        h("div", {class: "comment-text"}, params.body || "")));
+        h("div", {class: "comment-text"}, params.body || "")), tag);
     }
     if (write.op === "log_work") {
       return boxMark(containers.pendingWorklogs, h("p", {class: "worklog pending"},
         `${who(write)} logged ${valueText(params.time_spent)}`, params.comment ? ` — ${params.comment}` : "",
-        " · ", h("span", {class: "write-state"})));
+        " · ", h("span", {class: "write-state"})), tag);
     }
     if (write.op === "link") {
       return boxMark(containers.links, h("p", {class: "link pending"},
         `${params.type}: `, params.outward ? `this issue → ${params.outward}` : `${params.inward} → this issue`,
-        " · ", h("span", {class: "write-state"})));
+        " · ", h("span", {class: "write-state"})), tag);
     }
     if (write.op === "attach") {
       return boxMark(containers.attachments, h("p", {class: "attachment pending"},
-        params.filename || "file", " · ", h("span", {class: "write-state"})));
+        params.filename || "file", " · ", h("span", {class: "write-state"})), tag);
     }
+    if (write.op === "edit_comment") return comments.mark(write, tag);
     if (write.op === "edit") {
-      const marks = Object.entries(params.fields || {}).map(([name, value]) => (name === "summary"
-        ? summaryMark(value) : ddMark(memberOf(name), () => shownValue(memberOf(name), value))));
+      const marks = Object.entries(params.fields || {}).map(([name, value]) => {
+        if (name === "summary") return summaryMark(value, tag);
+        if (name === "description" && containers.description) return descriptionMark(containers, value, tag);
+        return ddMark(memberOf(name), () => shownValue(memberOf(name), value), tag);
+      });
       return {
         state: (status) => marks.forEach((m) => m.state(status)),
         refresh: () => marks.forEach((m) => m.refresh()),
@@ -167,7 +190,7 @@ export function mountWrites(ctx) {
       };
     }
     if (write.op === "transition") {
-      const mark = ddMark("status", () => `→ ${params.to}`, {keep: true});
+      const mark = ddMark("status", () => `→ ${params.to}`, tag, {keep: true});
       return {
         state(status) { mark.state(status); transitions.busy(status === "pending" || status === "applying"); },
         refresh: () => mark.refresh(),
@@ -175,7 +198,7 @@ export function mountWrites(ctx) {
       };
     }
     return boxMark(containers.writes, h("p", {class: "write-line"}, describe(write, {}), " · ",
-      h("span", {class: "write-state"})));
+      h("span", {class: "write-state"})), tag);
   }
 
   // --- following writes ----------------------------------------------------------------------
@@ -186,7 +209,8 @@ export function mountWrites(ctx) {
    * which shows it beside itself; an accepted write is followed until it ends.
    */
   async function act(prospect, asking) {
-    const mark = markFor(prospect);
+    const ref = {};
+    const mark = markFor(prospect, ref);
     mark.state("pending");
     inFlight += 1;
     let write;
@@ -198,12 +222,13 @@ export function mountWrites(ctx) {
     } finally {
       inFlight -= 1;
     }
-    watch(write, mark);
+    watch(write, mark, ref);
     return write;
   }
 
-  function watch(write, mark) {
+  function watch(write, mark, ref) {
     const entry = {write, mark};
+    ref.entry = entry;
     tracked.set(write.id, entry);
     mark.state(write.status);
     run(entry);
@@ -211,10 +236,11 @@ export function mountWrites(ctx) {
 
   async function run(entry) {
     const ended = await follow(entry.write, signal, (write) => {
+      if (entry.over) return;  // cancelled here meanwhile
       entry.write = write;
       entry.mark.state(write.status);
     });
-    if (!ended || signal.aborted) return;
+    if (!ended || signal.aborted || entry.over) return;
     entry.write = ended;
     if (ended.status === "done") {
       entry.ending = true;  // Jira's value is drawn by the reload: no mark put back meanwhile
@@ -233,10 +259,41 @@ export function mountWrites(ctx) {
   }
 
   function end(entry) {
+    entry.over = true;
     entry.mark.remove();
     entry.panel?.remove();
     tracked.delete(entry.write.id);
     finished.add(entry.write.id);
+  }
+
+  /** Cancel a write no agent has taken yet; one taken meanwhile (409) is followed on. */
+  async function cancel(entry, button) {
+    const write = entry.write;
+    const what = named(write);
+    button.disabled = true;
+    try {
+      entry.write = await api.request("POST", `/api/v1/writes/${encodeURIComponent(write.id)}/cancel`, {signal});
+    } catch (error) {
+      if (error.name === "AbortError") return;
+      if (error.status === 409) {
+        say(`${what}: an agent took it meanwhile, so it can no longer be cancelled; it shows here as Jira answers.`);
+        if (!entry.over && entry.write.status === "pending") entry.mark.state("applying");
+      } else {
+        button.disabled = false;
+        say(`Could not cancel ${what}: ${error.message}`);
+      }
+      return;
+    }
+    end(entry);
+    // A cancelled comment's text goes back to the comment box, if that is empty.
+    const box = containers.comments?.querySelector("#comment-body");
+    if (write.op === "comment" && box && !box.value) box.value = write.params?.body || "";
+    say(`${what} cancelled: Jira never saw it.${write.op === "comment" && box?.value ? " Its text is back in the comment box." : ""}`);
+  }
+
+  function say(text) {
+    replace(notice, text);
+    if (!notice.isConnected) containers.writes?.append(notice);
   }
 
   async function again(entry, button, base) {
@@ -298,13 +355,15 @@ export function mountWrites(ctx) {
     if (inFlight > 0) return;  // one of ours may be among them, its id not known yet
     for (const write of current.pending_writes || []) {
       if (tracked.has(write.id) || finished.has(write.id)) continue;
-      watch(write, markFor(write));
+      const ref = {};
+      watch(write, markFor(write, ref), ref);
     }
   }
 
   // --- the controls ----------------------------------------------------------------------------
 
   const none = {update() {}, busy() {}};
+  const comments = commentEdits(containers, env, mayWrite);
   const transitions = mayWrite ? mountTransitions(containers, env) : none;
   const parts = mayWrite ? [
     transitions,
@@ -313,6 +372,8 @@ export function mountWrites(ctx) {
     mountWorklog(containers, env),
     mountLink(containers, env),
     mountAttach(containers, env),
+    mountDescription(containers, env),
+    comments,
   ] : [];
   adopt(issue);
 

@@ -22,7 +22,9 @@ export function mountFields(containers, env) {
   // The edit screen's fields that have a control, by the issue object's name: [fid, meta].
   function onScreen(issue) {
     return new Map(Object.entries(issue.edit_fields || {})
-      .filter(([fid, meta]) => fid !== "summary" && editable(fid, meta))
+      // The summary and (where the page has its place) the description are edited in place.
+      .filter(([fid, meta]) => fid !== "summary" && !(fid === "description" && containers.description)
+        && editable(fid, meta))
       .map(([fid, meta]) => [memberOf(fid), [fid, meta]]));
   }
 
