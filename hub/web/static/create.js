@@ -59,7 +59,7 @@ export async function renderCreate(main, signal) {
       h("label", {for: "create-summary"}, "Summary", h("span", {class: "required"}, " (required)")), summary),
     parentBox,
     h("div", {class: "form-field"}, h("label", {for: "create-description"}, "Description"), description,
-      h("p", {class: "hint"}, "Jira's wiki markup: *bold*, _italic_, {{code}}, [text|https://…].")),
+      h("p", {class: "hint"}, "Jira's wiki markup: *bold*, _italic_, {{code}}, [text|address].")),
     fieldsBox,
     h("div", {class: "buttons"}, submit), line);
   let controls = [];
