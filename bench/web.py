@@ -1,5 +1,6 @@
-"""The web interface in headless Chromium: from navigation to the list of 50 issues drawn, and to an
-issue page with 50 comments and a 20 KB wiki description rendered.
+"""The web interface in headless Chromium: from navigation to the list of 50 issues drawn, to an
+issue page with 50 comments and a 20 KB wiki description rendered, and to a board of 200 cards drawn;
+and from a click on "Comment" to the comment shown pending, then shown as Jira's.
 
 A hub is served on a scratch data dir and its mirror filled through the agent protocol (one
 refresh, as an agent sends it): ``--issues`` issues as a team's list holds them and one issue
@@ -12,7 +13,9 @@ navigation's start (``performance.timeOrigin``) to the frame in which a selector
 once everything is there first matches:
 
 - the list: ``#/issues?limit=50``, until the 50th row of the results table;
-- the issue: ``#/issue/KEY``, until the description's elements and the 50th comment are there.
+- the issue: ``#/issue/KEY``, until the description's elements and the 50th comment are there;
+- the board: ``#/board/ID``, a scrum board whose active sprint holds ``--cards`` issues, until its
+  cards are there (the page draws them all at once).
 
 Beside each figure is its baseline, the API's own time for the requests the page waits for (the
 same GETs over HTTP, one keep-alive client, no browser), as the project's other benchmarks print a
@@ -24,7 +27,12 @@ page). One more load of each page is traced (Chromium's performance timeline, ke
 document, style and layout, paint) and how long it waited, and the requests it waited on one
 after another before its own. Target: p50 < 300 ms each.
 
-    python bench/web.py [--loads 20] [--issues 50] [--comments 50] [--description-kb 20] [--trace DIR]
+Then the comment editor against the demo Jira through ``hub-agent`` (bench/web_writes.py): from a
+click on "Comment" to the comment shown pending (target p50 < 100 ms), and to it shown as Jira's
+comment (target p50 < 1.5 s), beside the API's own round trip for the same write.
+
+    python bench/web.py [--loads 20] [--issues 50] [--comments 50] [--description-kb 20] [--cards 200]
+                        [--rounds 20] [--trace DIR]
 """
 
 from __future__ import annotations
@@ -41,16 +49,31 @@ from dataclasses import dataclass
 
 from bench.figures import latency, verdict
 from bench.server import ScratchHub, hub_command, timed_gets
+from bench.web_writes import comment_figures
 
 TARGET_MS = 300
 BIG = "AURORA-500"
 JIRA_TIME = "2026-10-22T13:05:11.000+0300"
 AGENT_ID = "bench-web"
+PAGE = 100  # issues in a state page, at most
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run", "--disable-quic"]
 STATUSES = ("Open", "In Progress", "Review", "Done")
 TYPES = ("Task", "Bug", "Story")
 PEOPLE = ("ivanov", "petrov", "smirnova", "kozlova")
+# The board: a scrum board of four columns, one status each, its active sprint holding the cards.
+BOARD_ID = 4216
+STATUS_IDS = {"Open": "1", "In Progress": "3", "Review": "10001", "Done": "6"}
+CATEGORIES = {"Open": "new", "In Progress": "indeterminate", "Review": "indeterminate", "Done": "done"}
+CATALOGUES = {
+    "statuses": [{"id": sid, "name": name, "category": name, "category_key": CATEGORIES[name]}
+                 for name, sid in STATUS_IDS.items()],
+    "users": [{"name": login, "key": login, "display_name": login.title()} for login in PEOPLE],
+    "boards": [{"id": str(BOARD_ID), "name": "Bench board", "type": "scrum",
+                "columns": [{"name": name, "statuses": [sid]} for name, sid in STATUS_IDS.items()]}],
+}
+SPRINT = {"id": 21, "name": "Bench Sprint 21", "state": "active", "start": "2026-11-16T09:00:00.000+03:00",
+          "end": "2026-11-30T18:00:00.000+03:00", "complete": None, "board_id": BOARD_ID, "goal": "Cards"}
 
 # Installed before any script of the page: when ``window.__benchSelector`` first matches, the time
 # of the next frame (the one that paints it) is kept as ``window.__benchDrawn``, in ms since the
@@ -142,9 +165,9 @@ def comment_body(n: int) -> str:
             f"AURORA-{n}].")
 
 
-def issues(count: int, comments: int, description_kb: int) -> list[dict]:
+def issues(count: int, comments: int, description_kb: int, cards: int = 0) -> list[dict]:
     """The mirror's issues: ``count`` as a team's list holds them, then ``BIG`` with ``comments``
-    comments and a description of ``description_kb`` KB."""
+    comments and a description of ``description_kb`` KB, then ``cards`` in the board's active sprint."""
     states = [{"key": f"AURORA-{n}", "id": str(10000 + n), "summary": f"Cards list filter {n} keeps its order",
                "issue_type": TYPES[n % 3], "status": STATUSES[n % 4], "assignee": PEOPLE[n % 4],
                "reporter": PEOPLE[(n + 1) % 4], "priority": "Major", "labels": ["AWPCA"],
@@ -156,6 +179,10 @@ def issues(count: int, comments: int, description_kb: int) -> list[dict]:
         "description": wiki_description(description_kb * 1024),
         "comments": [{"id": str(20000 + c), "author": PEOPLE[c % 4], "created": JIRA_TIME, "updated": JIRA_TIME,
                       "body": comment_body(c)} for c in range(1, comments + 1)]})
+    states += [{"key": f"AURORA-{1000 + n}", "id": str(11000 + n), "summary": f"Board card {n}: export the cards list",
+                "issue_type": TYPES[n % 3], "status": STATUSES[n % 4], "assignee": PEOPLE[n % 4],
+                "reporter": PEOPLE[(n + 1) % 4], "priority": "Major", "labels": ["AWPCA"], "sprints": [SPRINT],
+                "updated": f"2026-09-{1 + n % 28:02d}T13:05:11.000+0300"} for n in range(1, cards + 1)]
     return states
 
 
@@ -174,12 +201,14 @@ def post(port: int, token: str, path: str, body: dict) -> dict:
 
 
 def fill(port: int, agent: str, interface: str, states: list[dict]) -> None:
-    """One refresh of ``states``, as an agent reports it: claimed, one state page, done."""
+    """One refresh of ``states``, as an agent reports it: claimed, its state pages, done."""
     command = post(port, interface, "/api/v1/commands", {"type": "refresh"})
     [claimed] = post(port, agent, "/agent/v1/claim", {"agent_id": AGENT_ID, "version": 14})["commands"]
     assert claimed["id"] == command["id"], (claimed, command)
-    post(port, agent, f"/agent/v1/commands/{claimed['id']}/state",
-         {"agent_id": AGENT_ID, "delivery": 1, "issues": states})
+    for start in range(0, len(states), PAGE):  # pages of at most PAGE issues, the catalogues with the first
+        post(port, agent, f"/agent/v1/commands/{claimed['id']}/state",
+             {"agent_id": AGENT_ID, "delivery": 1, "issues": states[start:start + PAGE],
+              **({"catalogues": CATALOGUES} if start == 0 else {})})
     post(port, agent, f"/agent/v1/commands/{claimed['id']}/done",
          {"agent_id": AGENT_ID, "delivery": 1, "result": {"total": len(states)}})
 
@@ -353,13 +382,17 @@ def main() -> int:
     parser.add_argument("--comments", type=int, default=50, help="comments on the big issue (default 50)")
     parser.add_argument("--description-kb", type=int, default=20,
                         help="KB of wiki text in the big issue's description (default 20)")
+    parser.add_argument("--cards", type=int, default=200, help="cards on the board (default 200)")
+    parser.add_argument("--rounds", type=int, default=20,
+                        help="comments timed from the click (default 20; 0 leaves the comment figures out)")
     parser.add_argument("--trace", metavar="DIR",
                         help="keep the Chromium trace of one load of each page in DIR (made if missing)")
     args = parser.parse_args()
     if args.trace:
         os.makedirs(args.trace, exist_ok=True)
-    if not 1 <= args.issues <= 500 or not 1 <= args.comments <= 50:
-        parser.error("--issues takes 1 to 500 (a page of the list), --comments 1 to 50 (a page of comments)")
+    if not 1 <= args.issues <= 500 or not 1 <= args.comments <= 50 or not 1 <= args.cards <= 500:
+        parser.error("--issues takes 1 to 500 (a page of the list), --comments 1 to 50 (a page of comments),"
+                     " --cards 1 to 500 (a board's)")
 
     try:
         from playwright.sync_api import sync_playwright
@@ -370,13 +403,15 @@ def main() -> int:
     with ScratchHub("hub-bench-web-") as scratch:
         agent, interface = scratch.token("agent", "agent"), scratch.token("ui", "interface")
         hub_command(scratch.data_dir, "scope", "set", "project = AURORA")
-        hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench")
+        hub_command(scratch.data_dir, "project", "add", "AWPCA", "--name", "Bench", "--board-id", str(BOARD_ID),
+                    "--board-type", "scrum")
         port = scratch.serve()
         url = f"http://127.0.0.1:{port}"
         started = time.perf_counter()
-        fill(port, agent, interface, issues(args.issues, args.comments, args.description_kb))
+        fill(port, agent, interface, issues(args.issues, args.comments, args.description_kb, args.cards))
         print(f"{args.issues} issues in the list, {BIG} with {args.comments} comments and a"
-              f" {args.description_kb} KB wiki description; filled in {time.perf_counter() - started:.1f} s;"
+              f" {args.description_kb} KB wiki description, a board of {args.cards} cards;"
+              f" filled in {time.perf_counter() - started:.1f} s;"
               f" {args.loads} loads of each page; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
         issue_path = f"/api/v1/issues/{BIG}"
@@ -394,6 +429,9 @@ def main() -> int:
              [issue_path, f"{issue_path}/comments", f"{issue_path}/changes"],
              # as the page asks for them: the wiki text rendered by the hub
              [f"{issue_path}?render=html", f"{issue_path}/comments?render=html"]),
+            # The board draws its columns and every card at once, from one request.
+            (f"the board: {args.cards} cards drawn", f"{url}/#/board/{BOARD_ID}", ".board-columns .card",
+             [f"/api/v1/boards/{BOARD_ID}"], [f"/api/v1/boards/{BOARD_ID}"]),
         ]
         api_times = {}
         for *_, baseline in pages:
@@ -417,15 +455,26 @@ def main() -> int:
                 page.get_by_role("heading", name="Issues").wait_for()
                 for n, (name, address, selector, own, baseline) in enumerate(pages):
                     loads = timed_loads(page, address, selector, own, args.loads)
-                    trace = os.path.join(args.trace, f"web-{('list', 'issue')[n]}.json") if args.trace else None
+                    named = ("list", "issue", "board")[n]
+                    trace = os.path.join(args.trace, f"web-{named}.json") if args.trace else None
                     traced = traced_load(browser, page, address, selector, own, trace)
                     met &= report(name, loads, {path: api_times[path] for path in baseline}, traced)
+                page.goto(f"{url}/#/issue/{BIG}")
+                page.locator("#description > *").first.wait_for()
                 if len(page.locator("#description").inner_text()) < args.description_kb * 512:
                     raise SystemExit("the issue page drew its comments but not its description")
+                page.goto(f"{url}/#/board/{BOARD_ID}")
+                page.locator(".board-columns .card").first.wait_for()
+                if page.locator(".board-columns .card").count() != args.cards:
+                    raise SystemExit(f"the board drew {page.locator('.board-columns .card').count()} cards,"
+                                     f" not {args.cards}")
+                context.close()
+                if args.rounds:
+                    met &= comment_figures(browser, args.rounds)
             finally:
                 browser.close()
     if args.trace:
-        print(f"traces of one load of each page: {args.trace}/web-list.json, web-issue.json"
+        print(f"traces of one load of each page: {args.trace}/web-list.json, web-issue.json, web-board.json"
               " (open them in Chromium's DevTools, Performance)")
     print("all figures within target" if met else "some figures OVER TARGET")
     return 0
