@@ -138,7 +138,8 @@ class BoardView {
       people.set(card.assignee || NOBODY, card.assignee ? this.board.people?.[card.assignee] || card.assignee : "Unassigned");
       if (card.issue_type) types.add(card.issue_type);
     }
-    const byName = (a, b) => a[1].localeCompare(b[1]);
+    // People by name, "Unassigned" last.
+    const byName = (a, b) => (a[0] === NOBODY) - (b[0] === NOBODY) || a[1].localeCompare(b[1]);
     const group = (label, kind, values) => (values.length < 1 ? null : h("div", {class: "quick-filter", role: "group",
       "aria-label": `Quick filters: ${label}`}, h("span", {class: "quick-label", "aria-hidden": "true"}, `${label}:`),
       values.map(([value, name]) => h("button", {type: "button", class: "secondary toggle",
