@@ -68,7 +68,7 @@ def test_a_word_only_a_comment_holds_finds_the_issue_until_a_later_page_deletes_
     assert found(hub, "comments:zebra") == ["X-1"] and found(hub, "summary:zebra") == []
 
     mirror(hub, [issue("X-1", comments=[comment("102", "plain")])])
-    assert search(hub, "zebra") == {"items": [], "next_cursor": None, "total": 0}
+    assert search(hub, "zebra") == {"items": [], "next_cursor": None, "total": 0, "people": {}}
     assert sorted(found(hub, "plain")) == ["X-1", "X-2"]
     index_agrees(hub)
 
@@ -178,7 +178,7 @@ def test_q_ranks_pages_by_offset_and_combines_with_filters(hub):
     last = search(hub, "kiwi", status="Open", limit=2, cursor=rest["next_cursor"])
     assert last["next_cursor"] is None
     assert sorted(i["key"] for p in (open_ones, rest, last) for i in p["items"]) == ["X-1", "X-3", "X-5", "X-7", "X-8"]
-    assert search(hub, "kiwi", status="Closed") == {"items": [], "next_cursor": None, "total": 0}
+    assert search(hub, "kiwi", status="Closed") == {"items": [], "next_cursor": None, "total": 0, "people": {}}
 
 
 def test_total_without_q_counts_the_filtered_issues_on_the_first_page(hub):

@@ -83,7 +83,7 @@ def test_a_prefix_search_ranks_pages_counts_and_cuts_snippets_as_its_whole_word_
             assert "total" not in rest_prefix and rest_prefix["next_cursor"] == rest_word["next_cursor"]
             cursor = rest_word["next_cursor"]
     assert search(hub, "kiw*", limit=1)["items"][0]["key"] == "X-20"
-    assert search(hub, "zzz*") == {"items": [], "next_cursor": None, "total": 0}
+    assert search(hub, "zzz*") == {"items": [], "next_cursor": None, "total": 0, "people": {}}
 
 
 @sqlite_only  # FTS5's statements on its own tables
