@@ -19,8 +19,8 @@ from tests.web.test_web_writes import open_page, writer_token
 
 pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
-KEYS = [f"AURORA-{n}" for n in range(3, 9)]
-OWN, OTHERS, QUEUED, DESCRIBED, ESCAPED, READ_ONLY = KEYS
+KEYS = [f"AURORA-{n}" for n in range(3, 10)]
+OWN, OTHERS, QUEUED, DESCRIBED, ESCAPED, READ_ONLY, LIVE = KEYS
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def site(tmp_path_factory, browser, module_database_url):
         jira.add_comment(OTHERS, "102", "Petrov's *own* words", author="petrov")
         jira.add_comment(ESCAPED, "103", "Kept as it is", author="ivanov")
         jira.add_comment(READ_ONLY, "104", "Read, not edited", author="ivanov")
+        jira.add_comment(LIVE, "105", "Being edited", author="ivanov")
         refresh = call(url, reader, "/api/v1/commands", {"type": "refresh"})
         wait_until(lambda: call(url, reader, f"/api/v1/commands/{refresh['id']}")["status"] == "done",
                    timeout=60, every=0.2, message="the refresh of the test's issues")
@@ -204,6 +205,28 @@ def test_the_description_is_edited_in_place_and_a_change_in_jira_meanwhile_is_a_
     expect(conflict).to_have_count(0)
     expect(page.locator("#description")).to_have_text("Mine, again.")
     assert jira.issues[DESCRIBED]["fields"]["description"] == "Mine, again."
+
+
+def test_half_typed_edits_survive_a_change_shown_live_on_a_phone(browser, site):
+    context, tab, errors = open_page(browser, site, site["writer"], viewport={"width": 390, "height": 844})
+    try:
+        show(tab, site, LIVE)
+        tab.get_by_role("button", name="Edit description").click()
+        tab.get_by_label("Edit the description").fill("Half a description")
+        edited = comment(tab, "105")
+        edited.get_by_role("button", name="Edit comment").click()
+        edited.get_by_label("Edit the comment").fill("Half an edit")
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        check_page(tab, "writes", "phone-edits-open")
+        # Someone else comments meanwhile: the comments are drawn anew, the editors stay as they were.
+        call(site["url"], site["writer"], f"/api/v1/issues/{LIVE}/comments", {"body": "From another desk"})
+        expect(tab.locator(".comment[data-comment-id]").filter(has_text="From another desk")).to_have_count(1)
+        expect(comment(tab, "105").get_by_label("Edit the comment")).to_have_value("Half an edit")
+        expect(comment(tab, "105").locator(".wiki")).to_be_hidden()
+        expect(tab.get_by_label("Edit the description")).to_have_value("Half a description")
+        assert errors == [], errors
+    finally:
+        context.close()
 
 
 def test_a_token_that_may_not_write_is_offered_no_edit_of_comments_or_description(browser, site):
