@@ -1,7 +1,7 @@
 """The issues list as a place to work, in a real browser against a real hub: filters (folded
 behind "Filters (n)") offer the values the query's issues hold with their counts, headers sort
-both ways, columns are chosen and remembered, and the whole list (search, filters, order, page) lives in the address, so reload,
-Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
+both ways, columns are chosen and remembered, and the whole list (search, filters, order, page)
+lives in the address, so reload, Back/Forward and a pasted link restore it. Mirrored values in the facets show as text.
 Headless Chromium from the system's packages (the ``browser`` fixture); each state is checked
 with axe-core and its screenshot kept (``tests/support/browser.py``'s ``check_page``). The
 module's hub is started once, on SQLite (tests/web/__init__.py says why one engine).
