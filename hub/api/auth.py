@@ -129,7 +129,14 @@ def roles_for(resource, method: str) -> frozenset[str]:
     """The roles that may call ``method`` on ``resource`` (empty: anyone)."""
     roles = getattr(resource, "roles", ADMIN)
     if isinstance(roles, dict):
-        return roles.get(method.upper(), ADMIN)
+        # A method the resource does not answer is open to whoever may call one it does: its
+        # answer is the 405 the method deserves, not a 403 that says the role is wrong.
+        if method.upper() in roles:
+            return roles[method.upper()]
+        answered = list(roles.values())
+        if not answered:
+            return ADMIN
+        return PUBLIC if PUBLIC in answered else frozenset().union(*answered)
     return roles
 
 

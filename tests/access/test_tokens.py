@@ -63,7 +63,7 @@ def test_every_operation_refuses_the_roles_it_is_closed_to(hub):
     hub.tokens["metrics"] = hub.built.services.tokens.add("test-metrics", "metrics")
     samples = {"key": "AURORA-12", "attachment_id": "901", "command_id": "1", "note_id": "1",
                "batch_id": "1", "label": "NOPE", "name": "nobody", "agent_id": "a", "filter_id": "1",
-               "write_id": "1", "comment_id": "1", "link_id": "1"}
+               "write_id": "1", "comment_id": "1", "link_id": "1", "board_id": "1"}
     refused = 0
     for template, item in hub.client.simulate_get("/openapi.json").json["paths"].items():
         path = template.format(**samples)
@@ -78,6 +78,13 @@ def test_every_operation_refuses_the_roles_it_is_closed_to(hub):
                     assert f"has role '{role}'" in resp.json["description"]
                 refused += 1
     assert refused > 50
+
+
+def test_a_method_a_route_does_not_answer_is_405_to_a_role_that_may_use_the_route(hub):
+    # /api/v1/projects: GET for interfaces, POST for admins; a PUT is no role's, and says so as 405.
+    for role in ("interface", "admin"):
+        assert hub.api("PUT", "/api/v1/projects", {"label": "X"}, role=role).status_code == 405
+    assert hub.api("PUT", "/api/v1/projects", {"label": "X"}, role="agent").status_code == 403
 
 
 def test_a_revoked_token_is_401(hub):
