@@ -121,11 +121,13 @@ def routes(services: Services, config: Config, polls: LongPolls) -> list[tuple[s
     openapi.describe(table)
     me.describe(table)
     files = web.load_files()
+    assets = web.AssetResource(files)
     return [
         *table,
         # the web interface: its page and the files it loads
         ("/", web.IndexResource(files)),
-        ("/ui/{name}", web.AssetResource(files)),
+        ("/ui/{name}", assets),
+        ("/ui/v/{version}/{name}", assets),
     ]
 
 

@@ -23,7 +23,45 @@ def test_the_page_is_served_at_the_root_without_a_token(hub):
     assert "default-src 'self'" in CONTENT_SECURITY_POLICY and "unsafe" not in CONTENT_SECURITY_POLICY
     assert resp.headers["x-content-type-options"] == "nosniff"
     assert resp.headers["cache-control"] == "no-cache"
-    assert '<script type="module" src="/ui/app.js"></script>' in resp.text
+    assert re.search(r'<script type="module" src="/ui/v/[0-9a-f]{16}/app\.js"></script>', resp.text)
+
+
+def test_the_page_names_its_files_by_their_version_and_a_browser_keeps_them():
+    """A browser keeps the page's files without asking again (a reload asks for the page alone),
+    and learns of every module at once; a hub whose files changed names them anew."""
+    from hub.web.resources import load_files
+
+    files = load_files()
+    page = files["index.html"].body.decode()
+    named = re.findall(r'"/ui/v/([0-9a-f]{16})/([^"]+)"', page)
+    assert {version for version, _ in named} == {version_of(files)}
+    assert {name for _, name in named} >= {name for name in files if name.endswith((".js", ".css"))}
+    assert all(f'<link rel="modulepreload" href="/ui/v/{version_of(files)}/{name}">' in page
+               for name in files if name.endswith(".js"))
+    assert "/ui/app.js" not in page and "modulepreload -->" not in page
+
+
+def version_of(files):
+    from hub.web.resources import version
+
+    return version(files)
+
+
+@pytest.mark.backends("sqlite")
+def test_a_versioned_file_is_kept_a_year_and_another_versions_name_still_answers(hub):
+    from hub.web.resources import load_files
+
+    current = version_of(load_files())
+    resp = hub.api("GET", f"/ui/v/{current}/dom.js", role=None)
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/javascript")
+    assert resp.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert resp.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    # A page an older hub served, open across an upgrade, still loads: this hub's file, asked again.
+    old = hub.api("GET", "/ui/v/0123456789abcdef/dom.js", role=None)
+    assert old.status_code == 200 and old.content == resp.content and old.headers["cache-control"] == "no-cache"
+    assert hub.api("GET", f"/ui/v/{current}/nothing.js", role=None).status_code == 404
+    assert hub.api("GET", f"/ui/v/{current}/index.html", role=None).status_code == 404
+    assert hub.api("GET", "/ui/dom.js", role=None).headers["cache-control"] == "no-cache"
 
 
 def test_the_page_loads_nothing_from_outside_the_hub_and_has_no_inline_script():
