@@ -112,8 +112,10 @@ TIMING = """(paths) => {
 # from that request back, each time the one that ended last before the next began (the document
 # first). Each with its start and end (ms since the navigation began) and its size.
 CHAIN = """(paths) => {
-  // The tab's icon is fetched beside the page, which never waits on it.
-  const all = performance.getEntriesByType("resource").filter((entry) => !entry.name.includes("/favicon"));
+  // The tab's icon is fetched beside the page, which never waits on it; a file the browser had
+  // kept (transferSize 0: no request at all) is no wait either.
+  const all = performance.getEntriesByType("resource").filter((entry) => !entry.name.includes("/favicon")
+    && (entry.transferSize > 0 || paths.includes(new URL(entry.name).pathname)));
   const own = all.filter((entry) => paths.includes(new URL(entry.name).pathname));
   if (!own.length) return [];
   const [navigation] = performance.getEntriesByType("navigation");

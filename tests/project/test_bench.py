@@ -47,13 +47,16 @@ def test_the_web_bench_draws_the_list_and_an_issue_in_chromium_beside_the_apis_f
             pytest.fail(f"the web bench cannot run in CI: {reason}")
         pytest.skip(reason)
     run = subprocess.run([sys.executable, str(ROOT / "bench" / "web.py"), "--loads", "2", "--issues", "7",
-                          "--comments", "3", "--description-kb", "2", "--trace", str(tmp_path)],
+                          "--comments", "3", "--description-kb", "2", "--cards", "12", "--rounds", "2",
+                          "--trace", str(tmp_path)],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
     out = run.stdout
-    assert out.startswith("7 issues in the list, AURORA-500 with 3 comments and a 2 KB wiki description;"), out
-    pages = re.findall(r"^(the list: 7 issues drawn|the issue: 3 comments and a 2 KB description rendered)\n"
-                       r"((?:  API /api/v1/issues\S* \(baseline\) +p50 .*\n)+)"
+    assert out.startswith("7 issues in the list, AURORA-500 with 3 comments and a 2 KB wiki description, "
+                          "a board of 12 cards;"), out
+    pages = re.findall(r"^(the list: 7 issues drawn|the issue: 3 comments and a 2 KB description rendered|"
+                       r"the board: 12 cards drawn)\n"
+                       r"((?:  API /api/v1/\S* \(baseline\) +p50 .*\n)+)"
                        r"  in Chromium, navigation to drawn +p50 .*\n"
                        r"    start to the page's requests .*, the requests .*, then parse and draw .*\n"
                        r"    one more load, traced: the page's thread ran script .*; it waited .*\n"
@@ -61,10 +64,21 @@ def test_the_web_bench_draws_the_list_and_an_issue_in_chromium_beside_the_apis_f
                        r"  ratio to baseline .*; p50 [\d.]+ ms \((ok|OVER TARGET), target < 300 ms\)$",
                        out, re.MULTILINE)
     assert [page[0] for page in pages] == ["the list: 7 issues drawn",
-                                          "the issue: 3 comments and a 2 KB description rendered"], out
-    assert [page[1].count("(baseline)") for page in pages] == [1, 2], out
+                                          "the issue: 3 comments and a 2 KB description rendered",
+                                          "the board: 12 cards drawn"], out
+    assert [page[1].count("(baseline)") for page in pages] == [1, 2, 1], out
+    # A reload asks for the page alone: the files the browser kept are no wait.
+    assert all("/ui/" not in line for line in out.splitlines() if "one after another" in line), out
+    comments = re.search(r"^the comment editor: 2 comments made in the page.*\n"
+                         r"  API POST …/comments to its 202 \(baseline\) +p50 .*\n"
+                         r"  in Chromium, click on Comment to pending drawn +p50 .*\n"
+                         r"  API POST …/comments to its write done \(baseline\) +p50 .*\n"
+                         r"  in Chromium, click on Comment to Jira's drawn +p50 .*\n"
+                         r"  pending: p50 [\d.]+ ms \((ok|OVER TARGET), target < 100 ms\); "
+                         r"Jira's: p50 [\d.]+ ms \((ok|OVER TARGET), target < 1500 ms\)$", out, re.MULTILINE)
+    assert comments, out
     # Chromium's timeline of one load of each page, kept where asked.
-    for name in ("web-list.json", "web-issue.json"):
+    for name in ("web-list.json", "web-issue.json", "web-board.json"):
         assert json.loads((tmp_path / name).read_text("utf-8")), name
 
 
