@@ -101,7 +101,7 @@ def test_a_comment_shows_pending_at_once_then_as_jiras_comment(page, site, slow_
     page.get_by_role("button", name="Preview").click()
     expect(page.locator("#comment-preview strong")).to_have_text("staging")
     check_page(page, "writes", "comment-preview")
-    page.get_by_role("button", name="Edit", exact=True).click()
+    page.get_by_role("button", name="Back to editing").click()
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith(f"/issues/{key}/comments")) as asked:
         page.locator("form#comment-form").get_by_role("button", name="Comment").click()
     # One key per action: a request sent again after a lost answer makes no second write.
