@@ -363,3 +363,15 @@ def test_a_move_jira_finds_in_conflict_puts_the_card_back_with_the_reason(jira_b
     card = tab.locator('.card[data-key="AURORA-1"]')
     expect(card.locator(".card-error")).to_contain_text("the issue changed in Jira meanwhile")
     check_page(tab, "board", "move-conflict")
+
+
+def test_a_move_jira_refuses_puts_the_card_back_with_jiras_words(jira_board):
+    tab, jira, _url, _interface = jira_board
+    del jira.issues["AURORA-1"]  # deleted in Jira since the refresh: Jira refuses the transition
+    tab.locator('.card[data-key="AURORA-1"]').drag_to(column(tab, "In Progress"))
+    expect(tab.get_by_role("alert")).to_have_text(
+        "AURORA-1 was not moved: Jira answered 404 to issue AURORA-1: Issue Does Not Exist")
+    card = column(tab, "To Do").locator('.card[data-key="AURORA-1"]')
+    expect(card.locator(".card-error")).to_contain_text("Issue Does Not Exist")
+    expect(column(tab, "In Progress").locator('.card[data-key="AURORA-1"]')).to_have_count(0)
+    check_page(tab, "board", "move-failed")
