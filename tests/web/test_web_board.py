@@ -206,11 +206,17 @@ def test_quick_filters_narrow_the_cards_by_assignee_and_type(page, site):
     assert [k for name in ("To Do", "In Progress") for k in keys(page, name)] == ["AURORA-4"]
     expect(page.locator(".board-column h2 .count")).to_have_text(["0", "1", "0", "0", "0"])
     check_page(page, "board", "filtered")
+    # The address keeps them: a reload (or the link, sent to a colleague) shows the same cards.
+    assert page.evaluate("location.hash").endswith("?assignee=ivanov&assignee=&type=Task")
+    page.reload()
+    expect(page.locator(".card")).to_have_count(1)
+    expect(ivanov).to_have_attribute("aria-pressed", "true")
     ivanov.click()  # let go: the other filters hold
     expect(ivanov).to_have_attribute("aria-pressed", "false")
     expect(page.locator(".card")).to_have_count(1)
     page.get_by_role("button", name="Clear filters").click()
     expect(page.locator(".card")).to_have_count(7)
+    assert "?" not in page.evaluate("location.hash")
 
 
 def test_the_chooser_lists_the_boards_and_one_not_read_yet_says_so(page, site):

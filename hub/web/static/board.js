@@ -63,12 +63,19 @@ async function boardPage(main, id, signal) {
   view.live();
 }
 
+/** The quick filters the address names: `assignee` (a login; empty for the unassigned) and `type`,
+ *  each as often as pressed. */
+function pickedFromAddress() {
+  const query = new URLSearchParams(location.hash.split("?")[1] || "");
+  return {assignee: new Set(query.getAll("assignee")), type: new Set(query.getAll("type"))};
+}
+
 /** One board on screen: the last answer read, the quick filters pressed, the moves under way. */
 class BoardView {
   constructor(main, path, board, mayWrite, signal) {
     Object.assign(this, {main, path, board, mayWrite, signal});
     this.text = JSON.stringify(board);  // the last answer, to draw again only when it changed
-    this.picked = {assignee: new Set(), type: new Set()};
+    this.picked = pickedFromAddress();
     this.moves = new Map();  // key -> {to: column index, write} while a transition is under way
     this.errors = new Map();  // key -> why its last move did not happen (Jira's words)
     this.busy = 0;  // a menu, a form or a drag is open: a redraw would take it away
@@ -155,6 +162,7 @@ class BoardView {
   toggle(kind, value) {
     const set = this.picked[kind];
     if (set.has(value)) set.delete(value); else set.add(value);
+    this.remember();
     this.draw();
     const count = this.board.issues.filter((card) => this.passes(card)).length;
     say(this.said, `${count} of ${this.board.issues.length} issues shown.`);
@@ -163,9 +171,19 @@ class BoardView {
   clearFilters() {
     this.picked.assignee.clear();
     this.picked.type.clear();
+    this.remember();
     this.draw();
     this.filters.querySelector("button")?.focus();
     say(this.said, `All ${this.board.issues.length} issues shown.`);
+  }
+
+  /** Keep the quick filters in the address (#/board/ID?assignee=ivanov&type=Bug), without a history
+   *  entry each (Back leaves the board), so that a reload or a link shows the same cards. */
+  remember() {
+    const query = new URLSearchParams();
+    for (const kind of ["assignee", "type"]) for (const value of this.picked[kind]) query.append(kind, value);
+    const base = location.hash.split("?")[0];
+    history.replaceState(null, "", query.size ? `${base}?${query}` : base);
   }
 
   /** Whether card passes the quick filters: any pressed value of each kind (none pressed: any). */
