@@ -50,6 +50,23 @@ def expect(target):
     return playwright_expect(target)
 
 
+def signed_in_page(browser, url: str, token: str, **context):
+    """A page of a fresh browser context (``context``: Playwright's options; 1366×900 unless given)
+    signed in at ``url`` with ``token`` through the sign-in form, and the console errors it logs
+    (a list that grows while the page lives): ``(context, page, errors)``."""
+    made = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, **context})
+    made.set_default_timeout(TIMEOUT_MS)
+    tab = made.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    tab.goto(url + "/")
+    tab.get_by_label("Token").fill(token)
+    tab.get_by_role("button", name="Sign in").click()
+    tab.get_by_role("heading", name="Issues", exact=True).wait_for()
+    return made, tab, errors
+
+
 FAILING_IMPACTS = ("serious", "critical")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 

@@ -30,7 +30,7 @@ from tests.support import (
     serving,
     wait_until,
 )
-from tests.support.browser import TIMEOUT_MS, check_page, expect
+from tests.support.browser import check_page, expect, signed_in_page
 
 pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
@@ -123,17 +123,7 @@ def site(tmp_path_factory, browser, module_database_url):
 
 def open_page(browser, url: str, token: str, **context):
     """A signed-in page of a fresh context and its console errors."""
-    made = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, **context})
-    made.set_default_timeout(TIMEOUT_MS)
-    tab = made.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    tab.goto(url + "/")
-    tab.get_by_label("Token").fill(token)
-    tab.get_by_role("button", name="Sign in").click()
-    tab.get_by_role("heading", name="Issues").wait_for()
-    return made, tab, errors
+    return signed_in_page(browser, url, token, **context)
 
 
 @pytest.fixture

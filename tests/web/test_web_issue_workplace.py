@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import call, next_second, prepared_hub, serving, wait_until
-from tests.support.browser import TIMEOUT_MS, check_page, expect
+from tests.support.browser import check_page, expect, signed_in_page
 
 pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
@@ -144,17 +144,7 @@ def site(tmp_path_factory, browser, module_database_url):
 
 def open_page(browser, site, **context):
     """A signed-in page of a fresh context (``context``: Playwright's options) and its console errors."""
-    made = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, "locale": "en-US", **context})
-    made.set_default_timeout(TIMEOUT_MS)
-    tab = made.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    tab.goto(site["url"] + "/")
-    tab.get_by_label("Token").fill(site["interface"])
-    tab.get_by_role("button", name="Sign in").click()
-    tab.get_by_role("heading", name="Issues", exact=True).wait_for()
-    return made, tab, errors
+    return signed_in_page(browser, site["url"], site["interface"], **{"locale": "en-US", **context})
 
 
 @pytest.fixture

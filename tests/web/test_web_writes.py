@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import call, looping_agent, wait_until
-from tests.support.browser import TIMEOUT_MS, check_page, expect
+from tests.support.browser import TIMEOUT_MS, check_page, expect, signed_in_page
 
 pytestmark = pytest.mark.backends("sqlite", shared=True)  # one engine: see tests/web/__init__.py
 
@@ -53,17 +53,7 @@ def site(tmp_path_factory, browser, module_database_url):
 
 def open_page(browser, site, token: str, **context):
     """A signed-in page of a fresh context and the console errors it logs."""
-    made = browser.new_context(**{"viewport": {"width": 1366, "height": 900}, **context})
-    made.set_default_timeout(TIMEOUT_MS)
-    tab = made.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    tab.goto(site["url"] + "/")
-    tab.get_by_label("Token").fill(token)
-    tab.get_by_role("button", name="Sign in").click()
-    tab.get_by_role("heading", name="Issues").wait_for()
-    return made, tab, errors
+    return signed_in_page(browser, site["url"], token, **context)
 
 
 @pytest.fixture
